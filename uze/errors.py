@@ -1,0 +1,118 @@
+"""The UzeError tree: every error a user can fix. Exceptions never print; cli.py renders them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class UzeError(Exception):
+    """An error the user can fix (exit 1). `hint` names the next step."""
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.details: list[str] = []
+
+
+class UsageError(UzeError):
+    """A command-line argument is wrong (exit 2)."""
+
+
+class PackageInvalid(UzeError):
+    """The package has one or more problems; `issues` holds every `location: message` line."""
+
+    def __init__(self, source: Path, issues: Sequence[str]) -> None:
+        count = len(issues)
+        noun = "problem" if count == 1 else "problems"
+        super().__init__(
+            f"invalid package {source}: {count} {noun}",
+            hint="fix every problem listed above, then run the command again",
+        )
+        self.issues = list(issues)
+        self.details = list(issues)
+
+
+class Conflict(UzeError):
+    """Two claims on one target, or a target someone else owns."""
+
+    def __init__(self, target: str, owner: str, *, hint: str | None = None) -> None:
+        super().__init__(
+            f"conflict at {target}: {owner}",
+            hint=hint or "rename or move the existing item, or uninstall the package that owns it",
+        )
+        self.target = target
+        self.owner = owner
+
+
+class ForeignFile(Conflict):
+    """uze wants to write where a file it does not own already is."""
+
+    def __init__(self, target: str) -> None:
+        super().__init__(
+            target,
+            "exists and was not written by uze",
+            hint="move or rename it yourself; uze never overwrites a file it does not own",
+        )
+
+
+class LockBusy(UzeError):
+    """Another uze command holds a lock."""
+
+    def __init__(self, path: Path, holder: str = "") -> None:
+        who = f" (held by {holder})" if holder else ""
+        super().__init__(
+            f"another uze command is running: lock {path} is busy{who}",
+            hint="wait for it to finish, then run the command again",
+        )
+
+
+class StoreCorrupt(UzeError):
+    """A store object does not hash to its name."""
+
+    def __init__(self, digest: str, path: Path) -> None:
+        super().__init__(
+            f"store object {digest} is corrupt ({path})",
+            hint="run `uze store verify`, then reinstall the package",
+        )
+
+
+class ReceiptUnreadable(UzeError):
+    """A receipt cannot be parsed or was written by a newer uze."""
+
+    def __init__(self, path: Path, why: str, *, hint: str | None = None) -> None:
+        super().__init__(
+            f"cannot read receipt {path}: {why}",
+            hint=hint or "restore the file from version control, or remove it and reinstall",
+        )
+
+
+class UnknownHarness(UsageError):
+    """A harness id that is not one of the canonical seven."""
+
+    def __init__(self, name: str, known: Sequence[str]) -> None:
+        super().__init__(
+            f"unknown harness {name!r}",
+            hint=f"use one of: {', '.join(known)}, or all",
+        )
+
+
+class NotInstalled(UzeError):
+    """The named package has no receipt in this scope."""
+
+    def __init__(self, name: str, scope: str, where: str) -> None:
+        super().__init__(
+            f"package {name!r} is not installed in {scope} scope ({where})",
+            hint="run `uze list` to see what is installed",
+        )
+
+
+class Blocked(UzeError):
+    """A file uze must edit cannot be safely parsed (e.g. broken region markers)."""
+
+    def __init__(self, target: str, why: str) -> None:
+        super().__init__(
+            f"cannot safely edit {target}: {why}",
+            hint="repair the file by hand (each uze:begin needs its uze:end), then run again",
+        )

@@ -1,0 +1,132 @@
+"""The only module that writes to disk: atomic writes, directory creation, removal, locks.
+
+Every write is `temp file in the same directory -> fsync -> os.replace -> fsync(dir)`, so a
+reader (or a crash) sees either the old bytes or the new bytes, never a torn file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+import filelock
+
+from uze.errors import LockBusy, UzeError
+
+TEMP_MARK: Final = ".uze-tmp-"
+
+
+def _fsync_dir(directory: Path) -> None:
+    if os.name != "posix":  # pragma: no cover - directories cannot be fsynced on Windows
+        return
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically.
+
+    Keeps the mode of the file it replaces unless `mode` is given. Refuses to write through a
+    symlink (uze never follows a link it did not create). Leaves no temp file behind on failure.
+    """
+    if path.is_symlink():
+        raise UzeError(
+            f"refusing to write through a symbolic link: {path}",
+            hint="replace the link with a regular file or remove it",
+        )
+    if mode is None and path.exists():
+        mode = stat.S_IMODE(path.stat().st_mode)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644 if mode is None else mode)
+        os.replace(tmp, path)
+        _fsync_dir(path.parent)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def make_dirs(path: Path) -> list[Path]:
+    """Create `path` and missing parents; return the folders created, outermost first."""
+    created: list[Path] = []
+    probe = path
+    while not probe.exists():
+        created.append(probe)
+        probe = probe.parent
+    created.reverse()
+    for folder in created:
+        folder.mkdir()
+    return created
+
+
+def remove_file(path: Path) -> None:
+    """Remove one file (or symlink); a missing file is not an error."""
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
+
+
+def remove_dir_if_empty(path: Path) -> bool:
+    """Remove `path` if it is an empty folder; return whether it was removed."""
+    try:
+        path.rmdir()
+    except OSError:
+        return False
+    return True
+
+
+def set_read_only(path: Path) -> None:
+    """Drop every write bit of `path` (store objects are never changed)."""
+    current = stat.S_IMODE(path.stat().st_mode)
+    os.chmod(path, current & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+
+
+def remove_read_only(path: Path) -> None:
+    """Remove a read-only file (a store object being collected)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.chmod(path, 0o644)
+        path.unlink()
+
+
+def remove_temp_files(folder: Path) -> None:
+    """Remove temp files an interrupted atomic_write left directly in `folder`."""
+    if not folder.is_dir():
+        return
+    for entry in folder.iterdir():
+        if TEMP_MARK in entry.name and entry.is_file():
+            remove_file(entry)
+
+
+@contextlib.contextmanager
+def file_lock(path: Path, timeout: float) -> Iterator[None]:
+    """Hold an exclusive lock on `path` for the block; raise LockBusy after `timeout` seconds.
+
+    The holder's pid is kept beside the lock so a waiting command can say who holds it.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = filelock.FileLock(str(path), timeout=timeout)
+    owner = path.with_name(path.name + ".pid")
+    try:
+        lock.acquire()
+    except filelock.Timeout:
+        holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
+        raise LockBusy(path, f"pid {holder}" if holder else "") from None
+    try:
+        atomic_write(owner, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        remove_file(owner)
+        lock.release()

@@ -1,0 +1,78 @@
+"""Paths: every location uze reads or writes, resolved once from the environment.
+
+Nothing else in uze reads os.environ, Path.home() or platformdirs: pass a Paths value down.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+import platformdirs
+
+PROJECT_MARKERS: Final = (".uze", ".git")
+
+
+@dataclass(frozen=True, slots=True)
+class Paths:
+    """Resolved roots. `home` is the user's home; `uze_home` holds the store and user receipts."""
+
+    home: Path
+    uze_home: Path
+    env: Mapping[str, str]
+    lock_timeout: float = 10.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Paths:
+        """Build Paths from `env` (default: the process environment)."""
+        env = dict(os.environ if env is None else env)
+        home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        uze_home = (
+            Path(env["UZE_HOME"])
+            if env.get("UZE_HOME")
+            else Path(platformdirs.user_data_dir("uze", appauthor=False))
+        )
+        timeout = float(env.get("UZE_LOCK_TIMEOUT", "10"))
+        return cls(home=home.absolute(), uze_home=uze_home.absolute(), env=env, lock_timeout=timeout)
+
+    @property
+    def store(self) -> Path:
+        """The content-addressed store root."""
+        return self.uze_home / "store"
+
+    @property
+    def user_receipts(self) -> Path:
+        """Receipts of user-scope installs."""
+        return self.uze_home / "receipts"
+
+    @property
+    def projects_registry(self) -> Path:
+        """The list of projects that hold receipts (GC roots)."""
+        return self.uze_home / "projects.json"
+
+    def env_dir(self, name: str, default: Path) -> Path:
+        """A harness's own override variable (e.g. CODEX_HOME) or its default location."""
+        value = self.env.get(name)
+        return Path(value).absolute() if value else default
+
+    @property
+    def xdg_config(self) -> Path:
+        """XDG_CONFIG_HOME or ~/.config."""
+        return self.env_dir("XDG_CONFIG_HOME", self.home / ".config")
+
+
+def resolve_project(explicit: Path | None, cwd: Path) -> Path:
+    """The project root: `explicit`, else the nearest ancestor of `cwd` holding .uze/ or .git.
+
+    Falls back to `cwd` itself when no ancestor has a marker.
+    """
+    if explicit is not None:
+        return explicit.absolute()
+    start = cwd.absolute()
+    for folder in (start, *start.parents):
+        if any((folder / marker).exists() for marker in PROJECT_MARKERS):
+            return folder
+    return start
