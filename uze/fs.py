@@ -130,3 +130,29 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
     finally:
         remove_file(owner)
         lock.release()
+
+
+def append_durable(path: Path, data: bytes) -> None:
+    """Append `data` to a journal file and fsync it before returning.
+
+    Journals are the one append-only exception to atomic_write: a torn last line is ignored
+    when the journal is read back, because each line is written before the change it records.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(data)
+        handle.flush()
+        os.fsync(handle.fileno())
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a folder uze created, with everything in it (rollback of a new folder)."""
+    if path.is_symlink() or not path.exists():
+        remove_file(path)
+        return
+    for child in sorted(path.rglob("*"), key=lambda p: len(p.parts), reverse=True):
+        if child.is_dir() and not child.is_symlink():
+            child.rmdir()
+        else:
+            child.unlink()
+    path.rmdir()

@@ -1,0 +1,203 @@
+"""The command line: parse with typer, call commands/, render, map errors to exit codes.
+
+The only module that imports typer or prints. Exit codes: 0 ok, 1 UzeError, 2 usage,
+3 bug (one line + the path of a traceback log), 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal, TypeVar
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from uze import __version__
+from uze.errors import UsageError, UzeError
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Install one portable agent-plugin package into every coding-agent harness.",
+    pretty_exceptions_enable=False,
+)
+T = TypeVar("T")
+
+ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Project folder (default: nearest .uze/ or .git ancestor).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
+DryOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Also replace or remove artifacts the user edited.")]
+
+
+def _out() -> Console:
+    return Console(soft_wrap=True, highlight=False)
+
+
+def _err() -> Console:
+    return Console(stderr=True, soft_wrap=True, highlight=False)
+
+
+def _fail(exc: UzeError) -> None:
+    err = _err()
+    for line in exc.details:
+        err.print(line, markup=False)
+    err.print(f"uze: error: {exc.message}", markup=False)
+    if exc.hint:
+        err.print(f"hint: {exc.hint}", markup=False)
+    raise typer.Exit(2 if isinstance(exc, UsageError) else 1)
+
+
+def _run(action: Callable[[], T]) -> T:
+    """Call into the core; render a UzeError, log a bug, never show a traceback to the user."""
+    try:
+        return action()
+    except UzeError as exc:
+        _fail(exc)
+        raise  # pragma: no cover - _fail always raises
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except (typer.Exit, typer.Abort):
+        raise
+    except Exception:
+        log = Path(tempfile.mkstemp(prefix="uze-bug-", suffix=".log")[1])
+        log.write_text(traceback.format_exc(), encoding="utf-8")
+        _err().print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
+        raise typer.Exit(3) from None
+
+
+def _paths() -> Any:
+    from uze.paths import Paths
+
+    return Paths.from_env()
+
+
+def _scope(value: str, allowed: tuple[str, ...]) -> Any:
+    if value not in allowed:
+        raise UsageError(f"invalid --scope {value!r}", hint=f"use one of: {', '.join(allowed)}")
+    return value
+
+
+def _show(renderables: list[Any]) -> None:
+    console = _out()
+    for item in renderables:
+        console.print(item)
+
+
+def _print_json(document: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"uze {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """uze: one package, every coding agent, never a lost byte."""
+
+
+@app.command()
+def install(
+    source: Annotated[Path, typer.Argument(help="Package folder.")],
+    project: ProjectOpt = None,
+    scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
+    harness: Annotated[str | None, typer.Option("--harness", help="H[,H...] or all (default: detected).")] = None,
+    dry_run: DryOpt = False,
+    as_json: JsonOpt = False,
+    force: ForceOpt = False,
+) -> None:
+    """Install or upgrade a package into every targeted harness."""
+    from uze.commands.install import install as run_install
+    from uze.render import install_json, install_view
+
+    result = _run(lambda: run_install(
+        _paths(), source, scope=_scope(scope, ("project", "user")), project=project,
+        harness=harness, dry_run=dry_run, force=force, cwd=Path.cwd(),
+    ))
+    if as_json:
+        _print_json(install_json(result))
+    else:
+        _show(install_view(result))
+
+
+@app.command()
+def uninstall(
+    name: Annotated[str, typer.Argument(help="Package name.")],
+    project: ProjectOpt = None,
+    scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
+    dry_run: DryOpt = False,
+    as_json: JsonOpt = False,
+    force: ForceOpt = False,
+) -> None:
+    """Remove what uze owns; keep and report every artifact the user edited."""
+    from uze.commands.uninstall import uninstall as run_uninstall
+    from uze.render import uninstall_json, uninstall_view
+
+    result = _run(lambda: run_uninstall(
+        _paths(), name, scope=_scope(scope, ("project", "user")), project=project,
+        dry_run=dry_run, force=force, cwd=Path.cwd(),
+    ))
+    if as_json:
+        _print_json(uninstall_json(result))
+    else:
+        _show(uninstall_view(result))
+
+
+@app.command()
+def status(
+    name: Annotated[str | None, typer.Argument(help="Package name (default: all).")] = None,
+    project: ProjectOpt = None,
+    scope: Annotated[str, typer.Option("--scope", help="project, user or all.")] = "all",
+    as_json: JsonOpt = False,
+) -> None:
+    """Show each projection's route and whether it is still as uze wrote it."""
+    from uze.commands.status import status as run_status
+    from uze.render import status_view
+
+    scope_value: Literal["project", "user", "all"] = _run(lambda: _scope(scope, ("project", "user", "all")))
+    result = _run(lambda: run_status(_paths(), name, scope=scope_value, project=project, cwd=Path.cwd()))
+    if as_json:
+        _print_json(result.to_json())
+    else:
+        _show(status_view(result))
+
+
+@app.command("list")
+def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
+    """List installed packages (project and user scope)."""
+    from uze.commands.listing import list_installed
+
+    root, found = _run(lambda: list_installed(_paths(), project=project, cwd=Path.cwd()))
+    if as_json:
+        _print_json({"schema": 1, "project": str(root), "packages": [
+            {"name": p.name, "version": p.version, "scope": p.scope,
+             "harnesses": list(p.harnesses), "tree": p.tree} for p in found]})
+        return
+    console = _out()
+    if not found:
+        console.print("No packages installed.", markup=False)
+        return
+    table = Table("package", "version", "scope", "harnesses")
+    for p in found:
+        table.add_row(p.name, p.version, p.scope, ", ".join(p.harnesses))
+    console.print(table)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app(prog_name="uze")
+    except SystemExit as exc:
+        code = exc.code
+        sys.exit(code if isinstance(code, int) else (0 if code is None else 2))

@@ -1,0 +1,1 @@
+"""One module per verb. Each returns a result value; none prints and none imports typer."""

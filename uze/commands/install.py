@@ -1,0 +1,279 @@
+"""`uze install SOURCE`: validate -> plan -> preflight -> lock -> ingest -> apply -> receipt."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from uze.commands import artifacts as arts
+from uze.commands.context import (
+    ScopeContext,
+    load_created_dirs,
+    locked,
+    open_scope,
+    register_project,
+    save_created_dirs,
+)
+from uze.errors import Blocked, Conflict, ForeignFile, UzeError
+from uze.harnesses import detect_harnesses, parse_harnesses
+from uze.harnesses.base import Scope
+from uze.package import Package, read_package
+from uze.paths import Paths
+from uze.plan import Plan, PlannedArtifact, PlannedRegion, PlannedTree, plan_install
+from uze.projections import region_file, tree
+from uze.receipts import (
+    Artifact,
+    ProjectionRecord,
+    Receipt,
+    RegionArtifact,
+    TreeArtifact,
+    dump_receipt,
+)
+from uze.store import Store, TreeEntry, digest_bytes
+from uze.store.manifest import encode_manifest
+from uze.transaction import Transaction
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What install does (or would do) to one artifact."""
+
+    target: str
+    action: str  # create | replace | unchanged | kept | remove
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    action: Action
+    planned: PlannedArtifact | None
+    old: Artifact | None
+
+
+@dataclass(frozen=True, slots=True)
+class InstallResult:
+    """The plan, the action per artifact, and the receipt written (None on a dry run)."""
+
+    plan: Plan
+    actions: tuple[Action, ...]
+    dry_run: bool
+    receipt: Receipt | None
+    writes: int
+
+
+def choose_harnesses(option: str | None, previous: Receipt | None, ctx: ScopeContext) -> tuple[str, ...]:
+    """`--harness`, else the harnesses of the installed version, else those detected."""
+    if option:
+        return parse_harnesses(option)
+    if previous is not None:
+        return tuple(previous.harnesses)
+    found = detect_harnesses(ctx.location)
+    if not found:
+        raise UzeError(
+            "no harness detected for this project or machine",
+            hint="name them: --harness claude_code,codex (or --harness all)",
+        )
+    return found
+
+
+def package_tree(package: Package) -> tuple[list[TreeEntry], dict[str, str], str]:
+    """The store entries, meta and tree digest of a package (pure)."""
+    entries = [
+        TreeEntry(rel, digest_bytes(f.data), f.executable) for rel, f in package.files.items()
+    ]
+    meta = {"name": package.name, "version": package.version}
+    return entries, meta, digest_bytes(encode_manifest(entries, meta))
+
+
+def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, str]) -> None:
+    key = arts.planned_key(artifact)
+    if key in owners:
+        raise Conflict(key, f"already delivered by package {owners[key]}")
+    path = artifact.path
+    if isinstance(artifact, PlannedTree):
+        if path.exists() or path.is_symlink():
+            raise ForeignFile(artifact.target)
+        return
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ForeignFile(artifact.target)
+    if artifact.region_id in region_file.read_regions(path, artifact.target):
+        raise Conflict(key, "a uze region with this id exists but no receipt owns it",
+                       hint="remove that region by hand (both marker lines), then run again")
+
+
+def _digests(artifact: PlannedArtifact) -> dict[str, str] | str:
+    if isinstance(artifact, PlannedTree):
+        return tree.digests_of(artifact.files)
+    return region_file.body_digest(artifact.body)
+
+
+def _old_digests(record: Artifact) -> dict[str, str] | str:
+    return record.files if isinstance(record, TreeArtifact) else record.digest
+
+
+def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, force: bool) -> _Step:
+    key = arts.planned_key(planned)
+    state = arts.inspect_record(ctx, old)
+    same = _digests(planned) == _old_digests(old)
+    if state == "blocked":
+        raise Blocked(planned.target, "its uze markers are broken")
+    if state == "missing":
+        return _Step(Action(key, "create", "missing; delivered again"), planned, old)
+    if state == "matched":
+        return _Step(Action(key, "unchanged" if same else "replace"), planned, old)
+    if force:
+        return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
+    detail = "edited since install; kept" + ("" if same else " (new version not applied; --force takes it)")
+    return _Step(Action(key, "kept", detail), None, old)
+
+
+def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
+    key = arts.record_key(old)
+    state = arts.inspect_record(ctx, old)
+    if state == "matched" or (force and state == "drifted"):
+        return _Step(Action(key, "remove"), None, old)
+    return _Step(Action(key, "kept", f"{state}; no longer in the package, left as it is"), None, None)
+
+
+def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool) -> list[_Step]:
+    """Decide every artifact's action; raise on any conflict before anything is written."""
+    owned = {arts.record_key(r): r for r in (previous.artifacts if previous else [])}
+    owners = {
+        arts.record_key(r): receipt.name
+        for receipt in ctx.receipts() if receipt.name != plan.package.name
+        for r in receipt.artifacts
+    }
+    steps: list[_Step] = []
+    for planned in plan.artifacts:
+        old = owned.pop(arts.planned_key(planned), None)
+        if old is None:
+            _check_free(ctx, planned, owners)
+            steps.append(_Step(Action(arts.planned_key(planned), "create"), planned, None))
+        else:
+            steps.append(_step_for_owned(ctx, planned, old, force))
+    steps += [_step_for_dropped(ctx, old, force) for old in owned.values()]
+    return steps
+
+
+def _tree_record(planned: PlannedTree) -> TreeArtifact:
+    return TreeArtifact(
+        target=planned.target,
+        files=tree.digests_of(planned.files),
+        executables=sorted(planned.executables),
+        harnesses=list(planned.harnesses),
+    )
+
+
+def _write_region(tx: Transaction, planned: PlannedRegion, old: Artifact | None) -> RegionArtifact:
+    regions = region_file.read_regions(planned.path, planned.target)
+    if isinstance(old, RegionArtifact) and planned.region_id in regions:
+        region_file.replace(tx, planned.path, planned.region_id, planned.body)
+        lead, created = old.lead, old.created_file
+    else:
+        lead, created = region_file.add(tx, planned.path, planned.region_id, planned.body)
+    return RegionArtifact(
+        target=planned.target, region=planned.region_id, digest=region_file.body_digest(planned.body),
+        lead=lead, created_file=created, harnesses=list(planned.harnesses),
+    )
+
+
+def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step) -> Artifact | None:
+    kind = step.action.action
+    if kind in ("unchanged", "kept"):
+        return step.old
+    if kind == "remove":
+        assert step.old is not None
+        arts.remove_record(tx, ctx, step.old)
+        return None
+    planned = step.planned
+    if isinstance(planned, PlannedRegion):
+        return _write_region(tx, planned, step.old)
+    assert isinstance(planned, PlannedTree)
+    if step.old is not None and arts.inspect_record(ctx, step.old) != "missing":
+        arts.remove_record(tx, ctx, step.old)
+    tree.write(tx, planned.path, planned.files, planned.executables)
+    return _tree_record(planned)
+
+
+def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
+    """The receipt for an applied plan."""
+    return Receipt(
+        name=plan.package.name,
+        version=plan.package.version,
+        tree=plan.tree,
+        scope=plan.location.scope,
+        harnesses=list(plan.harnesses),
+        projections=[
+            ProjectionRecord(kind=p.kind, resource=p.resource, harness=p.harness,  # type: ignore[arg-type]
+                             route=p.route, reason=p.reason, target=p.target)  # type: ignore[arg-type]
+            for p in plan.projections
+        ],
+        artifacts=sorted(artifacts, key=arts.record_key),
+    )
+
+
+def _record_dirs(tx: Transaction, ctx: ScopeContext) -> None:
+    uze_home = ctx.paths.uze_home
+    made = [ctx.location.display(d) for d in tx.created_dirs if not d.is_relative_to(uze_home)]
+    known = load_created_dirs(ctx)
+    if made:
+        save_created_dirs(tx, ctx, known + made)
+
+
+def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step]) -> tuple[Receipt, int]:
+    ordered = sorted(steps, key=lambda s: s.action.action != "remove")
+    tx = Transaction(ctx.journal_root)
+    try:
+        records = [r for r in (_apply_step(tx, ctx, s) for s in ordered) if r is not None]
+        receipt = build_receipt(plan, records)
+        path = ctx.receipt_file(receipt.name)
+        data = dump_receipt(receipt)
+        if not path.exists() or path.read_bytes() != data:
+            tx.write(path, data)
+        _record_dirs(tx, ctx)
+        if ctx.scope == "project":
+            register_project(tx, ctx.paths, ctx.location.project, present=True)
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+    return receipt, tx.writes
+
+
+def _prepare(
+    paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
+) -> tuple[ScopeContext, Package, Plan, Receipt | None]:
+    package = read_package(source)
+    ctx = open_scope(paths, scope, project, cwd)
+    previous = ctx.receipt(package.name)
+    harnesses = choose_harnesses(harness, previous, ctx)
+    _entries, _meta, digest = package_tree(package)
+    return ctx, package, plan_install(package, digest, ctx.location, harnesses), previous
+
+
+def install(
+    paths: Paths,
+    source: Path,
+    *,
+    scope: Scope = "project",
+    project: Path | None = None,
+    harness: str | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    cwd: Path,
+) -> InstallResult:
+    """Install (or upgrade) the package at `source`. Writes nothing on error or dry run."""
+    ctx, package, plan, previous = _prepare(paths, source, scope, project, harness, cwd)
+    steps = preflight(ctx, plan, previous, force)
+    actions = tuple(step.action for step in steps)
+    if dry_run:
+        return InstallResult(plan, actions, True, None, 0)
+    with locked(ctx, store=True):
+        previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
+        steps = preflight(ctx, plan, previous, force)
+        entries, meta, _digest = package_tree(package)
+        files = ((e.path, package.files[e.path].data, e.executable) for e in entries)
+        Store(paths.store).ingest(files, meta)
+        receipt, writes = _apply(ctx, plan, steps)
+    return InstallResult(plan, tuple(s.action for s in steps), False, receipt, writes)
+

@@ -1,0 +1,31 @@
+"""`uze list`: the packages installed in this project and in user scope."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from uze.commands.context import open_scope
+from uze.paths import Paths
+
+
+@dataclass(frozen=True, slots=True)
+class Installed:
+    """One installed package in one scope."""
+
+    name: str
+    version: str
+    scope: str
+    harnesses: tuple[str, ...]
+    tree: str
+
+
+def list_installed(paths: Paths, *, project: Path | None = None, cwd: Path) -> tuple[Path, list[Installed]]:
+    """Every receipt in the project and user scopes, project first."""
+    contexts = [open_scope(paths, scope, project, cwd) for scope in ("project", "user")]
+    found = [
+        Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree)
+        for ctx in contexts
+        for r in ctx.receipts()
+    ]
+    return contexts[0].location.project, found

@@ -1,0 +1,118 @@
+"""`uze uninstall NAME`: remove what uze owns and still matches; keep and report every edit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from uze.commands import artifacts as arts
+from uze.commands.context import (
+    ScopeContext,
+    load_created_dirs,
+    locked,
+    open_scope,
+    register_project,
+    save_created_dirs,
+)
+from uze.commands.install import Action
+from uze.errors import NotInstalled
+from uze.harnesses.base import Scope
+from uze.paths import Paths
+from uze.receipts import Receipt
+from uze.transaction import Transaction
+
+
+@dataclass(frozen=True, slots=True)
+class UninstallResult:
+    """What was removed and what was kept (with why), per artifact."""
+
+    name: str
+    actions: tuple[Action, ...]
+    dry_run: bool
+
+    @property
+    def kept(self) -> tuple[Action, ...]:
+        """The artifacts left in place because the user changed them."""
+        return tuple(a for a in self.actions if a.action == "kept")
+
+
+def _decide(ctx: ScopeContext, receipt: Receipt, force: bool) -> list[tuple[Action, bool]]:
+    decisions = []
+    for record in receipt.artifacts:
+        key = arts.record_key(record)
+        state = arts.inspect_record(ctx, record)
+        if state == "matched" or (force and state == "drifted"):
+            detail = "" if state == "matched" else "changed since install; removed (--force)"
+            decisions.append((Action(key, "remove", detail), True))
+        elif state == "missing":
+            decisions.append((Action(key, "gone", "already missing"), False))
+        else:
+            decisions.append((Action(key, "kept", _why_kept(state)), False))
+    return decisions
+
+
+def _why_kept(state: str) -> str:
+    if state == "drifted":
+        return "changed since install; kept (uze uninstall --force removes it)"
+    if state == "blocked":
+        return "its uze markers are broken; kept (repair the markers by hand)"
+    return "replaced by something uze did not write; kept"
+
+
+def _prune_dirs(tx: Transaction, ctx: ScopeContext, last: bool) -> None:
+    """Remove folders uze created once they are empty; forget the record when none remain."""
+    dirs = load_created_dirs(ctx)
+    if last:
+        tx.remove(ctx.dirs_file)
+    deepest_first = sorted(dirs, key=lambda d: len(Path(d).parts), reverse=True)
+    remaining = [
+        rel for rel in deepest_first
+        if not tx.remove_dir(ctx.location.resolve(rel)) and ctx.location.resolve(rel).exists()
+    ]
+    if not last:
+        save_created_dirs(tx, ctx, remaining)
+    # With no receipt left, folders kept alive by user files belong to the user, as the files do.
+
+
+def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bool]]) -> None:
+    tx = Transaction(ctx.journal_root)
+    try:
+        for (_action, remove), record in zip(decisions, receipt.artifacts, strict=True):
+            if remove:
+                arts.remove_record(tx, ctx, record)
+        tx.remove(ctx.receipt_file(receipt.name))
+        last = not any(r.name != receipt.name for r in ctx.receipts())
+        _prune_dirs(tx, ctx, last)
+        if ctx.scope == "project" and last:
+            register_project(tx, ctx.paths, ctx.location.project, present=False)
+    except BaseException:
+        tx.rollback()
+        raise
+    tx.commit()
+
+
+def uninstall(
+    paths: Paths,
+    name: str,
+    *,
+    scope: Scope = "project",
+    project: Path | None = None,
+    dry_run: bool = False,
+    force: bool = False,
+    cwd: Path,
+) -> UninstallResult:
+    """Uninstall package `name` from one scope. Raises NotInstalled when it has no receipt."""
+    ctx = open_scope(paths, scope, project, cwd)
+    if ctx.receipt(name) is None:
+        raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))
+    if dry_run:
+        receipt = ctx.receipt(name)
+        assert receipt is not None
+        return UninstallResult(name, tuple(a for a, _ in _decide(ctx, receipt, force)), True)
+    with locked(ctx, store=False):
+        receipt = ctx.receipt(name)
+        if receipt is None:
+            raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))
+        decisions = _decide(ctx, receipt, force)
+        _apply(ctx, receipt, decisions)
+    return UninstallResult(name, tuple(a for a, _ in decisions), False)

@@ -1,0 +1,102 @@
+"""Read mcp.json and hooks.json (or their Claude-native names) strictly: unknown keys are errors."""
+
+from __future__ import annotations
+
+from pydantic import ValidationError
+
+from uze.package.claude import portable_hooks, portable_server
+from uze.package.hooks import HOOK_EVENTS, HookGroup, HooksFile, hooks_problems
+from uze.package.issues import issue, key_path, pydantic_issues
+from uze.package.manifest import McpServer
+from uze.package.tree import Tree
+from uze.package.validate import Layout
+
+
+def _has_only_key(raw: dict[str, object], key: str, location: str, issues: list[str]) -> bool:
+    """Report every top-level key but `key`, and `key` itself when missing; return if present."""
+    for other in raw:
+        if other != key:
+            issues.append(issue(location, other, "unknown key"))
+    if key not in raw:
+        issues.append(issue(location, key, "required key missing"))
+        return False
+    return True
+
+
+def validate_mcp(tree: Tree, layout: Layout, issues: list[str]) -> tuple[McpServer, ...]:
+    """Read `{"mcpServers": {name: server}}`; servers sorted by name."""
+    raw = tree.json_object(layout.mcp, issues) if layout.mcp in tree.seen else None
+    if raw is None:
+        return ()
+    if not _has_only_key(raw, "mcpServers", layout.mcp, issues):
+        return ()
+    servers = raw["mcpServers"]
+    if not isinstance(servers, dict):
+        issues.append(issue(layout.mcp, "mcpServers", "must be a JSON object of servers by name"))
+        return ()
+    found = [_read_server(name, body, layout, issues) for name, body in servers.items()]
+    return tuple(sorted((s for s in found if s is not None), key=lambda server: server.name))
+
+
+def _read_server(name: str, body: object, layout: Layout, issues: list[str]) -> McpServer | None:
+    where = ["mcpServers", name]
+    if not isinstance(body, dict):
+        issues.append(issue(layout.mcp, key_path(where), "must be a JSON object"))
+        return None
+    if "name" in body:
+        issues.append(
+            issue(layout.mcp, key_path([*where, "name"]), "unknown key (the key above names it)")
+        )
+        body = {key: value for key, value in body.items() if key != "name"}
+    if layout.is_claude:
+        body = portable_server(body)
+    try:
+        return McpServer.model_validate({**body, "name": name})
+    except ValidationError as error:
+        issues.extend(pydantic_issues(error, layout.mcp, where, own_key="name"))
+        return None
+
+
+def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile | None:
+    """Read `{"hooks": {Event: [group, ...]}}` and check every group and cross-group rule."""
+    raw = tree.json_object(layout.hooks, issues) if layout.hooks in tree.seen else None
+    if raw is None:
+        return None
+    if layout.is_claude:
+        raw = portable_hooks(raw, layout.hooks, issues)
+    before = len(issues)
+    groups: dict[str, list[HookGroup]] = {}
+    checked: list[tuple[str, int, HookGroup]] = []
+    for event, index, value in _hook_groups(raw, layout.hooks, issues):
+        try:
+            group = HookGroup.model_validate(value)
+        except ValidationError as error:
+            issues.extend(pydantic_issues(error, layout.hooks, ["hooks", event, index]))
+            continue
+        groups.setdefault(event, []).append(group)
+        checked.append((event, index, group))
+    issues.extend(issue(layout.hooks, problem) for problem in hooks_problems(checked))
+    if len(issues) > before:
+        return None
+    return HooksFile.model_validate({"hooks": groups})
+
+
+def _hook_groups(
+    raw: dict[str, object], location: str, issues: list[str]
+) -> list[tuple[str, int, object]]:
+    if not _has_only_key(raw, "hooks", location, issues):
+        return []
+    events = raw["hooks"]
+    if not isinstance(events, dict):
+        issues.append(issue(location, "hooks", "must be a JSON object of events"))
+        return []
+    found: list[tuple[str, int, object]] = []
+    for event, groups in events.items():
+        where = key_path(["hooks", event])
+        if event not in HOOK_EVENTS:
+            issues.append(issue(location, where, f"unknown event (use {', '.join(HOOK_EVENTS)})"))
+        elif not isinstance(groups, list):
+            issues.append(issue(location, where, "must be a list of groups"))
+        else:
+            found.extend((event, index, group) for index, group in enumerate(groups))
+    return found

@@ -1,0 +1,87 @@
+"""The package as uze sees it: immutable values built by the reader, never written back."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from uze.package.hooks import HookGroup, HookHandler, HooksFile
+from uze.package.manifest import Manifest, McpServer
+
+__all__ = [
+    "Agent",
+    "HookGroup",
+    "HookHandler",
+    "HooksFile",
+    "InvokePolicy",
+    "Manifest",
+    "McpServer",
+    "Package",
+    "PackageFile",
+    "Skill",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PackageFile:
+    """One file's exact bytes; `relpath` is POSIX, NFC and relative to the package root."""
+
+    relpath: str
+    data: bytes
+    executable: bool
+
+
+@dataclass(frozen=True, slots=True)
+class InvokePolicy:
+    """Who may start a skill: the model on its own, the user by name, or both."""
+
+    model: bool = True
+    user: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Skill:
+    """A skill is a whole folder `skills/<name>/`; `files` lists every file in it, sorted."""
+
+    name: str
+    folder: str
+    files: tuple[str, ...]
+    invoke: InvokePolicy
+    has_invoke_key: bool
+    frontmatter: Mapping[str, object]
+
+
+@dataclass(frozen=True, slots=True)
+class Agent:
+    """An agent definition `agents/**/<name>.md`: frontmatter, body and per-harness fields."""
+
+    name: str
+    relpath: str
+    frontmatter: Mapping[str, object]
+    body: str
+    harness: Mapping[str, Mapping[str, object]]
+
+
+@dataclass(frozen=True, slots=True)
+class Package:
+    """A valid package: its manifest, every file, and the resources found in them."""
+
+    root: Path
+    manifest: Manifest
+    files: Mapping[str, PackageFile]
+    instructions: str | None
+    skills: tuple[Skill, ...]
+    agents: tuple[Agent, ...]
+    mcp_servers: tuple[McpServer, ...]
+    hooks: HooksFile | None
+
+    @property
+    def name(self) -> str:
+        """The package name from plugin.json."""
+        return self.manifest.name
+
+    @property
+    def version(self) -> str:
+        """The package version from plugin.json ("0.0.0" when absent)."""
+        return self.manifest.version

@@ -1,0 +1,203 @@
+"""Read a package folder into memory, byte for byte, refusing anything unsafe. Never writes."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+from uze.package.issues import issue, json_issue
+from uze.package.model import PackageFile
+
+MAX_FILE_BYTES: Final = 16 * 1024 * 1024
+MAX_PACKAGE_BYTES: Final = 256 * 1024 * 1024
+IGNORED_ROOT_FOLDERS: Final = frozenset({".git"})
+_SPECIAL_KINDS: Final = (
+    (stat.S_ISFIFO, "a named pipe (fifo)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    relpath: str
+    real: str
+    executable: bool
+
+
+@dataclass(slots=True)
+class Tree:
+    """What the walk found: readable files, every file path seen, folders, and problems."""
+
+    files: dict[str, PackageFile] = field(default_factory=dict)
+    seen: set[str] = field(default_factory=set)
+    folders: set[str] = field(default_factory=set)
+    issues: list[str] = field(default_factory=list)
+    total_bytes: int = 0
+
+    def text(self, relpath: str, issues: list[str]) -> str | None:
+        """The file as UTF-8 text; None (with an issue) when it is not, or was not read."""
+        found = self.files.get(relpath)
+        if found is None:
+            return None
+        try:
+            return found.data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            issues.append(issue(relpath, f"not UTF-8 text (bad byte at offset {error.start})"))
+            return None
+
+    def json_object(self, relpath: str, issues: list[str]) -> dict[str, object] | None:
+        """The file parsed as a JSON object; None (with an issue) when it is anything else."""
+        text = self.text(relpath, issues)
+        if text is None:
+            return None
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as error:
+            issues.append(json_issue(relpath, error))
+            return None
+        if not isinstance(value, dict):
+            issues.append(issue(relpath, "must be a JSON object"))
+            return None
+        return value
+
+
+def _name_problem(name: str) -> str | None:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "file name is not valid UTF-8"
+    if not unicodedata.is_normalized("NFC", name):
+        return "file name is not NFC-normalised Unicode; rename it"
+    return None
+
+
+def _display(name: str) -> str:
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _is_inside(real: str, root: str) -> bool:
+    try:
+        return os.path.commonpath([real, root]) == root
+    except ValueError:  # pragma: no cover - Windows: the paths are on different drives
+        return False
+
+
+def _mib(size: int) -> str:
+    return f"{size // (1024 * 1024)} MiB"
+
+
+def _special_kind(mode: int) -> str:
+    for test, kind in _SPECIAL_KINDS:
+        if test(mode):
+            return kind
+    return "a special file"  # pragma: no cover - every POSIX file type is listed above
+
+
+@dataclass(slots=True)
+class _Walk:
+    root: str
+    tree: Tree
+    pending: list[_Pending] = field(default_factory=list)
+
+    def folder(self, real: str, relfolder: str, chain: frozenset[str]) -> None:
+        try:
+            entries = sorted(os.scandir(real), key=lambda entry: entry.name)
+        except OSError as error:
+            self.tree.issues.append(issue(relfolder or ".", f"cannot read: {error.strerror}"))
+            return
+        for entry in entries:
+            relpath = f"{relfolder}/{entry.name}" if relfolder else entry.name
+            if not relfolder and entry.name in IGNORED_ROOT_FOLDERS and entry.is_dir(follow_symlinks=False):
+                continue
+            problem = _name_problem(entry.name)
+            if problem:
+                self.tree.seen.add(relpath)
+                self.tree.issues.append(issue(_display(relpath), problem))
+                continue
+            self.entry(entry.path, relpath, chain)
+
+    def entry(self, path: str, relpath: str, chain: frozenset[str]) -> None:
+        real = os.path.realpath(path) if os.path.islink(path) else path
+        if not _is_inside(real, self.root):
+            self.tree.seen.add(relpath)
+            self.tree.issues.append(issue(relpath, "symbolic link points outside the package"))
+            return
+        try:
+            info = os.stat(real)
+        except OSError as error:
+            self.tree.seen.add(relpath)
+            why = "symbolic link target does not exist" if real != path else error.strerror
+            self.tree.issues.append(issue(relpath, f"cannot read: {why}"))
+            return
+        if stat.S_ISDIR(info.st_mode):
+            self.subfolder(real, relpath, chain)
+        else:
+            self.file(real, relpath, info)
+
+    def subfolder(self, real: str, relpath: str, chain: frozenset[str]) -> None:
+        if real in chain:
+            self.tree.issues.append(
+                issue(relpath, "symbolic link loops back to a folder that contains it")
+            )
+            return
+        self.tree.folders.add(relpath)
+        self.folder(real, relpath, chain | {real})
+
+    def file(self, real: str, relpath: str, info: os.stat_result) -> None:
+        self.tree.seen.add(relpath)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _special_kind(info.st_mode)
+            self.tree.issues.append(
+                issue(relpath, f"is {kind}; a package holds only regular files and folders")
+            )
+        elif info.st_size > MAX_FILE_BYTES:
+            self.tree.issues.append(
+                issue(relpath, f"file is {info.st_size} bytes; the limit is {_mib(MAX_FILE_BYTES)}")
+            )
+        else:
+            self.tree.total_bytes += info.st_size
+            executable = bool(info.st_mode & stat.S_IXUSR)
+            self.pending.append(_Pending(relpath, real, executable))
+
+
+def _read(item: _Pending, issues: list[str]) -> bytes | None:
+    try:
+        with open(item.real, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        issues.append(issue(item.relpath, f"cannot read: {error.strerror}"))
+        return None
+    if len(data) > MAX_FILE_BYTES:  # it grew after the walk measured it
+        issues.append(issue(item.relpath, f"file is larger than {_mib(MAX_FILE_BYTES)}"))
+        return None
+    return data
+
+
+def read_tree(root: Path) -> Tree:
+    """Walk the package folder `root` and read every file in it (`.git/` at the root aside).
+
+    Symbolic links are followed only while they stay inside the package. Problems (unsafe
+    links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.
+    When the package is over MAX_PACKAGE_BYTES no file contents are read.
+    """
+    real_root = os.path.realpath(root)
+    walk = _Walk(real_root, Tree())
+    walk.folder(real_root, "", frozenset({real_root}))
+    tree = walk.tree
+    if tree.total_bytes > MAX_PACKAGE_BYTES:
+        tree.issues.append(
+            issue(".", f"package is {tree.total_bytes} bytes; the limit is {_mib(MAX_PACKAGE_BYTES)}")
+        )
+        return tree
+    for item in sorted(walk.pending, key=lambda pending: pending.relpath):
+        data = _read(item, tree.issues)
+        if data is not None:
+            tree.files[item.relpath] = PackageFile(item.relpath, data, item.executable)
+    return tree

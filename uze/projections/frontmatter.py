@@ -1,0 +1,68 @@
+"""Edit a Markdown file's YAML frontmatter as text, keeping every line uze does not change.
+
+Used to render derived copies (e.g. a SKILL.md carrying a harness's policy keys); the store
+copy never changes. Top-level keys are replaced or dropped with their indented continuation
+lines; new keys are appended before the closing `---`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+import yaml
+
+from uze.projections.region import detect_eol
+
+_KEY = re.compile(rb"^([A-Za-z0-9_$-]+)\s*:")
+
+
+def _split(text: bytes) -> tuple[list[bytes], bytes] | None:
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip(b"\r\n") != b"---":
+        return None
+    for index in range(1, len(lines)):
+        if lines[index].rstrip(b"\r\n") == b"---":
+            return lines[: index + 1], b"".join(lines[index + 1 :])
+    return None
+
+
+def _rewrite(
+    lines: list[bytes], set_keys: Mapping[str, object], drop: set[str], eol: bytes
+) -> list[bytes]:
+    """Replace set keys in place, drop dropped ones, append set keys that were absent."""
+    out: list[bytes] = []
+    pending = dict(set_keys)
+    dropping = False
+    for line in lines:
+        match = _KEY.match(line)
+        if match is not None:
+            key = match.group(1).decode()
+            dropping = key in drop or key in set_keys
+            if key in pending:
+                out.append(_render_key(key, pending.pop(key), eol))
+        elif line[:1] not in (b" ", b"\t", b"-") and line.strip():
+            dropping = False
+        if not dropping:
+            out.append(line)
+    out.extend(_render_key(key, value, eol) for key, value in pending.items())
+    return out
+
+
+def _render_key(key: str, value: object, eol: bytes) -> bytes:
+    dumped = yaml.safe_dump({key: value}, default_flow_style=False, sort_keys=False)
+    return b"".join(line.encode() + eol for line in dumped.splitlines())
+
+
+def edit_frontmatter(
+    text: bytes, set_keys: Mapping[str, object], drop: Iterable[str] = ()
+) -> bytes:
+    """Return `text` with `set_keys` set and `drop` keys removed in its frontmatter.
+
+    A file without frontmatter gets one. The body is returned byte for byte.
+    """
+    eol = detect_eol(text)
+    parts = _split(text)
+    head, body = (parts if parts else ([b"---" + eol, b"---" + eol], text))
+    inner = _rewrite(head[1:-1], set_keys, set(drop), eol)
+    return head[0] + b"".join(inner) + head[-1] + body

@@ -1,0 +1,63 @@
+"""Region artifacts: one package's region in a shared text file (AGENTS.md, CLAUDE.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from uze.errors import Blocked
+from uze.projections import region
+from uze.projections.digest import content_digest
+from uze.transaction import Transaction
+
+
+def read_regions(path: Path, target: str) -> dict[str, region.RegionSpan]:
+    """The regions of the file at `path` (none if absent). Raises Blocked on broken markers."""
+    if not path.exists():
+        return {}
+    try:
+        return region.scan_regions(path.read_bytes())
+    except region.BrokenMarkers as exc:
+        raise Blocked(target, str(exc)) from None
+
+
+def inspect(path: Path, region_id: str, digest: str) -> str:
+    """`matched` | `missing` | `drifted` | `blocked` for region `region_id` in `path`."""
+    if not path.is_file():
+        return "missing"
+    try:
+        body = region.region_body(path.read_bytes(), region_id)
+    except region.BrokenMarkers:
+        return "blocked"
+    if body is None:
+        return "missing"
+    return "matched" if content_digest(body) == digest else "drifted"
+
+
+def add(tx: Transaction, path: Path, region_id: str, body: bytes) -> tuple[str, bool]:
+    """Append the region; return (lead separator, whether the file was created)."""
+    created = not path.exists()
+    text = b"" if created else path.read_bytes()
+    new, lead = region.insert_region(text, region_id, body)
+    if created:
+        tx.make_dirs(path.parent)
+    tx.write(path, new)
+    return lead.decode(), created
+
+
+def replace(tx: Transaction, path: Path, region_id: str, body: bytes) -> None:
+    """Rewrite the body of an existing region."""
+    tx.write(path, region.replace_region_body(path.read_bytes(), region_id, body))
+
+
+def remove(tx: Transaction, path: Path, region_id: str, lead: str, created_file: bool) -> None:
+    """Remove the region (and the lead uze added); delete the file if uze made it and it is empty."""
+    new = region.remove_region(path.read_bytes(), region_id, lead.encode())
+    if created_file and not new:
+        tx.remove(path)
+    else:
+        tx.write(path, new)
+
+
+def body_digest(body: bytes) -> str:
+    """The receipt's digest of a region body (line endings normalised)."""
+    return content_digest(region.with_eol(body, b"\n"))

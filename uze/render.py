@@ -1,0 +1,105 @@
+"""Human and JSON views of command results. Builds renderables; cli.py prints them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from uze.commands.install import Action, InstallResult
+from uze.commands.status import StatusResult
+from uze.commands.uninstall import UninstallResult
+
+_STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
+                "blocked": "red", "undelivered": "dim"}
+
+
+def _projection_table(rows: list[dict[str, Any]], last: str) -> Table:
+    table = Table("kind", "resource", "harness", "route", "target", last, "reason")
+    for row in rows:
+        value = row.get(last, "")
+        table.add_row(row["kind"], row["resource"], row["harness"], row["route"],
+                      row["target"] or "-", Text(value, style=_STATE_STYLE.get(value, "")),
+                      row["reason"])
+    return table
+
+
+def _planned_rows(result: InstallResult) -> list[dict[str, Any]]:
+    by_target = {a.target: a.action for a in result.actions}
+    return [
+        {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
+         "reason": p.reason, "target": p.target,
+         "action": by_target.get(p.target, "none") if p.route != "unsupported" else "none"}
+        for p in result.plan.projections
+    ]
+
+
+def install_json(result: InstallResult) -> dict[str, Any]:
+    """The `install --json` document."""
+    package = result.plan.package
+    return {
+        "schema": 1, "dry_run": result.dry_run, "project": str(result.plan.location.project),
+        "package": {"name": package.name, "version": package.version, "tree": result.plan.tree,
+                    "scope": result.plan.location.scope},
+        "harnesses": list(result.plan.harnesses),
+        "projections": _planned_rows(result),
+        "actions": [_action_json(a) for a in result.actions],
+        "writes": result.writes,
+    }
+
+
+def _action_json(action: Action) -> dict[str, str]:
+    return {"target": action.target, "action": action.action, "detail": action.detail}
+
+
+def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
+    return [Text(f"kept {a.target}: {a.detail}", style="yellow") for a in actions if a.action == "kept"]
+
+
+def install_view(result: InstallResult) -> list[RenderableType]:
+    """Lines and tables for a human reading `uze install`."""
+    package, loc = result.plan.package, result.plan.location
+    head = "Dry run, nothing written: would install" if result.dry_run else "Installed"
+    out: list[RenderableType] = [Text(
+        f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
+        f"for {', '.join(result.plan.harnesses)}"
+    )]
+    out.append(_projection_table(_planned_rows(result), "action"))
+    out += _kept_lines(result.actions)
+    if not result.dry_run and result.writes == 0:
+        out.append(Text("Already installed: nothing changed."))
+    return out
+
+
+def uninstall_json(result: UninstallResult) -> dict[str, Any]:
+    """The `uninstall --json` document."""
+    return {"schema": 1, "name": result.name, "dry_run": result.dry_run,
+            "actions": [_action_json(a) for a in result.actions],
+            "kept": [_action_json(a) for a in result.kept]}
+
+
+def uninstall_view(result: UninstallResult) -> list[RenderableType]:
+    """Lines for a human reading `uze uninstall`."""
+    verb = "Would remove" if result.dry_run else "Removed"
+    head = (f"Dry run, nothing written: would uninstall {result.name}" if result.dry_run
+            else f"Uninstalled {result.name}")
+    out: list[RenderableType] = [Text(head)]
+    out += [Text(f"{verb} {a.target}") for a in result.actions if a.action == "remove"]
+    out += _kept_lines(result.actions)
+    if result.kept:
+        out.append(Text("What was kept now belongs to you; uze no longer tracks it."))
+    return out
+
+
+def status_view(result: StatusResult) -> list[RenderableType]:
+    """Tables for a human reading `uze status`."""
+    if not result.packages:
+        return [Text(f"No packages installed for {result.project}.")]
+    out: list[RenderableType] = []
+    for package in result.packages:
+        data = package.to_json()
+        out.append(Text(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
+        out.append(_projection_table(data["projections"], "state"))
+    return out

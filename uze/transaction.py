@@ -1,0 +1,142 @@
+"""Transactions: every change uze makes is journaled first, so it can be undone.
+
+Before each change a line goes to `journal/<id>/ops.jsonl` (with a backup of any bytes it will
+replace). A failure rolls every change back in reverse; a crash leaves the journal behind, and
+the next command that takes the same lock rolls it back (`recover`). Commit deletes the journal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+from uze import fs
+
+
+class Transaction:
+    """One journaled unit of change. Use `apply()` as a context manager around the writes."""
+
+    def __init__(self, journal_root: Path) -> None:
+        self.folder = journal_root / uuid.uuid4().hex
+        self._ops = self.folder / "ops.jsonl"
+        self._count = 0
+        self.writes = 0
+        self.created_dirs: list[Path] = []
+
+    def _log(self, op: dict[str, Any], backup: bytes | None = None) -> None:
+        if backup is not None:
+            fs.atomic_write(self.folder / f"b{self._count}", backup)
+            op["backup"] = f"b{self._count}"
+        self._count += 1
+        fs.append_durable(self._ops, (json.dumps(op) + "\n").encode())
+
+    def write(self, path: Path, data: bytes, mode: int | None = None) -> None:
+        """Write a whole file atomically, remembering what was there."""
+        self.make_dirs(path.parent)
+        old = path.read_bytes() if path.exists() else None
+        old_mode = path.stat().st_mode & 0o7777 if old is not None else None
+        self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
+        fs.atomic_write(path, data, mode)
+        self.writes += 1
+
+    def remove(self, path: Path) -> None:
+        """Remove one file, remembering its bytes."""
+        if not path.exists():
+            return
+        mode = path.stat().st_mode & 0o7777
+        self._log({"op": "write", "path": str(path), "mode": mode}, path.read_bytes())
+        fs.remove_file(path)
+        self.writes += 1
+
+    def make_dirs(self, path: Path) -> list[Path]:
+        """Create `path` and missing parents; return the folders created."""
+        missing = [p for p in (path, *path.parents) if not p.exists()]
+        for folder in reversed(missing):
+            self._log({"op": "mkdir", "path": str(folder)})
+            folder.mkdir()
+            self.created_dirs.append(folder)
+        return list(reversed(missing))
+
+    def create_folder(self, path: Path) -> None:
+        """Create a new folder whose whole content this transaction will write.
+
+        Rollback removes the folder with everything in it, so files inside need no journal line.
+        """
+        self.make_dirs(path.parent)
+        self._log({"op": "newtree", "path": str(path)})
+        path.mkdir()
+
+    def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
+        """Write a file inside a folder made by create_folder (no backup needed)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fs.atomic_write(path, data, mode)
+        self.writes += 1
+
+    def remove_dir(self, path: Path) -> bool:
+        """Remove an empty folder; return whether it was removed."""
+        if not path.is_dir() or any(path.iterdir()):
+            return False
+        self._log({"op": "rmdir", "path": str(path)})
+        return fs.remove_dir_if_empty(path)
+
+    def commit(self) -> None:
+        """Forget the journal: the changes stand."""
+        fs.remove_tree(self.folder)
+        fs.remove_dir_if_empty(self.folder.parent)
+
+    def rollback(self) -> None:
+        """Undo every journaled change in reverse order, then forget the journal."""
+        undo_journal(self.folder)
+
+
+def _undo(op: dict[str, Any], folder: Path) -> None:
+    path = Path(op["path"])
+    if op["op"] == "write":
+        backup = op.get("backup")
+        if backup is None:
+            fs.remove_file(path)
+        elif (folder / backup).exists():
+            fs.atomic_write(path, (folder / backup).read_bytes(), op.get("mode"))
+    elif op["op"] in ("mkdir", "newtree"):
+        if op["op"] == "newtree":
+            fs.remove_tree(path)
+        else:
+            fs.remove_dir_if_empty(path)
+    elif op["op"] == "rmdir":
+        path.mkdir(parents=True, exist_ok=True)
+
+
+def _read_ops(folder: Path) -> list[dict[str, Any]]:
+    ops: list[dict[str, Any]] = []
+    journal = folder / "ops.jsonl"
+    if not journal.exists():
+        return ops
+    for line in journal.read_bytes().splitlines():
+        with contextlib.suppress(ValueError):  # a torn last line: its change never started
+            ops.append(json.loads(line))
+    return ops
+
+
+def undo_journal(folder: Path) -> None:
+    """Roll back one journal folder (idempotent: safe to run again after a crash)."""
+    for op in reversed(_read_ops(folder)):
+        _undo(op, folder)
+    fs.remove_tree(folder)
+
+
+def recover(journal_root: Path) -> int:
+    """Roll back every transaction a crashed command left under `journal_root`; return count.
+
+    The caller holds the lock that guards this root.
+    """
+    if not journal_root.is_dir():
+        return 0
+    folders = sorted(p for p in journal_root.iterdir() if p.is_dir())
+    for folder in folders:
+        undo_journal(folder)
+    fs.remove_dir_if_empty(journal_root)
+    return len(folders)
+
