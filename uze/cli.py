@@ -36,7 +36,10 @@ ForceOpt = Annotated[bool, typer.Option("--force", help="Also replace or remove 
 
 
 def _out() -> Console:
-    return Console(soft_wrap=True, highlight=False)
+    console = Console(highlight=False)
+    if not console.is_terminal:  # piped output: wide enough that tables do not fold
+        console = Console(highlight=False, width=160)
+    return console
 
 
 def _err() -> Console:

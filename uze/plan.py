@@ -70,6 +70,8 @@ class Plan:
 
 
 def _worst(*caps: Capability) -> Capability:
+    if caps[0].route == "unsupported":  # the base row decides alone when it is unsupported
+        return caps[0]
     worst = max(caps, key=lambda cap: _RANK[cap.route])
     reasons = "; ".join(cap.reason for cap in caps if cap.reason)
     return Capability(worst.route, reasons, worst.source)

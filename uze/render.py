@@ -16,14 +16,21 @@ _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conf
                 "blocked": "red", "undelivered": "dim"}
 
 
-def _projection_table(rows: list[dict[str, Any]], last: str) -> Table:
-    table = Table("kind", "resource", "harness", "route", "target", last, "reason")
+def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableType]:
+    """A table of projections, then each distinct reason once, numbered from the table."""
+    table = Table("kind", "resource", "harness", "route", last, "target", "note")
+    reasons: list[str] = []
     for row in rows:
         value = row.get(last, "")
+        note = ""
+        if row["reason"]:
+            if row["reason"] not in reasons:
+                reasons.append(row["reason"])
+            note = f"[{reasons.index(row['reason']) + 1}]"
         table.add_row(row["kind"], row["resource"], row["harness"], row["route"],
-                      row["target"] or "-", Text(value, style=_STATE_STYLE.get(value, "")),
-                      row["reason"])
-    return table
+                      Text(value, style=_STATE_STYLE.get(value, "")), row["target"] or "-", note)
+    notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    return [table, *notes]
 
 
 def _planned_rows(result: InstallResult) -> list[dict[str, Any]]:
@@ -66,7 +73,7 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
         f"for {', '.join(result.plan.harnesses)}"
     )]
-    out.append(_projection_table(_planned_rows(result), "action"))
+    out += _projection_table(_planned_rows(result), "action")
     out += _kept_lines(result.actions)
     if not result.dry_run and result.writes == 0:
         out.append(Text("Already installed: nothing changed."))
@@ -101,5 +108,5 @@ def status_view(result: StatusResult) -> list[RenderableType]:
     for package in result.packages:
         data = package.to_json()
         out.append(Text(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
-        out.append(_projection_table(data["projections"], "state"))
+        out += _projection_table(data["projections"], "state")
     return out

@@ -62,6 +62,6 @@ def lookup(harness: str, kind: str, feature: str = "base") -> Capability:
     found = CAPABILITIES.get((harness, kind, feature))
     if found is not None:
         return found
-    return Capability(
-        "unsupported", f"uze does not deliver {kind} ({feature}) to {harness} yet", "none"
-    )
+    if feature != "base" and CAPABILITIES.get((harness, kind, "base")) is not None:
+        return Capability("unsupported", f"{harness} cannot express {kind} {feature}", "none")
+    return Capability("unsupported", f"uze does not deliver {kind} resources to {harness} yet", "none")

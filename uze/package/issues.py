@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Final
 
 from pydantic import ValidationError
 
-_MESSAGES = {
+_MESSAGES: Final = {
     "extra_forbidden": "unknown key",
     "missing": "required key missing",
     "too_short": "must not be empty",
+    "string_too_short": "must not be empty",
+    "string_type": "must be a string",
+    "bool_type": "must be true or false",
+    "int_type": "must be a whole number",
+    "list_type": "must be a list",
+    "dict_type": "must be a JSON object",
+    "model_type": "must be a JSON object",
+    "model_attributes_type": "must be a JSON object",
 }
 
 

@@ -1,0 +1,54 @@
+"""Test helpers: build trees from dicts, snapshot whole trees as bytes, run the real uze."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data" / "packages"
+REPO = Path(__file__).parent.parent
+
+
+def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    """Write `files` (relative path -> text or bytes) under `root`; return root."""
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode() if isinstance(content, str) else content)
+    return root
+
+
+def tree_bytes(root: Path) -> dict[str, bytes | str]:
+    """Every entry below `root`: files -> bytes (+ mode), folders -> 'dir', links -> target."""
+    snapshot: dict[str, bytes | str] = {}
+    if not root.exists():
+        return snapshot
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel == ".git" or rel.startswith(".git/"):
+            continue
+        if path.is_symlink():
+            snapshot[rel] = f"link:{os.readlink(path)}"
+        elif path.is_dir():
+            snapshot[rel] = "dir"
+        else:
+            snapshot[rel] = path.read_bytes() + f"\0mode={path.stat().st_mode & 0o777:o}".encode()
+    return snapshot
+
+
+def run_uze(*args: str | Path, cwd: Path, env: Mapping[str, str] | None = None,
+            input_text: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real uze command (`python -m uze`) in a subprocess."""
+    return subprocess.run(
+        [sys.executable, "-m", "uze", *map(str, args)],
+        cwd=cwd,
+        env=dict(os.environ if env is None else env),
+        capture_output=True,
+        text=True,
+        input=input_text,
+        timeout=120,
+        check=False,
+    )
