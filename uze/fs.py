@@ -60,17 +60,9 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
             tmp.unlink()
 
 
-def make_dirs(path: Path) -> list[Path]:
-    """Create `path` and missing parents; return the folders created, outermost first."""
-    created: list[Path] = []
-    probe = path
-    while not probe.exists():
-        created.append(probe)
-        probe = probe.parent
-    created.reverse()
-    for folder in created:
-        folder.mkdir()
-    return created
+def make_dir(path: Path, *, parents: bool = False) -> None:
+    """Create one folder (`parents`: and missing parents; an existing folder is fine then)."""
+    path.mkdir(parents=parents, exist_ok=parents)
 
 
 def remove_file(path: Path) -> None:

@@ -56,7 +56,7 @@ class Transaction:
         missing = [p for p in (path, *path.parents) if not p.exists()]
         for folder in reversed(missing):
             self._log({"op": "mkdir", "path": str(folder)})
-            folder.mkdir()
+            fs.make_dir(folder)
             self.created_dirs.append(folder)
         return list(reversed(missing))
 
@@ -67,11 +67,11 @@ class Transaction:
         """
         self.make_dirs(path.parent)
         self._log({"op": "newtree", "path": str(path)})
-        path.mkdir()
+        fs.make_dir(path)
 
     def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a file inside a folder made by create_folder (no backup needed)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        fs.make_dir(path.parent, parents=True)
         fs.atomic_write(path, data, mode)
         self.writes += 1
 
@@ -106,7 +106,7 @@ def _undo(op: dict[str, Any], folder: Path) -> None:
         else:
             fs.remove_dir_if_empty(path)
     elif op["op"] == "rmdir":
-        path.mkdir(parents=True, exist_ok=True)
+        fs.make_dir(path, parents=True)
 
 
 def _read_ops(folder: Path) -> list[dict[str, Any]]:

@@ -62,4 +62,6 @@ def pydantic_issues(
 
 def json_issue(location: str, error: json.JSONDecodeError) -> str:
     """Describe bad JSON with the line and column where parsing stopped."""
-    return issue(location, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}")
+    return issue(
+        location, f"invalid JSON at line {error.lineno}, column {error.colno}: {error.msg}"
+    )

@@ -114,7 +114,11 @@ class _Walk:
             return
         for entry in entries:
             relpath = f"{relfolder}/{entry.name}" if relfolder else entry.name
-            if not relfolder and entry.name in IGNORED_ROOT_FOLDERS and entry.is_dir(follow_symlinks=False):
+            if (
+                not relfolder
+                and entry.name in IGNORED_ROOT_FOLDERS
+                and entry.is_dir(follow_symlinks=False)
+            ):
                 continue
             problem = _name_problem(entry.name)
             if problem:
@@ -193,7 +197,9 @@ def read_tree(root: Path) -> Tree:
     tree = walk.tree
     if tree.total_bytes > MAX_PACKAGE_BYTES:
         tree.issues.append(
-            issue(".", f"package is {tree.total_bytes} bytes; the limit is {_mib(MAX_PACKAGE_BYTES)}")
+            issue(
+                ".", f"package is {tree.total_bytes} bytes; the limit is {_mib(MAX_PACKAGE_BYTES)}"
+            )
         )
         return tree
     for item in sorted(walk.pending, key=lambda pending: pending.relpath):

@@ -127,10 +127,8 @@ def remove_region(text: bytes, region_id: str, lead: bytes) -> bytes:
     """Remove region `region_id` and, if still directly before it, the `lead` insert added."""
     span = scan_regions(text)[region_id]
     start = span.start
+    # The lead is taken back whenever it is still there, whatever the order in which regions
+    # go (ADR 0002). If the user deleted part of it, the rest stays.
     if lead and text[:start].endswith(lead):
-        trimmed = text[: start - len(lead)]
-        # Take the lead back only where insert would have added exactly it: if the user
-        # removed part of it, the rest is theirs.
-        if _lead_for(trimmed, detect_eol(trimmed)) == lead:
-            start -= len(lead)
+        start -= len(lead)
     return text[:start] + text[span.end :]

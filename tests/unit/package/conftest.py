@@ -34,9 +34,7 @@ def write_tree(root: Path, files: Mapping[str, Content]) -> Path:
 def build(tmp_path: Path) -> Callable[..., Path]:
     """Build a package folder (a plugin.json named `pkg` unless given) under tmp_path."""
 
-    def _build(
-        files: Mapping[str, Content], *, name: str = "pkg", manifest: bool = True
-    ) -> Path:
+    def _build(files: Mapping[str, Content], *, name: str = "pkg", manifest: bool = True) -> Path:
         tree: dict[str, Content] = {"plugin.json": {"name": "pkg"}} if manifest else {}
         tree.update(files)
         return write_tree(tmp_path / name, tree)

@@ -185,7 +185,9 @@ def test_git_folder_below_the_root_is_carried(build: Builder) -> None:
 
 
 def test_dot_files_are_carried(build: Builder) -> None:
-    root = build({".editorconfig": "root = true\n", "skills/x/SKILL.md": "x\n", "skills/x/.env": ""})
+    root = build(
+        {".editorconfig": "root = true\n", "skills/x/SKILL.md": "x\n", "skills/x/.env": ""}
+    )
     package = read_package(root)
 
     assert ".editorconfig" in package.files
@@ -297,7 +299,11 @@ def test_claude_native_fixture_reads_its_manifest_mcp_and_hooks() -> None:
     assert (package.name, package.version) == ("claude-native", "0.3.0")
     assert [skill.name for skill in package.skills] == ["x"]
     (notes,) = package.mcp_servers
-    assert (notes.name, notes.command, notes.type) == ("notes", "${CLAUDE_PLUGIN_ROOT}/bin/notes", None)
+    assert (notes.name, notes.command, notes.type) == (
+        "notes",
+        "${CLAUDE_PLUGIN_ROOT}/bin/notes",
+        None,
+    )
     assert package.hooks is not None
     (group,) = package.hooks.hooks["PreToolUse"]
     assert (group.matcher, group.effect, group.hooks[0].timeout) == ("native:Bash", "observe", 5)
@@ -357,7 +363,9 @@ def test_claude_matchers_that_name_tools_become_native_matchers(
     root = build(
         {
             ".claude-plugin/plugin.json": {"name": "pkg"},
-            "hooks/hooks.json": {"hooks": {"PostToolUse": [{"matcher": matcher, "hooks": [handler]}]}},
+            "hooks/hooks.json": {
+                "hooks": {"PostToolUse": [{"matcher": matcher, "hooks": [handler]}]}
+            },
         },
         manifest=False,
     )
@@ -451,9 +459,7 @@ def test_hooks_file_model_rejects_cross_group_problems_on_its_own() -> None:
 
 
 @pytest.mark.parametrize("fixture", sorted(path.name for path in FIXTURES.iterdir()))
-def test_reading_a_fixture_writes_nothing(
-    tmp_path: Path, snapshot: Snapshot, fixture: str
-) -> None:
+def test_reading_a_fixture_writes_nothing(tmp_path: Path, snapshot: Snapshot, fixture: str) -> None:
     root = tmp_path / fixture
     shutil.copytree(FIXTURES / fixture, root, symlinks=True)
     before = snapshot(tmp_path)

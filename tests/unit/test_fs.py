@@ -1,0 +1,73 @@
+"""fs: atomic writes leave the old file intact and no temp file when anything fails."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from uze import fs
+from uze.errors import LockBusy, UzeError
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    """A folder of its own: the sandbox fixture puts HOME and the project in folder."""
+    path = tmp_path / "fs"
+    path.mkdir()
+    return path
+
+
+def test_atomic_write_replaces_bytes_and_keeps_the_mode(folder: Path) -> None:
+    target = folder / "f.sh"
+    target.write_bytes(b"old")
+    target.chmod(0o750)
+    fs.atomic_write(target, b"new")
+    assert target.read_bytes() == b"new"
+    assert target.stat().st_mode & 0o777 == 0o750
+    assert sorted(p.name for p in folder.iterdir()) == ["f.sh"]
+
+
+@pytest.mark.parametrize("failing", ["replace", "fsync"])
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp_file(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, failing: str
+) -> None:
+    target = folder / "AGENTS.md"
+    target.write_bytes(b"user text\r\n")
+
+    def boom(*_args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, failing, boom)
+    with pytest.raises(OSError, match="disk full"):
+        fs.atomic_write(target, b"replacement")
+    monkeypatch.undo()
+    assert target.read_bytes() == b"user text\r\n"
+    assert [p.name for p in folder.iterdir()] == ["AGENTS.md"]
+
+
+def test_atomic_write_refuses_to_write_through_a_symlink(folder: Path) -> None:
+    real = folder / "real.md"
+    real.write_bytes(b"mine")
+    link = folder / "link.md"
+    link.symlink_to(real)
+    with pytest.raises(UzeError, match="symbolic link"):
+        fs.atomic_write(link, b"theirs")
+    assert real.read_bytes() == b"mine"
+
+
+def test_a_held_lock_times_out_naming_the_holder(folder: Path) -> None:
+    lock = folder / "locks" / "p.lock"
+    with fs.file_lock(lock, timeout=1), pytest.raises(LockBusy) as caught:
+        with fs.file_lock(lock, timeout=0.05):
+            pass  # pragma: no cover - never reached: the lock is held
+    assert f"pid {os.getpid()}" in caught.value.message
+    assert "hint" not in caught.value.message and caught.value.hint
+
+
+def test_remove_temp_files_removes_only_leftovers(folder: Path) -> None:
+    (folder / f".a.md{fs.TEMP_MARK}x1").write_bytes(b"")
+    (folder / "a.md").write_bytes(b"keep")
+    fs.remove_temp_files(folder)
+    assert [p.name for p in folder.iterdir()] == ["a.md"]

@@ -1,0 +1,79 @@
+"""Transactions: rollback and crash recovery put every file back as it was."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import build_tree, tree_bytes
+from uze import fs
+from uze.transaction import Transaction, recover
+
+
+def _change_everything(tx: Transaction, root: Path) -> None:
+    tx.write(root / "AGENTS.md", b"changed\n")
+    tx.write(root / "new" / "deep" / "file.md", b"created\n")
+    tx.remove(root / "gone.md")
+    tx.create_folder(root / ".claude" / "skills" / "p-s")
+    tx.write_new(root / ".claude" / "skills" / "p-s" / "SKILL.md", b"skill\n")
+    tx.remove_dir(root / "empty")
+
+
+@pytest.fixture
+def world(tmp_path: Path) -> Path:
+    root = build_tree(tmp_path / "w", {"AGENTS.md": "user\r\n", "gone.md": "bye"})
+    (root / "gone.md").chmod(0o600)
+    (root / "empty").mkdir()
+    return root
+
+
+def test_rollback_restores_every_byte_mode_and_folder(world: Path, tmp_path: Path) -> None:
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    _change_everything(tx, world)
+    assert tree_bytes(world) != before
+    tx.rollback()
+    assert tree_bytes(world) == before
+    assert not (tmp_path / "journal").exists() or not any((tmp_path / "journal").iterdir())
+
+
+def test_commit_keeps_the_changes_and_forgets_the_journal(world: Path, tmp_path: Path) -> None:
+    tx = Transaction(tmp_path / "journal")
+    _change_everything(tx, world)
+    tx.commit()
+    assert (world / "AGENTS.md").read_bytes() == b"changed\n"
+    assert not (tmp_path / "journal").exists()
+
+
+def test_a_crash_mid_transaction_is_rolled_back_by_the_next_command(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    calls = {"n": 0}
+    real = fs.atomic_write
+
+    def dies_on_third_write(path: Path, data: bytes, mode: int | None = None) -> None:
+        calls["n"] += 1
+        if calls["n"] == 4:  # backups count too: die in the middle of the work
+            raise KeyboardInterrupt
+        real(path, data, mode)
+
+    monkeypatch.setattr(fs, "atomic_write", dies_on_third_write)
+    with pytest.raises(KeyboardInterrupt):
+        _change_everything(tx, world)
+    monkeypatch.undo()
+    assert tree_bytes(world) != before  # the "process" died: nothing was undone yet
+    assert recover(tmp_path / "journal") == 1
+    assert tree_bytes(world) == before
+    assert recover(tmp_path / "journal") == 0
+
+
+def test_a_torn_last_journal_line_is_ignored(world: Path, tmp_path: Path) -> None:
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    tx.write(world / "AGENTS.md", b"changed\n")
+    fs.append_durable(tx.folder / "ops.jsonl", b'{"op": "write", "pa')
+    recover(tmp_path / "journal")
+    assert tree_bytes(world) == before
