@@ -31,17 +31,15 @@ def split_frontmatter(text: str) -> tuple[Mapping[str, object], str]:
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip() != FENCE:
         return {}, text
-    for index, line in enumerate(lines[1:], start=1):
-        if line.rstrip() == FENCE:
-            break
-    else:
+    closing = next((i for i, line in enumerate(lines) if i and line.rstrip() == FENCE), None)
+    if closing is None:
         raise FrontmatterError("frontmatter is not closed: add a `---` line after it")
     try:
-        data = yaml.safe_load("".join(lines[1:index]))
+        data = yaml.safe_load("".join(lines[1:closing]))
     except yaml.YAMLError as error:
         raise _yaml_error(error) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
         raise FrontmatterError("frontmatter must be a YAML mapping of keys to values")
-    return data, "".join(lines[index + 1 :])
+    return data, "".join(lines[closing + 1 :])

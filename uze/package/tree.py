@@ -27,7 +27,7 @@ _SPECIAL_KINDS: Final = (
 @dataclass(frozen=True, slots=True)
 class _Pending:
     relpath: str
-    real: str
+    real: Path
     executable: bool
 
 
@@ -42,7 +42,7 @@ class Tree:
     total_bytes: int = 0
 
     def text(self, relpath: str, issues: list[str]) -> str | None:
-        """The file as UTF-8 text; None (with an issue) when it is not, or was not read."""
+        """Return the file as UTF-8 text; None (with an issue) if it is not, or was not read."""
         found = self.files.get(relpath)
         if found is None:
             return None
@@ -53,7 +53,7 @@ class Tree:
             return None
 
     def json_object(self, relpath: str, issues: list[str]) -> dict[str, object] | None:
-        """The file parsed as a JSON object; None (with an issue) when it is anything else."""
+        """Return the file parsed as a JSON object; None (with an issue) if it is anything else."""
         text = self.text(relpath, issues)
         if text is None:
             return None
@@ -82,13 +82,6 @@ def _display(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
-def _is_inside(real: str, root: str) -> bool:
-    try:
-        return os.path.commonpath([real, root]) == root
-    except ValueError:  # pragma: no cover - Windows: the paths are on different drives
-        return False
-
-
 def _mib(size: int) -> str:
     return f"{size // (1024 * 1024)} MiB"
 
@@ -102,11 +95,11 @@ def _special_kind(mode: int) -> str:
 
 @dataclass(slots=True)
 class _Walk:
-    root: str
+    root: Path
     tree: Tree
     pending: list[_Pending] = field(default_factory=list)
 
-    def folder(self, real: str, relfolder: str, chain: frozenset[str]) -> None:
+    def folder(self, real: Path, relfolder: str, chain: frozenset[Path]) -> None:
         try:
             entries = sorted(os.scandir(real), key=lambda entry: entry.name)
         except OSError as error:
@@ -125,27 +118,38 @@ class _Walk:
                 self.tree.seen.add(relpath)
                 self.tree.issues.append(issue(_display(relpath), problem))
                 continue
-            self.entry(entry.path, relpath, chain)
+            self.entry(real / entry.name, relpath, chain)
 
-    def entry(self, path: str, relpath: str, chain: frozenset[str]) -> None:
-        real = os.path.realpath(path) if os.path.islink(path) else path
-        if not _is_inside(real, self.root):
-            self.tree.seen.add(relpath)
-            self.tree.issues.append(issue(relpath, "symbolic link points outside the package"))
+    def entry(self, path: Path, relpath: str, chain: frozenset[Path]) -> None:
+        found = self.target(path, relpath)
+        if found is None:
             return
-        try:
-            info = os.stat(real)
-        except OSError as error:
-            self.tree.seen.add(relpath)
-            why = "symbolic link target does not exist" if real != path else error.strerror
-            self.tree.issues.append(issue(relpath, f"cannot read: {why}"))
-            return
+        real, info = found
         if stat.S_ISDIR(info.st_mode):
             self.subfolder(real, relpath, chain)
         else:
             self.file(real, relpath, info)
 
-    def subfolder(self, real: str, relpath: str, chain: frozenset[str]) -> None:
+    def target(self, path: Path, relpath: str) -> tuple[Path, os.stat_result] | None:
+        """Resolve a link (only while it stays inside the package) and stat what it names."""
+        try:
+            real = path.resolve() if path.is_symlink() else path
+        except RuntimeError:  # Python 3.11 raises it for a symlink loop
+            return self.refuse(relpath, "cannot read: symbolic link loops")
+        if not real.is_relative_to(self.root):
+            return self.refuse(relpath, "symbolic link points outside the package")
+        try:
+            return real, real.stat()
+        except FileNotFoundError:
+            return self.refuse(relpath, "cannot read: symbolic link target does not exist")
+        except OSError as error:
+            return self.refuse(relpath, f"cannot read: {error.strerror}")
+
+    def refuse(self, relpath: str, problem: str) -> None:
+        self.tree.seen.add(relpath)
+        self.tree.issues.append(issue(relpath, problem))
+
+    def subfolder(self, real: Path, relpath: str, chain: frozenset[Path]) -> None:
         if real in chain:
             self.tree.issues.append(
                 issue(relpath, "symbolic link loops back to a folder that contains it")
@@ -154,7 +158,7 @@ class _Walk:
         self.tree.folders.add(relpath)
         self.folder(real, relpath, chain | {real})
 
-    def file(self, real: str, relpath: str, info: os.stat_result) -> None:
+    def file(self, real: Path, relpath: str, info: os.stat_result) -> None:
         self.tree.seen.add(relpath)
         if not stat.S_ISREG(info.st_mode):
             kind = _special_kind(info.st_mode)
@@ -173,7 +177,7 @@ class _Walk:
 
 def _read(item: _Pending, issues: list[str]) -> bytes | None:
     try:
-        with open(item.real, "rb") as handle:
+        with item.real.open("rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         issues.append(issue(item.relpath, f"cannot read: {error.strerror}"))
@@ -191,16 +195,13 @@ def read_tree(root: Path) -> Tree:
     links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.
     When the package is over MAX_PACKAGE_BYTES no file contents are read.
     """
-    real_root = os.path.realpath(root)
+    real_root = root.resolve()
     walk = _Walk(real_root, Tree())
     walk.folder(real_root, "", frozenset({real_root}))
     tree = walk.tree
     if tree.total_bytes > MAX_PACKAGE_BYTES:
-        tree.issues.append(
-            issue(
-                ".", f"package is {tree.total_bytes} bytes; the limit is {_mib(MAX_PACKAGE_BYTES)}"
-            )
-        )
+        size, limit = tree.total_bytes, _mib(MAX_PACKAGE_BYTES)
+        tree.issues.append(issue(".", f"package is {size} bytes; the limit is {limit}"))
         return tree
     for item in sorted(walk.pending, key=lambda pending: pending.relpath):
         data = _read(item, tree.issues)

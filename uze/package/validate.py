@@ -40,7 +40,7 @@ CLAUDE: Final = Layout(".claude-plugin/plugin.json", ".mcp.json", "hooks/hooks.j
 
 
 def detect_layout(tree: Tree) -> Layout:
-    """The Claude-native layout when only `.claude-plugin/plugin.json` exists, else portable."""
+    """Choose the Claude-native layout if only `.claude-plugin/plugin.json` exists."""
     if PORTABLE.manifest not in tree.seen and CLAUDE.manifest in tree.seen:
         return CLAUDE
     return PORTABLE

@@ -61,7 +61,7 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int, bytes | str]]:
             path = Path(folder, name)
             info = path.lstat()
             if path.is_symlink():
-                content: bytes | str = os.readlink(path)
+                content: bytes | str = str(path.readlink())
             elif path.is_file():
                 content = path.read_bytes()
             else:

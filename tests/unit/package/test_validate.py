@@ -428,6 +428,17 @@ def test_symlink_to_an_enclosing_folder_is_an_issue(build: Builder, issues_of: I
     assert issues_of(root) == ["docs/up: symbolic link loops back to a folder that contains it"]
 
 
+def test_symlinks_that_loop_into_each_other_are_an_issue(build: Builder, issues_of: Issues) -> None:
+    root = build({})
+    (root / "a").symlink_to("b")
+    (root / "b").symlink_to("a")
+
+    assert issues_of(root) == [
+        "a: cannot read: symbolic link loops",
+        "b: cannot read: symbolic link loops",
+    ]
+
+
 def test_fifo_is_an_issue(build: Builder, issues_of: Issues) -> None:
     root = build({})
     os.mkfifo(root / "pipe")
@@ -497,9 +508,8 @@ def test_package_over_the_total_limit_is_an_issue(build: Builder, issues_of: Iss
 
 def test_file_name_that_is_not_utf8_is_an_issue(build: Builder, issues_of: Issues) -> None:
     root = build({"skills/x/SKILL.md": "x\n"})
-    raw = os.fsencode(root / "skills" / "x") + b"/bad-\xff.md"
-    with open(raw, "wb") as handle:
-        handle.write(b"x")
+    fd = os.open(os.fsencode(root / "skills" / "x") + b"/bad-\xff.md", os.O_CREAT | os.O_WRONLY)
+    os.close(fd)
 
     assert issues_of(root) == ["skills/x/bad-\\xff.md: file name is not valid UTF-8"]
 
@@ -579,7 +589,8 @@ def test_mcp_json_that_is_not_an_object_is_an_issue(build: Builder, issues_of: I
         (
             {"UserPromptSubmit": [{"hooks": [HANDLER]}]},
             [
-                "hooks.UserPromptSubmit: unknown event (use PreToolUse, PostToolUse, Stop, SessionStart)"
+                "hooks.UserPromptSubmit: unknown event "
+                "(use PreToolUse, PostToolUse, Stop, SessionStart)"
             ],
         ),
         ({"Stop": {"hooks": [HANDLER]}}, ["hooks.Stop: must be a list of groups"]),

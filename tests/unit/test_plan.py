@@ -1,0 +1,96 @@
+"""The planner is pure data: routes, targets and shared folders, without touching the disk."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.helpers import DATA
+from uze.harnesses import Location
+from uze.package import read_package
+from uze.paths import Paths
+from uze.plan import PlannedRegion, PlannedTree, plan_install
+
+
+def _plan(scope: str, harnesses: tuple[str, ...], tmp_path: Path):  # type: ignore[no-untyped-def]
+    paths = Paths(home=tmp_path / "plan-home", uze_home=tmp_path / "uze", env={})
+    loc = Location(scope, tmp_path / "plan-project", paths)  # type: ignore[arg-type]
+    return plan_install(read_package(DATA / "every-kind"), "0" * 64, loc, harnesses)
+
+
+def _row(plan, kind: str, resource: str, harness: str):  # type: ignore[no-untyped-def]
+    return next(p for p in plan.projections
+                if (p.kind, p.resource, p.harness) == (kind, resource, harness))
+
+
+def test_planning_touches_no_file(tmp_path: Path) -> None:
+    _plan("project", ("claude_code", "codex"), tmp_path)
+    assert not (tmp_path / "plan-project").exists() and not (tmp_path / "plan-home").exists()
+    assert not (tmp_path / "uze").exists()
+
+
+def test_every_targeted_pair_has_a_route_and_non_native_routes_have_reasons(tmp_path: Path) -> None:
+    plan = _plan("project", ("claude_code", "codex", "gemini_cli"), tmp_path)
+    pairs = {(p.kind, p.resource, p.harness) for p in plan.projections}
+    package = plan.package
+    resources = (
+        [("instructions", "AGENTS.md")] + [("skill", s.name) for s in package.skills]
+        + [("agent", a.name) for a in package.agents] + [("mcp", m.name) for m in package.mcp_servers]
+    )
+    for kind, name in resources:
+        for harness in plan.harnesses:
+            assert (kind, name, harness) in pairs
+    assert all(p.reason for p in plan.projections if p.route != "native")
+
+
+@pytest.mark.parametrize(
+    ("skill", "harness", "route"),
+    [("review", "claude_code", "native"), ("review", "codex", "native"),
+     ("ship", "claude_code", "native"), ("ship", "codex", "adapted"),
+     ("helper", "claude_code", "native"), ("helper", "codex", "degraded"),
+     ("review", "gemini_cli", "unsupported")],
+)
+def test_invocation_policy_routes_per_harness(tmp_path: Path, skill: str, harness: str, route: str) -> None:
+    plan = _plan("project", ("claude_code", "codex", "gemini_cli"), tmp_path)
+    assert _row(plan, "skill", skill, harness).route == route
+
+
+def test_claude_gets_policy_keys_and_codex_gets_openai_yaml(tmp_path: Path) -> None:
+    plan = _plan("project", ("claude_code", "codex"), tmp_path)
+    trees = {a.target: a for a in plan.artifacts if isinstance(a, PlannedTree)}
+    claude_ship = trees[".claude/skills/every-kind-ship"].files["SKILL.md"].decode()
+    assert "disable-model-invocation: true" in claude_ship and "invoke" not in claude_ship
+    claude_helper = trees[".claude/skills/every-kind-helper"].files["SKILL.md"].decode()
+    assert "user-invocable: false" in claude_helper
+    codex_ship = trees[".agents/skills/every-kind-ship"].files
+    assert yaml.safe_load(codex_ship["agents/openai.yaml"]) == {"policy": {"allow_implicit_invocation": False}}
+    assert "agents/openai.yaml" not in trees[".agents/skills/every-kind-helper"].files
+
+
+def test_a_skill_without_policy_is_copied_byte_for_byte_but_its_name(tmp_path: Path) -> None:
+    plan = _plan("project", ("claude_code",), tmp_path)
+    review = next(a for a in plan.artifacts if isinstance(a, PlannedTree) and a.target.endswith("review"))
+    package = plan.package
+    for rel, data in review.files.items():
+        original = package.files[f"skills/review/{rel}"].data
+        if rel == "SKILL.md":  # the folder is package-qualified, so is the frontmatter name
+            assert b"name: review\n" in original
+            original = original.replace(b"name: review\n", b"name: every-kind-review\n")
+        assert original == data
+
+
+def test_user_scope_targets_the_harness_homes(tmp_path: Path) -> None:
+    plan = _plan("user", ("claude_code", "codex"), tmp_path)
+    targets = {a.target for a in plan.artifacts}
+    assert "~/.claude/skills/every-kind-review" in targets
+    assert "~/.agents/skills/every-kind-review" in targets
+    assert "~/.claude/CLAUDE.md" in targets and "~/.codex/AGENTS.md" in targets
+
+
+def test_one_region_per_instructions_file(tmp_path: Path) -> None:
+    plan = _plan("project", ("claude_code", "codex"), tmp_path)
+    regions = [a for a in plan.artifacts if isinstance(a, PlannedRegion)]
+    assert sorted(r.target for r in regions) == ["AGENTS.md", "CLAUDE.md"]
+    assert {r.region_id for r in regions} == {"every-kind"}
