@@ -197,10 +197,27 @@ def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     console.print(table)
 
 
+def _usage_error(exc: typer.exceptions.TyperException) -> int:
+    """Render a parser error (unknown option, missing argument) in uze's own error format."""
+    ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
+        sys.stdout.write(ctx.get_help() + "\n")
+        return 2
+    command = ctx.command_path if ctx is not None else "uze"
+    err = _err()
+    err.print(f"uze: error: {exc.format_message()}", markup=False)  # type: ignore[attr-defined]
+    err.print(f"hint: run `{command} --help` to see the accepted arguments", markup=False)
+    return int(getattr(exc, "exit_code", 2))
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
-        app(prog_name="uze")
-    except SystemExit as exc:
-        code = exc.code
-        sys.exit(code if isinstance(code, int) else (0 if code is None else 2))
+        code = app(prog_name="uze", standalone_mode=False)
+    except typer.exceptions.TyperException as exc:
+        if not hasattr(exc, "format_message"):
+            raise
+        code = _usage_error(exc)
+    except typer.Abort:
+        code = 130
+    sys.exit(code if isinstance(code, int) else 0)

@@ -55,7 +55,6 @@ class RegionArtifact(_Model):
     region: str
     digest: Digest
     lead: str = ""
-    created_file: bool = False
     harnesses: list[str]
 
 

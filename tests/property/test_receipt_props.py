@@ -29,7 +29,7 @@ projection = st.builds(
 tree = st.builds(TreeArtifact, target=text, files=st.dictionaries(text, digest, max_size=3),
                  executables=st.lists(text, max_size=2), harnesses=harnesses)
 region = st.builds(RegionArtifact, target=text, region=name, digest=digest,
-                   lead=st.sampled_from(["", "\n", "\r\n\r\n"]), created_file=st.booleans(),
+                   lead=st.sampled_from(["", "\n", "\r\n\r\n"]),
                    harnesses=harnesses)
 receipts = st.builds(
     Receipt, name=name, version=text, tree=digest, scope=st.sampled_from(["project", "user"]),

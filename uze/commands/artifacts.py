@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.commands.context import ScopeContext
+from uze.commands.context import Created, ScopeContext
 from uze.plan import PlannedArtifact, PlannedRegion
 from uze.projections import region_file, tree
 from uze.receipts import Artifact, RegionArtifact, TreeArtifact
@@ -38,10 +38,14 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
     return region_file.inspect(path, record.region, record.digest)
 
 
-def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact) -> None:
-    """Remove one artifact (the caller decided it may go)."""
+def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created: Created) -> None:
+    """Remove one artifact (the caller decided it may go).
+
+    A shared file uze created (AGENTS.md, CLAUDE.md) goes with the last region in it, whichever
+    package created it (`created` is the scope's record, updated here).
+    """
     path = record_path(ctx, record)
     if isinstance(record, TreeArtifact):
         tree.remove(tx, path)
-    else:
-        region_file.remove(tx, path, record.region, record.lead, record.created_file)
+    elif region_file.remove(tx, path, record.region, record.lead, record.target in created.files):
+        created.files.discard(record.target)

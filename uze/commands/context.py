@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -18,7 +18,7 @@ from uze.paths import Paths, resolve_project
 from uze.receipts import Receipt, list_receipts, load_receipt, receipt_path
 from uze.transaction import Transaction, recover
 
-DIRS_SCHEMA: Final = 1
+CREATED_SCHEMA: Final = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class ScopeContext:
     paths: Paths
     location: Location
     receipts_dir: Path
-    dirs_file: Path
+    created_file: Path
     journal_root: Path
     lock_path: Path
 
@@ -57,12 +57,12 @@ def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> S
     loc = Location(scope, root, paths)
     if scope == "user":
         return ScopeContext(
-            paths, loc, paths.user_receipts, paths.uze_home / "user-created-dirs.json",
+            paths, loc, paths.user_receipts, paths.uze_home / "user-created.json",
             paths.uze_home / "journal" / "user", paths.uze_home / "locks" / "user.lock",
         )
     key = "project-" + blake3.blake3(str(root).encode()).hexdigest()[:16]
     return ScopeContext(
-        paths, loc, root / ".uze" / "receipts", root / ".uze" / "created-dirs.json",
+        paths, loc, root / ".uze" / "receipts", root / ".uze" / "created.json",
         paths.uze_home / "journal" / key, paths.uze_home / "locks" / f"{key}.lock",
     )
 
@@ -82,21 +82,35 @@ def locked(ctx: ScopeContext, *, store: bool) -> Iterator[None]:
         yield
 
 
-def load_created_dirs(ctx: ScopeContext) -> list[str]:
-    """Folders uze created in this scope (relative to the project or absolute)."""
-    if not ctx.dirs_file.exists():
-        return []
-    data = json.loads(ctx.dirs_file.read_bytes())
-    return list(data.get("dirs", []))
+@dataclass(slots=True)
+class Created:
+    """Folders and shared files uze created in a scope, as targets (ADR 0001).
+
+    Kept per scope, not per receipt: the package that created `.claude/skills` or AGENTS.md
+    may be uninstalled before the others that use it.
+    """
+
+    dirs: set[str] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
 
 
-def save_created_dirs(tx: Transaction, ctx: ScopeContext, dirs: list[str]) -> None:
-    """Record the folders uze created; forget the file when there are none."""
-    if not dirs:
-        tx.remove(ctx.dirs_file)
+def load_created(ctx: ScopeContext) -> Created:
+    """What uze created in this scope."""
+    if not ctx.created_file.exists():
+        return Created()
+    data = json.loads(ctx.created_file.read_bytes())
+    return Created(set(data.get("dirs", [])), set(data.get("files", [])))
+
+
+def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
+    """Record what uze created (only if it changed); forget the record when it is empty."""
+    if created == load_created(ctx):
         return
-    body = {"schema_version": DIRS_SCHEMA, "dirs": sorted(set(dirs))}
-    tx.write(ctx.dirs_file, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
+    if not created.dirs and not created.files:
+        tx.remove(ctx.created_file)
+        return
+    body = {"schema_version": CREATED_SCHEMA, "dirs": sorted(created.dirs), "files": sorted(created.files)}
+    tx.write(ctx.created_file, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
 
 def register_project(tx: Transaction, paths: Paths, project: Path, present: bool) -> None:

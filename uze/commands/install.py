@@ -7,12 +7,13 @@ from pathlib import Path
 
 from uze.commands import artifacts as arts
 from uze.commands.context import (
+    Created,
     ScopeContext,
-    load_created_dirs,
+    load_created,
     locked,
     open_scope,
     register_project,
-    save_created_dirs,
+    save_created,
 )
 from uze.errors import Blocked, Conflict, ForeignFile, UzeError
 from uze.harnesses import detect_harnesses, parse_harnesses
@@ -164,33 +165,37 @@ def _tree_record(planned: PlannedTree) -> TreeArtifact:
     )
 
 
-def _write_region(tx: Transaction, planned: PlannedRegion, old: Artifact | None) -> RegionArtifact:
+def _write_region(
+    tx: Transaction, planned: PlannedRegion, old: Artifact | None, created: Created
+) -> RegionArtifact:
     regions = region_file.read_regions(planned.path, planned.target)
     if isinstance(old, RegionArtifact) and planned.region_id in regions:
         region_file.replace(tx, planned.path, planned.region_id, planned.body)
-        lead, created = old.lead, old.created_file
+        lead = old.lead
     else:
-        lead, created = region_file.add(tx, planned.path, planned.region_id, planned.body)
+        lead, made_file = region_file.add(tx, planned.path, planned.region_id, planned.body)
+        if made_file:
+            created.files.add(planned.target)
     return RegionArtifact(
         target=planned.target, region=planned.region_id, digest=region_file.body_digest(planned.body),
-        lead=lead, created_file=created, harnesses=list(planned.harnesses),
+        lead=lead, harnesses=list(planned.harnesses),
     )
 
 
-def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step) -> Artifact | None:
+def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Created) -> Artifact | None:
     kind = step.action.action
     if kind in ("unchanged", "kept"):
         return step.old
     if kind == "remove":
         assert step.old is not None
-        arts.remove_record(tx, ctx, step.old)
+        arts.remove_record(tx, ctx, step.old, created)
         return None
     planned = step.planned
     if isinstance(planned, PlannedRegion):
-        return _write_region(tx, planned, step.old)
+        return _write_region(tx, planned, step.old, created)
     assert isinstance(planned, PlannedTree)
     if step.old is not None and arts.inspect_record(ctx, step.old) != "missing":
-        arts.remove_record(tx, ctx, step.old)
+        arts.remove_record(tx, ctx, step.old, created)
     tree.write(tx, planned.path, planned.files, planned.executables)
     return _tree_record(planned)
 
@@ -212,25 +217,20 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
     )
 
 
-def _record_dirs(tx: Transaction, ctx: ScopeContext) -> None:
-    uze_home = ctx.paths.uze_home
-    made = [ctx.location.display(d) for d in tx.created_dirs if not d.is_relative_to(uze_home)]
-    known = load_created_dirs(ctx)
-    if made:
-        save_created_dirs(tx, ctx, known + made)
-
-
 def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step]) -> tuple[Receipt, int]:
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
+    created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
     try:
-        records = [r for r in (_apply_step(tx, ctx, s) for s in ordered) if r is not None]
+        records = [r for r in (_apply_step(tx, ctx, s, created) for s in ordered) if r is not None]
         receipt = build_receipt(plan, records)
         path = ctx.receipt_file(receipt.name)
         data = dump_receipt(receipt)
         if not path.exists() or path.read_bytes() != data:
             tx.write(path, data)
-        _record_dirs(tx, ctx)
+        outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
+        created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
+        save_created(tx, ctx, created)
         if ctx.scope == "project":
             register_project(tx, ctx.paths, ctx.location.project, present=True)
     except BaseException:

@@ -7,12 +7,13 @@ from pathlib import Path
 
 from uze.commands import artifacts as arts
 from uze.commands.context import (
+    Created,
     ScopeContext,
-    load_created_dirs,
+    load_created,
     locked,
     open_scope,
     register_project,
-    save_created_dirs,
+    save_created,
 )
 from uze.commands.install import Action
 from uze.errors import NotInstalled
@@ -59,30 +60,30 @@ def _why_kept(state: str) -> str:
     return "replaced by something uze did not write; kept"
 
 
-def _prune_dirs(tx: Transaction, ctx: ScopeContext, last: bool) -> None:
+def _prune(tx: Transaction, ctx: ScopeContext, created: Created, last: bool) -> None:
     """Remove folders uze created once they are empty; forget the record when none remain."""
-    dirs = load_created_dirs(ctx)
-    if last:
-        tx.remove(ctx.dirs_file)
-    deepest_first = sorted(dirs, key=lambda d: len(Path(d).parts), reverse=True)
-    remaining = [
+    if last:  # the record itself lives in .uze/: it must go before .uze/ can
+        tx.remove(ctx.created_file)
+    deepest_first = sorted(created.dirs, key=lambda d: len(Path(d).parts), reverse=True)
+    created.dirs = {
         rel for rel in deepest_first
         if not tx.remove_dir(ctx.location.resolve(rel)) and ctx.location.resolve(rel).exists()
-    ]
+    }
     if not last:
-        save_created_dirs(tx, ctx, remaining)
-    # With no receipt left, folders kept alive by user files belong to the user, as the files do.
+        save_created(tx, ctx, created)
+    # With no receipt left, what user files keep alive belongs to the user, as the files do.
 
 
 def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bool]]) -> None:
+    created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
     try:
         for (_action, remove), record in zip(decisions, receipt.artifacts, strict=True):
             if remove:
-                arts.remove_record(tx, ctx, record)
+                arts.remove_record(tx, ctx, record, created)
         tx.remove(ctx.receipt_file(receipt.name))
         last = not any(r.name != receipt.name for r in ctx.receipts())
-        _prune_dirs(tx, ctx, last)
+        _prune(tx, ctx, created, last)
         if ctx.scope == "project" and last:
             register_project(tx, ctx.paths, ctx.location.project, present=False)
     except BaseException:

@@ -49,13 +49,17 @@ def replace(tx: Transaction, path: Path, region_id: str, body: bytes) -> None:
     tx.write(path, region.replace_region_body(path.read_bytes(), region_id, body))
 
 
-def remove(tx: Transaction, path: Path, region_id: str, lead: str, created_file: bool) -> None:
-    """Remove the region (and the lead uze added); delete the file if uze made it and it is empty."""
+def remove(tx: Transaction, path: Path, region_id: str, lead: str, delete_if_empty: bool) -> bool:
+    """Remove the region and the lead uze added; return True if the file was deleted.
+
+    The file is deleted only when nothing is left in it and uze created it (`delete_if_empty`).
+    """
     new = region.remove_region(path.read_bytes(), region_id, lead.encode())
-    if created_file and not new:
+    if delete_if_empty and not new:
         tx.remove(path)
-    else:
-        tx.write(path, new)
+        return True
+    tx.write(path, new)
+    return False
 
 
 def body_digest(body: bytes) -> str:
