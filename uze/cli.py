@@ -197,6 +197,48 @@ def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     console.print(table)
 
 
+store_app = typer.Typer(help="Inspect and clean the content-addressed store.", no_args_is_help=True)
+app.add_typer(store_app, name="store")
+
+
+@store_app.command("verify")
+def store_verify(as_json: JsonOpt = False) -> None:
+    """Re-hash every object and tree; exit 1 if anything is corrupt or missing."""
+    from uze.commands.store import verify
+
+    report = _run(lambda: verify(_paths()))
+    document = {"schema": 1, "objects": report.objects, "trees": report.trees,
+                "corrupt": list(report.corrupt), "missing": list(report.missing),
+                "stray": list(report.stray), "ok": report.is_clean}
+    if as_json:
+        _print_json(document)
+    else:
+        console = _out()
+        console.print(f"{report.objects} objects, {report.trees} trees checked", markup=False)
+        for key in ("corrupt", "missing", "stray"):
+            for item in document[key]:
+                console.print(f"{key}: {item}", markup=False)
+    if not report.is_clean:
+        _fail(UzeError("the store is damaged", hint="reinstall the affected packages, then run `uze store gc`"))
+
+
+@store_app.command("gc")
+def store_gc(as_json: JsonOpt = False) -> None:
+    """Delete store objects that no receipt references."""
+    from uze.commands.store import gc
+
+    result = _run(lambda: gc(_paths()))
+    r = result.report
+    document = {"schema": 1, "removed_objects": r.removed_objects, "removed_trees": r.removed_trees,
+                "freed_bytes": r.freed_bytes, "kept_objects": r.kept_objects,
+                "live_trees": result.live_trees, "projects": list(result.projects)}
+    if as_json:
+        _print_json(document)
+    else:
+        _out().print(f"removed {r.removed_objects} objects and {r.removed_trees} trees "
+                     f"({r.freed_bytes} bytes); kept {r.kept_objects} objects", markup=False)
+
+
 def _usage_error(exc: typer.exceptions.TyperException) -> int:
     """Render a parser error (unknown option, missing argument) in uze's own error format."""
     ctx = getattr(exc, "ctx", None)
