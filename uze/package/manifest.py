@@ -52,11 +52,11 @@ class McpServer(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     name: McpServerName
-    command: str | None = None
+    command: str | None = Field(default=None, min_length=1)
     args: list[str] = []
     env: dict[str, str] = {}
     cwd: str | None = None
-    url: str | None = None
+    url: str | None = Field(default=None, min_length=1)
     type: Literal["http", "sse"] | None = None
     headers: dict[str, str] = {}
     enabled: bool = True

@@ -145,9 +145,11 @@ class _Walk:
         except OSError as error:
             return self.refuse(relpath, f"cannot read: {error.strerror}")
 
-    def refuse(self, relpath: str, problem: str) -> None:
+    def refuse(self, relpath: str, problem: str) -> tuple[Path, os.stat_result] | None:
+        """Record `relpath` as a file that cannot be carried; always returns None."""
         self.tree.seen.add(relpath)
         self.tree.issues.append(issue(relpath, problem))
+        return None
 
     def subfolder(self, real: Path, relpath: str, chain: frozenset[Path]) -> None:
         if real in chain:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import io
 import os
 import socket
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO, Any
 
 import pytest
 
@@ -439,6 +442,61 @@ def test_symlinks_that_loop_into_each_other_are_an_issue(build: Builder, issues_
     ]
 
 
+def test_symlink_through_a_file_is_an_issue(build: Builder, issues_of: Issues) -> None:
+    root = build({"file.md": "x\n"})
+    (root / "link").symlink_to("file.md/inside")
+
+    assert issues_of(root) == ["link: cannot read: Not a directory"]
+
+
+def test_unreadable_folder_is_an_issue(
+    build: Builder, issues_of: Issues, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = build({"secret/a.md": "a\n"})
+    real_scandir = os.scandir
+
+    def scandir(path: Path) -> Iterator[os.DirEntry[str]]:
+        if Path(path).name == "secret":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+    assert issues_of(root) == ["secret: cannot read: Permission denied"]
+
+
+def test_unreadable_file_is_an_issue(
+    build: Builder, issues_of: Issues, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = build({"locked.md": "a\n"})
+    real_open: Callable[..., IO[Any]] = Path.open
+
+    def open_(self: Path, *args: Any, **kwargs: Any) -> IO[Any]:
+        if self.name == "locked.md":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+
+    assert issues_of(root) == ["locked.md: cannot read: Permission denied"]
+
+
+def test_file_that_grows_past_the_limit_while_read_is_an_issue(
+    build: Builder, issues_of: Issues, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = build({"growing.log": "small\n"})
+    real_open: Callable[..., IO[Any]] = Path.open
+
+    def open_(self: Path, *args: Any, **kwargs: Any) -> IO[Any]:
+        if self.name == "growing.log":
+            return io.BytesIO(b"x" * (MAX_FILE_BYTES + 1))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", open_)
+
+    assert issues_of(root) == ["growing.log: file is larger than 16 MiB"]
+
+
 def test_fifo_is_an_issue(build: Builder, issues_of: Issues) -> None:
     root = build({})
     os.mkfifo(root / "pipe")
@@ -553,6 +611,10 @@ def test_file_name_that_is_not_nfc_is_an_issue(build: Builder, issues_of: Issues
         (
             {"mcpServers": {"a": {"command": "x", "env": {"N": 1}, "args": "-v"}}},
             ["mcpServers.a.args: must be a list", "mcpServers.a.env.N: must be a string"],
+        ),
+        (
+            {"mcpServers": {"a": {"command": ""}, "b": {"url": ""}}},
+            ["mcpServers.a.command: must not be empty", "mcpServers.b.url: must not be empty"],
         ),
         (
             {"mcpServers": {"a": {"command": "x", "enabled": "yes"}}},
@@ -737,6 +799,8 @@ def test_transform_is_allowed_on_pre_tool_use(build: Builder) -> None:
             ],
         ),
         ({"description": "d", "hooks": {}, "extra": 1}, ["extra: unknown key"]),
+        ({"hooks": []}, ["hooks: must be a JSON object of events"]),
+        ({"hooks": {"Stop": {}}}, ["hooks.Stop: must be a list of groups"]),
     ],
 )
 def test_claude_hooks_that_do_not_map_are_located_issues(
