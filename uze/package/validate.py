@@ -6,6 +6,8 @@ it could build; the reader raises once, at the end, if any line was added.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Final, TypeGuard
@@ -19,6 +21,7 @@ from uze.package.names import name_problem
 from uze.package.tree import Tree
 
 INSTRUCTIONS: Final = "AGENTS.md"
+_UZE_MARKER: Final = re.compile(r"^<!-- uze:(begin|end) \S+ -->\s*$")
 SKILLS: Final = "skills"
 AGENTS: Final = "agents"
 SKILL_FILE: Final = "SKILL.md"
@@ -65,7 +68,11 @@ def validate_instructions(tree: Tree, issues: list[str]) -> str | None:
     """Return "AGENTS.md" when the package has standing instructions; they must be UTF-8."""
     if INSTRUCTIONS not in tree.seen:
         return None
-    tree.text(INSTRUCTIONS, issues)
+    text = tree.text(INSTRUCTIONS, issues)
+    for number, line in enumerate((text or "").splitlines(), start=1):
+        if _UZE_MARKER.match(line):
+            issues.append(issue(f"{INSTRUCTIONS}:{number}", "holds a uze region marker, which "
+                                "would break the region uze writes; remove that line"))
     return INSTRUCTIONS
 
 

@@ -818,3 +818,15 @@ def test_claude_mcp_problems_are_located_in_dot_mcp_json(build: Builder, issues_
     )
 
     assert issues_of(root) == [".mcp.json: mcpServers.a.type: must be 'http' or 'sse'"]
+
+
+@pytest.mark.parametrize("marker", ["<!-- uze:begin other -->", "<!-- uze:end pkg -->"])
+def test_instructions_holding_a_uze_marker_are_refused_with_the_line(
+    build: Builder, issues_of: Issues, marker: str
+) -> None:
+    root = build({"AGENTS.md": f"# Rules\n\n{marker}\nmore\n"})
+
+    assert issues_of(root) == [
+        "AGENTS.md:3: holds a uze region marker, which would break the region uze writes; "
+        "remove that line"
+    ]
