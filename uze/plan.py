@@ -1,27 +1,33 @@
 """Planning: package + location + harnesses -> projections and the artifacts that carry them.
 
-Pure: reads no file and writes nothing. Harnesses that read one location share one artifact
-(one skill folder serves every harness that reads its root).
+Pure: reads no file and writes nothing. Routes come from the capability map; harnesses that
+read one location share one artifact; skill roots are chosen so no harness sees a skill twice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
-from uze.harnesses import REGISTRY, Location
+from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
-from uze.package import Package, Skill
+from uze.overrides import Overrides, read_overrides
+from uze.package import Agent, Package, Skill
 from uze.projections.frontmatter import edit_frontmatter
+from uze.skill_roots import choose_roots
 
 _RANK = {"native": 0, "adapted": 1, "degraded": 2, "unsupported": 3}
 
 
 @dataclass(frozen=True, slots=True)
 class PlannedProjection:
-    """One (resource, harness) pair, its route and the target of the artifact that carries it."""
+    """One (resource, harness) pair, its route and the target of the artifact that carries it.
+
+    `level` is the author's override (`required`, `optional` or "").
+    """
 
     kind: str
     resource: str
@@ -30,6 +36,7 @@ class PlannedProjection:
     reason: str
     target: str
     path: Path | None
+    level: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +61,17 @@ class PlannedRegion:
     harnesses: tuple[str, ...]
 
 
-PlannedArtifact = PlannedTree | PlannedRegion
+@dataclass(frozen=True, slots=True)
+class PlannedFile:
+    """A whole file to write (an agent definition)."""
+
+    path: Path
+    target: str
+    data: bytes
+    harnesses: tuple[str, ...]
+
+
+PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +84,31 @@ class Plan:
     harnesses: tuple[str, ...]
     projections: tuple[PlannedProjection, ...]
     artifacts: tuple[PlannedArtifact, ...] = field(default=())
+
+    def unmet_requirements(self) -> list[PlannedProjection]:
+        """Projections the author marked `required` whose route is not native."""
+        return [p for p in self.projections if p.level == "required" and p.route != "native"]
+
+
+@dataclass(slots=True)
+class _Builder:
+    package: Package
+    loc: Location
+    harnesses: tuple[str, ...]
+    overrides: Overrides
+    projections: list[PlannedProjection] = field(default_factory=list)
+    artifacts: list[PlannedArtifact] = field(default_factory=list)
+
+    def add(self, kind: str, resource: str, harness: str, cap: Capability,
+            path: Path | None, feature: str = "base", suffix: str = "") -> None:
+        level = self.overrides.level(harness, kind, feature) or ""
+        reason = cap.reason
+        if level == "optional" and cap.route != "native":
+            reason = f"{reason} (optional for this package)"
+        target = f"{self.loc.display(path)}{suffix}" if path is not None else ""
+        self.projections.append(
+            PlannedProjection(kind, resource, harness, cap.route, reason, target, path, level)
+        )
 
 
 def _worst(*caps: Capability) -> Capability:
@@ -82,7 +124,7 @@ def skill_folder_name(package: Package, skill: Skill) -> str:
     return f"{package.name}-{skill.name}"
 
 
-def _skill_files(package: Package, skill: Skill, harnesses: Iterable[str]) -> dict[str, bytes]:
+def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...]) -> dict[str, bytes]:
     files = {rel[len(skill.folder) + 1 :]: package.files[rel].data for rel in skill.files}
     folder = skill_folder_name(package, skill)
     keys: dict[str, object] = {}
@@ -98,96 +140,100 @@ def _skill_files(package: Package, skill: Skill, harnesses: Iterable[str]) -> di
     return files
 
 
-def _plan_skill(
-    package: Package, skill: Skill, loc: Location, harnesses: tuple[str, ...]
-) -> tuple[list[PlannedProjection], list[PlannedTree]]:
-    projections: list[PlannedProjection] = []
-    roots: dict[Path, list[str]] = {}
-    for harness in harnesses:
-        cap = _worst(lookup(harness, "skill"), lookup(harness, "skill", invoke_feature(skill.invoke)))
-        path = None
-        if cap.route != "unsupported":
-            path = REGISTRY[harness].skill_root(loc) / skill_folder_name(package, skill)
-            roots.setdefault(path, []).append(harness)
-        target = loc.display(path) if path else ""
-        projections.append(
-            PlannedProjection("skill", skill.name, harness, cap.route, cap.reason, target, path)
-        )
-    trees = [_tree(package, skill, loc, path, tuple(users)) for path, users in roots.items()]
-    return projections, trees
+def _plan_skills(b: _Builder) -> None:
+    supported = [h for h in b.harnesses if lookup(h, "skill").route != "unsupported"]
+    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in supported}
+    dedupes = {h for h in supported if REGISTRY[h].dedupes_skills}
+    choice = choose_roots(reads, dedupes)
+    for skill in b.package.skills:
+        feature = invoke_feature(skill.invoke)
+        users: dict[Path, list[str]] = {}
+        for harness in b.harnesses:
+            cap = _worst(lookup(harness, "skill"), lookup(harness, "skill", feature))
+            root = choice.serving.get(harness)
+            if harness in choice.unserved:
+                cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
+            path = root / skill_folder_name(b.package, skill) if root and cap.route != "unsupported" else None
+            if path is not None:
+                users.setdefault(path, []).append(harness)
+            b.add("skill", skill.name, harness, cap, path, feature)
+        for path, harnesses in users.items():
+            files = _skill_files(b.package, skill, tuple(harnesses))
+            executables = frozenset(
+                rel[len(skill.folder) + 1 :] for rel in skill.files if b.package.files[rel].executable
+            )
+            b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, tuple(harnesses)))
 
 
-def _tree(
-    package: Package, skill: Skill, loc: Location, path: Path, users: tuple[str, ...]
-) -> PlannedTree:
-    files = _skill_files(package, skill, users)
-    executables = frozenset(
-        rel[len(skill.folder) + 1 :] for rel in skill.files if package.files[rel].executable
-    )
-    return PlannedTree(path, loc.display(path), files, executables, users)
-
-
-def _plan_instructions(
-    package: Package, loc: Location, harnesses: tuple[str, ...]
-) -> tuple[list[PlannedProjection], list[PlannedRegion]]:
-    assert package.instructions is not None
-    body = package.files[package.instructions].data
-    projections: list[PlannedProjection] = []
+def _plan_instructions(b: _Builder) -> None:
+    if b.package.instructions is None:
+        return
+    body = b.package.files[b.package.instructions].data
     files: dict[Path, list[str]] = {}
-    for harness in harnesses:
-        cap = lookup(harness, "instructions")
-        path = None
-        if cap.route != "unsupported":
-            path = REGISTRY[harness].instructions_file(loc)
-            files.setdefault(path, []).append(harness)
-        target = f"{loc.display(path)}#{package.name}" if path else ""
-        projections.append(
-            PlannedProjection("instructions", "AGENTS.md", harness, cap.route, cap.reason, target, path)
-        )
-    regions = [
-        PlannedRegion(path, loc.display(path), package.name, body, tuple(users))
+    caps = {h: lookup(h, "instructions") for h in b.harnesses}
+    for harness in b.harnesses:
+        if caps[harness].route != "unsupported":
+            files.setdefault(REGISTRY[harness].instructions_file(b.loc), []).append(harness)
+    for harness in b.harnesses:
+        cap = caps[harness]
+        path = REGISTRY[harness].instructions_file(b.loc) if cap.route != "unsupported" else None
+        also = [p for p in REGISTRY[harness].also_reads(b.loc) if p in files and p != path]
+        if also:
+            cap = Capability("degraded", f"it also reads {b.loc.display(also[0])}, which uze "
+                             "writes for another harness: it sees these instructions twice", cap.source)
+        b.add("instructions", "AGENTS.md", harness, cap, path, suffix=f"#{b.package.name}")
+    b.artifacts += [
+        PlannedRegion(path, b.loc.display(path), b.package.name, body, tuple(users))
         for path, users in files.items()
     ]
-    return projections, regions
 
 
-def _unsupported_kinds(package: Package, harnesses: tuple[str, ...]) -> list[PlannedProjection]:
+def _plan_agent(b: _Builder, agent: Agent) -> None:
+    label = agent_label(b.package.name, agent)
+    for harness in b.harnesses:
+        cap, fmt = lookup(harness, "agent"), REGISTRY[harness].agents
+        if cap.route == "unsupported" or fmt is None:
+            b.add("agent", agent.name, harness, cap, None)
+            continue
+        rendered = render_agent(b.package.name, agent, harness, fmt)
+        if rendered.dropped:
+            why = f"dropped fields {harness} does not read: {', '.join(rendered.dropped)}"
+            cap = Capability("degraded", "; ".join(filter(None, [cap.reason, why])), cap.source)
+        path = fmt.folder(b.loc) / f"{label}{fmt.suffix}"
+        b.add("agent", agent.name, harness, cap, path)
+        b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))
+
+
+def _plan_unsupported(b: _Builder) -> None:
     resources = [
-        *(("agent", agent.name) for agent in package.agents),
-        *(("mcp", server.name) for server in package.mcp_servers),
-        *(("hook", group_id) for group_id in _hook_ids(package)),
+        *(("mcp", server.name) for server in b.package.mcp_servers),
+        *(("hook", group_id) for group_id in hook_ids(b.package)),
     ]
-    out = []
     for kind, name in resources:
-        for harness in harnesses:
-            cap = lookup(harness, kind)
-            out.append(PlannedProjection(kind, name, harness, cap.route, cap.reason, "", None))
-    return out
+        for harness in b.harnesses:
+            b.add(kind, name, harness, lookup(harness, kind), None)
 
 
-def _hook_ids(package: Package) -> list[str]:
+def hook_ids(package: Package) -> list[str]:
+    """Each hook group's id, or `<Event>-<index>` when it has none."""
     if package.hooks is None:
         return []
-    ids = []
-    for event, groups in package.hooks.hooks.items():
-        for index, group in enumerate(groups):
-            ids.append(group.id or f"{event}-{index}")
-    return ids
+    return [
+        group.id or f"{event}-{index}"
+        for event, groups in package.hooks.hooks.items()
+        for index, group in enumerate(groups)
+    ]
 
 
-def plan_install(
-    package: Package, tree: str, loc: Location, harnesses: tuple[str, ...]
-) -> Plan:
-    """Every projection and artifact for `package` in `loc`, for `harnesses`. Pure."""
-    projections: list[PlannedProjection] = []
-    artifacts: list[PlannedArtifact] = []
-    if package.instructions is not None:
-        more, regions = _plan_instructions(package, loc, harnesses)
-        projections += more
-        artifacts += regions
-    for skill in package.skills:
-        more, trees = _plan_skill(package, skill, loc, harnesses)
-        projections += more
-        artifacts += trees
-    projections += _unsupported_kinds(package, harnesses)
-    return Plan(package, tree, loc, harnesses, tuple(projections), tuple(artifacts))
+def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[str, ...]) -> Plan:
+    """Every projection and artifact for `package` in `loc`, for `harnesses`. Pure.
+
+    Raises PackageInvalid for malformed author overrides.
+    """
+    b = _Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
+    _plan_instructions(b)
+    _plan_skills(b)
+    for agent in package.agents:
+        _plan_agent(b, agent)
+    _plan_unsupported(b)
+    return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts))

@@ -58,7 +58,16 @@ class RegionArtifact(_Model):
     harnesses: list[str]
 
 
-Artifact = Annotated[TreeArtifact | RegionArtifact, Field(discriminator="type")]
+class FileArtifact(_Model):
+    """A whole file uze created (an agent definition); `digest` of exactly what was written."""
+
+    type: Literal["file"] = "file"
+    target: str
+    digest: Digest
+    harnesses: list[str]
+
+
+Artifact = Annotated[TreeArtifact | RegionArtifact | FileArtifact, Field(discriminator="type")]
 
 
 class Receipt(_Model):

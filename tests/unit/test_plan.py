@@ -50,7 +50,8 @@ def test_every_targeted_pair_has_a_route_and_non_native_routes_have_reasons(tmp_
     [("review", "claude_code", "native"), ("review", "codex", "native"),
      ("ship", "claude_code", "native"), ("ship", "codex", "adapted"),
      ("helper", "claude_code", "native"), ("helper", "codex", "degraded"),
-     ("review", "gemini_cli", "unsupported")],
+     ("review", "gemini_cli", "native"), ("ship", "gemini_cli", "degraded"),
+     ("helper", "gemini_cli", "native")],
 )
 def test_invocation_policy_routes_per_harness(tmp_path: Path, skill: str, harness: str, route: str) -> None:
     plan = _plan("project", ("claude_code", "codex", "gemini_cli"), tmp_path)

@@ -1,7 +1,8 @@
-"""Capability rows, read top to bottom: harness, kind, feature -> route, reason, source.
+"""Capability rows, read top to bottom: (harness, kind, feature) -> route, reason, source.
 
-Sources name the section of ../shared/reference/harnesses.md the row rests on. A harness or
-feature with no row is unsupported ("uze does not deliver ... yet"), never silently native.
+Sources name the section of ../shared/reference/harnesses.md (or real-harness-probes.md, or a
+test of ours) the row rests on. A harness or feature with no row is unsupported, with a reason,
+never silently native.
 """
 
 from __future__ import annotations
@@ -21,47 +22,96 @@ class Capability:
     source: str
 
 
-def _row(route: Route, reason: str, source: str) -> Capability:
+def _c(route: Route, reason: str, source: str) -> Capability:
     return Capability(route, reason, source)
 
 
+_NATIVE_POLICY = "native"
 CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
-    # --- Claude Code -------------------------------------------------------------------------
-    ("claude_code", "instructions", "base"): _row(
-        "adapted",
-        "Claude Code reads CLAUDE.md, not AGENTS.md: the instructions are copied into a "
-        "CLAUDE.md region",
-        "harnesses.md 1.1",
-    ),
-    ("claude_code", "skill", "base"): _row("native", "", "harnesses.md 1.2"),
-    ("claude_code", "skill", "invoke.user_only"): _row(
-        "native", "", "harnesses.md 1.3 (disable-model-invocation: true)"
-    ),
-    ("claude_code", "skill", "invoke.model_only"): _row(
-        "native", "", "harnesses.md 1.3 (user-invocable: false)"
-    ),
-    # --- Codex -------------------------------------------------------------------------------
-    ("codex", "instructions", "base"): _row("native", "", "harnesses.md 2.1"),
-    ("codex", "skill", "base"): _row("native", "", "harnesses.md 2.2"),
-    ("codex", "skill", "invoke.user_only"): _row(
-        "adapted",
-        "user-only policy written as agents/openai.yaml policy.allow_implicit_invocation: false",
-        "harnesses.md 2.3",
-    ),
-    ("codex", "skill", "invoke.model_only"): _row(
-        "degraded",
-        "Codex cannot hide a skill from $ mentions and /skills: users can still invoke this "
-        "model-only skill",
-        "harnesses.md 2.3",
-    ),
+    # --- Claude Code (harnesses.md 1) -------------------------------------------------------
+    ("claude_code", "instructions", "base"): _c(
+        "adapted", "Claude Code reads CLAUDE.md, not AGENTS.md: the text is copied into a "
+        "CLAUDE.md region", "harnesses.md 1.1"),
+    ("claude_code", "skill", "base"): _c("native", "", "harnesses.md 1.2"),
+    ("claude_code", "skill", "invoke.user_only"): _c("native", "", "harnesses.md 1.3"),
+    ("claude_code", "skill", "invoke.model_only"): _c("native", "", "harnesses.md 1.3"),
+    ("claude_code", "agent", "base"): _c("native", "", "harnesses.md 1.4"),
+    # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
+    ("codex", "instructions", "base"): _c("native", "", "harnesses.md 2.1"),
+    ("codex", "skill", "base"): _c("native", "", "harnesses.md 2.2"),
+    ("codex", "skill", "invoke.user_only"): _c(
+        "adapted", "user-only policy written as agents/openai.yaml "
+        "policy.allow_implicit_invocation: false", "harnesses.md 2.3"),
+    ("codex", "skill", "invoke.model_only"): _c(
+        "degraded", "Codex cannot hide a skill from $ mentions and /skills: users can still "
+        "invoke this model-only skill", "harnesses.md 2.3"),
+    ("codex", "agent", "base"): _c(
+        "adapted", "generated as a Codex agent TOML file (developer_instructions = body); "
+        "project agents load only in a trusted project", "harnesses.md 2.4, probes 3.1"),
+    # --- OpenCode (harnesses.md 3, probes 5) ------------------------------------------------
+    ("opencode", "instructions", "base"): _c("native", "", "harnesses.md 3.1"),
+    ("opencode", "skill", "base"): _c("native", "", "harnesses.md 3.2"),
+    ("opencode", "skill", "invoke.user_only"): _c(
+        "degraded", "OpenCode has no switch that stops the model from invoking a skill: the "
+        "model can still run this user-only skill", "harnesses.md 3.3"),
+    ("opencode", "skill", "invoke.model_only"): _c(
+        "degraded", "every OpenCode skill is also a /command: users can still invoke this "
+        "model-only skill", "harnesses.md 3.3"),
+    ("opencode", "agent", "base"): _c(
+        "native", "", "harnesses.md 3.4 (mode: subagent)"),
+    # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
+    ("gemini_cli", "instructions", "base"): _c(
+        "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "
+        "GEMINI.md region", "harnesses.md 4.1"),
+    ("gemini_cli", "skill", "base"): _c("native", "", "harnesses.md 4.2"),
+    ("gemini_cli", "skill", "invoke.user_only"): _c(
+        "degraded", "Gemini CLI has no invocation switch: the model can still activate this "
+        "user-only skill (after a consent prompt)", "harnesses.md 4.3"),
+    ("gemini_cli", "skill", "invoke.model_only"): _c(
+        "native", "", "harnesses.md 4.2 (skills are activated by the model)"),
+    ("gemini_cli", "agent", "base"): _c("native", "", "harnesses.md 4.4"),
+    # --- Antigravity (harnesses.md 5: mostly third-party, unverified) -----------------------
+    ("antigravity", "instructions", "base"): _c(
+        "native", "", "harnesses.md 5.1 (unverified: third-party)"),
+    ("antigravity", "skill", "base"): _c("native", "", "harnesses.md 5.2 (unverified)"),
+    ("antigravity", "skill", "invoke.user_only"): _c(
+        "degraded", "Antigravity documents no invocation policy: the model can still run this "
+        "user-only skill", "harnesses.md 5.2"),
+    ("antigravity", "skill", "invoke.model_only"): _c(
+        "degraded", "Antigravity documents no invocation policy: users can still run this "
+        "model-only skill", "harnesses.md 5.2"),
+    # --- Kimi Code (harnesses.md 6.1) -------------------------------------------------------
+    ("kimi_code", "instructions", "base"): _c("native", "", "harnesses.md 6.1"),
+    ("kimi_code", "skill", "base"): _c("native", "", "harnesses.md 6.1"),
+    ("kimi_code", "skill", "invoke.user_only"): _c(
+        "adapted", "user-only policy written as Kimi Code's disableModelInvocation: true",
+        "harnesses.md 6.1"),
+    ("kimi_code", "skill", "invoke.model_only"): _c(
+        "degraded", "Kimi Code has no model-only switch: users can still invoke this skill",
+        "harnesses.md 6.1"),
+    ("kimi_code", "agent", "base"): _c("native", "", "harnesses.md 6.1"),
+    # --- DeepSeek Harness (harnesses.md 7) --------------------------------------------------
+    ("deepseek_harness", "instructions", "base"): _c("native", "", "harnesses.md 7"),
+    ("deepseek_harness", "skill", "base"): _c("native", "", "harnesses.md 7"),
+    ("deepseek_harness", "skill", "invoke.user_only"): _c("native", "", "harnesses.md 7"),
+    ("deepseek_harness", "skill", "invoke.model_only"): _c("native", "", "harnesses.md 7"),
+}
+
+# Kinds with no row for a harness: why, in one line (shown instead of a generic message).
+UNSUPPORTED: Final[dict[tuple[str, str], str]] = {
+    ("antigravity", "agent"): "Antigravity loads custom agents only from a plugin's agents/ "
+    "folder (format unverified); uze does not generate Antigravity plugins",
+    ("deepseek_harness", "agent"): "DeepSeek Harness has no Markdown agents, only Cordis agent "
+    "presets (agent.cordis.yml), which uze does not generate",
 }
 
 
 def lookup(harness: str, kind: str, feature: str = "base") -> Capability:
-    """The capability row, or an unsupported row naming what is missing."""
+    """The capability row, or an unsupported row that says why."""
     found = CAPABILITIES.get((harness, kind, feature))
     if found is not None:
         return found
-    if feature != "base" and CAPABILITIES.get((harness, kind, "base")) is not None:
+    if feature != "base" and (harness, kind, "base") in CAPABILITIES:
         return Capability("unsupported", f"{harness} cannot express {kind} {feature}", "none")
-    return Capability("unsupported", f"uze does not deliver {kind} resources to {harness} yet", "none")
+    why = UNSUPPORTED.get((harness, kind), f"uze does not deliver {kind} resources to {harness} yet")
+    return Capability("unsupported", why, "none")

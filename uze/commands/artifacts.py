@@ -6,8 +6,8 @@ from pathlib import Path
 
 from uze.commands.context import Created, ScopeContext
 from uze.plan import PlannedArtifact, PlannedRegion
-from uze.projections import region_file, tree
-from uze.receipts import Artifact, RegionArtifact, TreeArtifact
+from uze.projections import file, region_file, tree
+from uze.receipts import Artifact, FileArtifact, RegionArtifact, TreeArtifact
 from uze.transaction import Transaction
 
 
@@ -35,6 +35,8 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
     path = record_path(ctx, record)
     if isinstance(record, TreeArtifact):
         return tree.inspect(path, record.files)
+    if isinstance(record, FileArtifact):
+        return file.inspect(path, record.digest)
     return region_file.inspect(path, record.region, record.digest)
 
 
@@ -47,5 +49,7 @@ def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created:
     path = record_path(ctx, record)
     if isinstance(record, TreeArtifact):
         tree.remove(tx, path)
+    elif isinstance(record, FileArtifact):
+        file.remove(tx, path)
     elif region_file.remove(tx, path, record.region, record.lead, record.target in created.files):
         created.files.discard(record.target)

@@ -20,10 +20,12 @@ from uze.harnesses import detect_harnesses, parse_harnesses
 from uze.harnesses.base import Scope
 from uze.package import Package, read_package
 from uze.paths import Paths
-from uze.plan import Plan, PlannedArtifact, PlannedRegion, PlannedTree, plan_install
-from uze.projections import region_file, tree
+from uze.plan import Plan, PlannedArtifact, PlannedFile, PlannedRegion, PlannedTree, plan_install
+from uze.projections import file, region_file, tree
+from uze.projections.digest import content_digest
 from uze.receipts import (
     Artifact,
+    FileArtifact,
     ProjectionRecord,
     Receipt,
     RegionArtifact,
@@ -91,7 +93,7 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
     path = artifact.path
-    if isinstance(artifact, PlannedTree):
+    if not isinstance(artifact, PlannedRegion):
         if path.exists() or path.is_symlink():
             raise ForeignFile(artifact.target)
         return
@@ -105,6 +107,8 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
 def _digests(artifact: PlannedArtifact) -> dict[str, str] | str:
     if isinstance(artifact, PlannedTree):
         return tree.digests_of(artifact.files)
+    if isinstance(artifact, PlannedFile):
+        return content_digest(artifact.data)
     return region_file.body_digest(artifact.body)
 
 
@@ -193,6 +197,10 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
     planned = step.planned
     if isinstance(planned, PlannedRegion):
         return _write_region(tx, planned, step.old, created)
+    if isinstance(planned, PlannedFile):
+        file.write(tx, planned.path, planned.data)
+        return FileArtifact(target=planned.target, digest=content_digest(planned.data),
+                            harnesses=list(planned.harnesses))
     assert isinstance(planned, PlannedTree)
     if step.old is not None and arts.inspect_record(ctx, step.old) != "missing":
         arts.remove_record(tx, ctx, step.old, created)
@@ -248,7 +256,21 @@ def _prepare(
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
     _entries, _meta, digest = package_tree(package)
-    return ctx, package, plan_install(package, digest, ctx.location, harnesses), previous
+    plan = plan_install(package, digest, ctx.location, harnesses)
+    check_requirements(plan)
+    return ctx, package, plan, previous
+
+
+def check_requirements(plan: Plan) -> None:
+    """Refuse a plan where the author required a native route that a harness cannot give."""
+    unmet = plan.unmet_requirements()
+    if unmet:
+        error = UzeError(
+            f"{plan.package.name} requires native routes that {len(unmet)} projection(s) cannot have",
+            hint="leave out those harnesses with --harness, or ask the author to relax the requirement",
+        )
+        error.details = [f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}" for p in unmet]
+        raise error
 
 
 def install(

@@ -5,23 +5,30 @@ from __future__ import annotations
 from typing import Final
 
 from uze.errors import UnknownHarness
-from uze.harnesses import claude_code, codex
+from uze.harnesses import (
+    antigravity,
+    claude_code,
+    codex,
+    deepseek_harness,
+    gemini_cli,
+    kimi_code,
+    opencode,
+)
 from uze.harnesses.base import Harness, Location
 
-HARNESS_IDS: Final = (
-    "claude_code",
-    "codex",
-    "opencode",
-    "gemini_cli",
-    "antigravity",
-    "kimi_code",
-    "deepseek_harness",
-)
-
 REGISTRY: Final[dict[str, Harness]] = {
-    claude_code.HARNESS.id: claude_code.HARNESS,
-    codex.HARNESS.id: codex.HARNESS,
+    h.id: h
+    for h in (
+        claude_code.HARNESS,
+        codex.HARNESS,
+        opencode.HARNESS,
+        gemini_cli.HARNESS,
+        antigravity.HARNESS,
+        kimi_code.HARNESS,
+        deepseek_harness.HARNESS,
+    )
 }
+HARNESS_IDS: Final = tuple(REGISTRY)
 
 
 def parse_harnesses(value: str) -> tuple[str, ...]:
@@ -30,13 +37,13 @@ def parse_harnesses(value: str) -> tuple[str, ...]:
         return HARNESS_IDS
     names = [part.strip() for part in value.split(",") if part.strip()]
     for name in names:
-        if name not in HARNESS_IDS:
+        if name not in REGISTRY:
             raise UnknownHarness(name, HARNESS_IDS)
     return tuple(h for h in HARNESS_IDS if h in names)
 
 
 def detect_harnesses(loc: Location) -> tuple[str, ...]:
-    """The implemented harnesses whose presence shows in the project or on this machine."""
+    """The harnesses whose presence shows in the project or on this machine."""
     return tuple(h.id for h in REGISTRY.values() if h.detect(loc))
 
 

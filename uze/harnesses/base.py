@@ -16,7 +16,7 @@ Scope = Literal["project", "user"]
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a scope's artifacts live: the project root, or None for user scope."""
+    """Where a scope's artifacts live: the project root (resolved even for user scope)."""
 
     scope: Scope
     project: Path
@@ -37,6 +37,10 @@ class Location:
         candidate = Path(target)
         return candidate if candidate.is_absolute() else self.project / candidate
 
+    def pick(self, project: str, user: Path) -> Path:
+        """`project` (relative to the project root) in project scope, else `user`."""
+        return self.project / project if self.scope == "project" else user
+
 
 @dataclass(frozen=True, slots=True)
 class SkillDialect:
@@ -47,19 +51,51 @@ class SkillDialect:
 
 
 @dataclass(frozen=True, slots=True)
+class AgentFormat:
+    """How a harness reads agents: file per agent, Markdown or TOML, and the keys it accepts.
+
+    `fixed` keys are always written (e.g. OpenCode `mode: subagent`); `name_key` is False where
+    the file name is the identity; `allowed` lists the `harness:` block keys the harness reads.
+    """
+
+    folder: Callable[[Location], Path]
+    suffix: Literal[".md", ".toml"] = ".md"
+    name_key: bool = True
+    fixed: Mapping[str, object] = field(default_factory=dict)
+    allowed: frozenset[str] = frozenset()
+
+
+def _no_policy(_policy: InvokePolicy) -> SkillDialect:
+    return SkillDialect()
+
+
+@dataclass(frozen=True, slots=True)
 class Harness:
-    """One harness: detection, locations and dialect. A new harness is one module + one line."""
+    """One harness: detection, locations and dialect. A new harness is one module + one line.
+
+    `skill_roots` lists every root the harness reads (preferred first); `dedupes_skills` is
+    True where the real harness was seen listing a name once though it sat in two roots;
+    `also_reads` names instruction files it reads besides its own (DeepSeek reads CLAUDE.md).
+    """
 
     id: str
-    detect: Callable[[Location], bool]
+    binary: str
+    markers: tuple[str, ...]
+    home: Callable[[Paths], Path]
     instructions_file: Callable[[Location], Path]
-    skill_root: Callable[[Location], Path]
-    skill_dialect: Callable[[InvokePolicy], SkillDialect]
+    skill_roots: Callable[[Location], tuple[Path, ...]]
+    skill_dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy
+    agents: AgentFormat | None = None
+    dedupes_skills: bool = False
+    also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()
 
-
-def on_path(paths: Paths, binary: str) -> bool:
-    """Whether `binary` is on the PATH uze was started with."""
-    return shutil.which(binary, path=paths.env.get("PATH", "")) is not None
+    def detect(self, loc: Location) -> bool:
+        """Whether the harness shows in the project, in the user's home or on PATH."""
+        return (
+            any((loc.project / marker).exists() for marker in self.markers)
+            or self.home(loc.paths).is_dir()
+            or shutil.which(self.binary, path=loc.paths.env.get("PATH", "")) is not None
+        )
 
 
 def invoke_feature(policy: InvokePolicy) -> str:

@@ -4,37 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import Harness, Location, SkillDialect, on_path
+from uze.harnesses.base import AgentFormat, Harness, Location, SkillDialect
 from uze.package import InvokePolicy
+from uze.paths import Paths
 
 
-def _config_dir(loc: Location) -> Path:
-    return loc.paths.env_dir("CLAUDE_CONFIG_DIR", loc.paths.home / ".claude")
+def config_dir(paths: Paths) -> Path:
+    """`$CLAUDE_CONFIG_DIR`, else ~/.claude (probes 2.1: it moves skills, agents, CLAUDE.md)."""
+    return paths.env_dir("CLAUDE_CONFIG_DIR", paths.home / ".claude")
 
 
-def _detect(loc: Location) -> bool:
-    project = loc.project
-    return (
-        (project / ".claude").is_dir()
-        or (project / "CLAUDE.md").is_file()
-        or _config_dir(loc).is_dir()
-        or on_path(loc.paths, "claude")
-    )
-
-
-def _instructions_file(loc: Location) -> Path:
-    if loc.scope == "user":
-        return _config_dir(loc) / "CLAUDE.md"
-    return loc.project / "CLAUDE.md"
-
-
-def _skill_root(loc: Location) -> Path:
-    if loc.scope == "user":
-        return _config_dir(loc) / "skills"
-    return loc.project / ".claude" / "skills"
-
-
-def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
+def skill_dialect(policy: InvokePolicy) -> SkillDialect:
+    """Claude's own keys (also read by DeepSeek Harness)."""
     keys: dict[str, object] = {}
     if not policy.model:
         keys["disable-model-invocation"] = True
@@ -45,8 +26,18 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
 
 HARNESS = Harness(
     id="claude_code",
-    detect=_detect,
-    instructions_file=_instructions_file,
-    skill_root=_skill_root,
-    skill_dialect=_skill_dialect,
+    binary="claude",
+    markers=(".claude", "CLAUDE.md"),
+    home=config_dir,
+    instructions_file=lambda loc: loc.pick("CLAUDE.md", config_dir(loc.paths) / "CLAUDE.md"),
+    skill_roots=lambda loc: (loc.pick(".claude/skills", config_dir(loc.paths) / "skills"),),
+    skill_dialect=skill_dialect,
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".claude/agents", config_dir(loc.paths) / "agents"),
+        allowed=frozenset({
+            "tools", "disallowedTools", "model", "permissionMode", "maxTurns", "skills",
+            "mcpServers", "hooks", "memory", "background", "effort", "isolation", "color",
+            "initialPrompt",
+        }),
+    ),
 )

@@ -6,35 +6,16 @@ from pathlib import Path
 
 import yaml
 
-from uze.harnesses.base import Harness, Location, SkillDialect, on_path
+from uze.harnesses.base import AgentFormat, Harness, SkillDialect
 from uze.package import InvokePolicy
+from uze.paths import Paths
 
 OPENAI_YAML = "agents/openai.yaml"
 
 
-def _codex_home(loc: Location) -> Path:
-    return loc.paths.env_dir("CODEX_HOME", loc.paths.home / ".codex")
-
-
-def _detect(loc: Location) -> bool:
-    return (
-        (loc.project / ".codex").is_dir()
-        or _codex_home(loc).is_dir()
-        or on_path(loc.paths, "codex")
-    )
-
-
-def _instructions_file(loc: Location) -> Path:
-    if loc.scope == "user":
-        return _codex_home(loc) / "AGENTS.md"
-    return loc.project / "AGENTS.md"
-
-
-def _skill_root(loc: Location) -> Path:
-    # $CODEX_HOME/skills is deprecated; ~/.agents/skills is the current user root (2.2).
-    if loc.scope == "user":
-        return loc.paths.home / ".agents" / "skills"
-    return loc.project / ".agents" / "skills"
+def codex_home(paths: Paths) -> Path:
+    """`$CODEX_HOME`, else ~/.codex."""
+    return paths.env_dir("CODEX_HOME", paths.home / ".codex")
 
 
 def _openai_yaml(existing: bytes | None) -> bytes:
@@ -54,8 +35,23 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
 
 HARNESS = Harness(
     id="codex",
-    detect=_detect,
-    instructions_file=_instructions_file,
-    skill_root=_skill_root,
+    binary="codex",
+    markers=(".codex",),
+    home=codex_home,
+    instructions_file=lambda loc: loc.pick("AGENTS.md", codex_home(loc.paths) / "AGENTS.md"),
+    # .agents/skills is documented; .codex/skills and $CODEX_HOME/skills were listed by the
+    # real codex 0.171 (probes 3.1); $CODEX_HOME/skills is the deprecated user root.
+    skill_roots=lambda loc: (
+        loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
+        loc.pick(".codex/skills", codex_home(loc.paths) / "skills"),
+    ),
     skill_dialect=_skill_dialect,
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".codex/agents", codex_home(loc.paths) / "agents"),
+        suffix=".toml",
+        allowed=frozenset({
+            "model", "model_reasoning_effort", "sandbox_mode", "approval_policy",
+            "nickname_candidates", "model_verbosity",
+        }),
+    ),
 )

@@ -1,0 +1,40 @@
+"""Kimi Code (the Node rewrite): AGENTS.md, skills and Markdown agents (harnesses.md 6.1)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from uze.harnesses.base import AgentFormat, Harness, Location, SkillDialect
+from uze.package import InvokePolicy
+from uze.paths import Paths
+
+
+def kimi_home(paths: Paths) -> Path:
+    """`$KIMI_CODE_HOME`, else ~/.kimi-code."""
+    return paths.env_dir("KIMI_CODE_HOME", paths.home / ".kimi-code")
+
+
+def _skill_roots(loc: Location) -> tuple[Path, ...]:
+    return (
+        loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
+        loc.pick(".kimi-code/skills", kimi_home(loc.paths) / "skills"),
+    )
+
+
+def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
+    return SkillDialect(frontmatter={} if policy.model else {"disableModelInvocation": True})
+
+
+HARNESS = Harness(
+    id="kimi_code",
+    binary="kimi",
+    markers=(".kimi-code",),
+    home=kimi_home,
+    instructions_file=lambda loc: loc.pick("AGENTS.md", kimi_home(loc.paths) / "AGENTS.md"),
+    skill_roots=_skill_roots,
+    skill_dialect=_skill_dialect,
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".kimi-code/agents", kimi_home(loc.paths) / "agents"),
+        allowed=frozenset({"whenToUse", "override", "tools", "disallowedTools", "subagents"}),
+    ),
+)

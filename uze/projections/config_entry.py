@@ -1,0 +1,303 @@
+"""Config entries: one owned entry at a key path in a JSON, JSONC or TOML file.
+
+Pure functions over bytes; the caller writes the result through its transaction. An entry is
+the value at a key path such as `("mcpServers", "docs")`. `add_entry` creates the missing
+objects or tables on the way and returns an `AddInfo` (kept in the receipt) that tells
+`remove_entry` what else it added, so that `remove_entry(add_entry(d)) == d` byte for byte.
+Every other byte keeps its place: key order, indentation, line endings, comments, trailing
+commas, the final newline. Entries are compared by value (`read_entry(...) == value`), so a
+harness that reformats its file does not make an entry look edited. A document that does not
+parse raises `ConfigUnreadable` before anything is computed.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from uze.projections import config_json, config_toml
+
+ConfigFormat = Literal["json", "jsonc", "toml"]
+KeyPath = tuple[str, ...]
+FORMATS: Final[tuple[str, ...]] = ("json", "jsonc", "toml")
+JSON_MODES: Final = ("member", "document")
+TOML_MODES: Final = ("tables", "item")
+_BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
+
+
+class Missing(enum.Enum):
+    """The type of `MISSING`."""
+
+    MISSING = "missing"
+
+
+MISSING: Final = Missing.MISSING
+"""What `read_entry` returns when nothing is at the key path."""
+
+
+def format_key_path(key_path: KeyPath) -> str:
+    """`a.b."/some/path"`: keys joined by dots, quoted when they are not bare words."""
+    return ".".join(k if _BARE_KEY.fullmatch(k) else json.dumps(k) for k in key_path)
+
+
+class ConfigUnreadable(ValueError):
+    """The document does not parse; the message starts with `line:col`. Nothing was edited."""
+
+    def __init__(self, line: int, col: int, problem: str) -> None:
+        super().__init__(f"{line}:{col}: {problem}")
+        self.line, self.col, self.problem = line, col, problem
+
+
+class EntryExists(ValueError):
+    """Something is already at the key path (the caller decides whether that is a conflict)."""
+
+    def __init__(self, key_path: KeyPath, message: str | None = None) -> None:
+        super().__init__(message or f"an entry already exists at {format_key_path(key_path)}")
+        self.key_path = key_path
+
+
+class KeyPathBlocked(EntryExists):
+    """A key on the way to the entry holds a value that is not an object or table."""
+
+    def __init__(self, key_path: KeyPath, blocked_at: KeyPath, found: object) -> None:
+        where = format_key_path(blocked_at) if blocked_at else "the top level"
+        kind = type(found).__name__
+        super().__init__(key_path, f"cannot reach {format_key_path(key_path)}: {where} is {kind}")
+        self.blocked_at = blocked_at
+
+
+class EntryMissing(LookupError):
+    """`replace_entry` found nothing at the key path."""
+
+    def __init__(self, key_path: KeyPath) -> None:
+        super().__init__(f"no entry at {format_key_path(key_path)}")
+        self.key_path = key_path
+
+
+class UnsafeEdit(ValueError):
+    """The entry could not be added so that removing it gives back the same bytes."""
+
+    def __init__(self, key_path: KeyPath) -> None:
+        super().__init__(
+            f"cannot add {format_key_path(key_path)} without risking bytes uze does not own"
+        )
+        self.key_path = key_path
+
+
+@dataclass(frozen=True, slots=True)
+class AddInfo:
+    """What `add_entry` added besides the entry, for `remove_entry`; stored in the receipt.
+
+    - `mode`: "member" (JSON: a member appended to an existing object), "document" (JSON: the
+      file held no value, so the whole top-level object was written), "tables" (TOML: table
+      headers appended at the end), "item" (TOML: placed inside the document by tomlkit).
+    - `first_new_key`: index in the key path of the first key that did not exist; the objects
+      or tables below it were created by uze and go again once they hold nothing else.
+    - `lead`: whitespace added before the entry ("document" and "tables" modes).
+    - `tail`: whitespace added after the entry so a closing brace that shared a line with the
+      opening one sits on its own line ("member"), or the final newline ("document").
+    """
+
+    mode: str
+    first_new_key: int
+    lead: str = ""
+    tail: str = ""
+
+    def __post_init__(self) -> None:
+        if self.mode not in JSON_MODES + TOML_MODES:
+            raise ValueError(f"unknown config entry mode {self.mode!r}")
+        if type(self.first_new_key) is not int or self.first_new_key < 0:
+            raise ValueError("first_new_key must be a non-negative integer")
+        for name in ("lead", "tail"):
+            text = getattr(self, name)
+            if not isinstance(text, str) or text.strip(" \t\r\n"):
+                raise ValueError(f"{name} must be whitespace, not {text!r}")
+
+    def to_json(self) -> dict[str, object]:
+        """The fields as a JSON-ready dict."""
+        return {"mode": self.mode, "first_new_key": self.first_new_key, "lead": self.lead,
+                "tail": self.tail}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AddInfo:
+        """Read `to_json()` output back. Raises ValueError on any other shape."""
+        if not isinstance(data, Mapping) or set(data) != {"mode", "first_new_key", "lead", "tail"}:
+            raise ValueError(f"not a config entry add record: {data!r}")
+        return cls(data["mode"], data["first_new_key"], data["lead"], data["tail"])
+
+
+@contextmanager
+def _parsing() -> Iterator[None]:
+    try:
+        yield
+    except (config_json.JsonSyntax, config_toml.TomlSyntax) as error:
+        raise ConfigUnreadable(error.line, error.col, error.problem) from error
+
+
+def _decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        good = data[: error.start].decode("utf-8")
+        line, col = config_json.position(good, len(good))
+        raise ConfigUnreadable(line, col, "not valid UTF-8") from error
+
+
+def _check(fmt: str, key_path: KeyPath) -> None:
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown config format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    if not key_path or not all(isinstance(key, str) for key in key_path):
+        raise ValueError(f"a key path is a non-empty tuple of strings, not {key_path!r}")
+
+
+def _load(text: str, fmt: str) -> object:
+    with _parsing():
+        if fmt == "toml":
+            return config_toml.load(text)
+        return config_json.load(text, jsonc=fmt == "jsonc")
+
+
+def _lookup(plain: object, key_path: KeyPath) -> object:
+    node = plain
+    for key in key_path:
+        if not isinstance(node, dict) or key not in node:
+            return MISSING
+        node = node[key]
+    return node
+
+
+def read_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> object:
+    """The value at `key_path` as plain Python, or `MISSING`. Raises ConfigUnreadable."""
+    _check(fmt, key_path)
+    return _lookup(_load(_decode(data), fmt), key_path)
+
+
+def _first_new_key(plain: object, key_path: KeyPath) -> int:
+    node = plain
+    for index, key in enumerate(key_path):
+        if not isinstance(node, dict):
+            raise KeyPathBlocked(key_path, key_path[:index], node)
+        if key not in node:
+            return index
+        node = node[key]
+    raise EntryExists(key_path)
+
+
+def _has_null(value: object) -> bool:
+    if isinstance(value, dict):
+        return any(_has_null(child) for child in value.values())
+    if isinstance(value, list | tuple):
+        return any(_has_null(child) for child in value)
+    return value is None
+
+
+def _refuse_null(value: object, fmt: str) -> None:
+    if fmt == "toml" and _has_null(value):
+        raise TypeError("TOML has no null value; leave the key out instead")
+
+
+def _add_json(text: str, key_path: KeyPath, first_new: int, value: object) -> tuple[str, AddInfo]:
+    nested = value
+    for key in reversed(key_path[first_new + 1 :]):
+        nested = {key: nested}
+    if config_json.parse(text, jsonc=True) is None:
+        new, lead, tail = config_json.write_document(text, key_path[0], nested)
+        return new, AddInfo("document", first_new, lead, tail)
+    new, tail = config_json.insert_member(text, key_path[: first_new + 1], nested)
+    return new, AddInfo("member", first_new, "", tail)
+
+
+def add_entry(
+    data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: object
+) -> tuple[bytes, AddInfo]:
+    """Add `value` at `key_path`, creating the objects or tables on the way.
+
+    Returns the new bytes and the `AddInfo` that `remove_entry` needs. Raises ConfigUnreadable,
+    EntryExists (or its KeyPathBlocked), UnsafeEdit when removal could not give back `data`
+    exactly, and TypeError/ValueError for a value the format cannot hold.
+    """
+    _check(fmt, key_path)
+    text = _decode(data)
+    first_new = _first_new_key(_load(text, fmt), key_path)
+    _refuse_null(value, fmt)
+    with _parsing():
+        if fmt == "toml":
+            new, mode, lead, tail = config_toml.add(text, key_path, first_new, value)
+            info = AddInfo(mode, first_new, lead, tail)
+        else:
+            new, info = _add_json(text, key_path, first_new, value)
+    result = new.encode("utf-8")
+    try:
+        restored = remove_entry(result, fmt, key_path, info)
+    except ConfigUnreadable as error:
+        raise UnsafeEdit(key_path) from error
+    if restored != data:  # also catches an entry that does not read back
+        raise UnsafeEdit(key_path)
+    return result, info
+
+
+def replace_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: object) -> bytes:
+    """Replace the value at `key_path` in place; the `AddInfo` of its add stays valid.
+
+    Raises ConfigUnreadable, EntryMissing, and TypeError/ValueError for a value the format
+    cannot hold.
+    """
+    _check(fmt, key_path)
+    text = _decode(data)
+    if _lookup(_load(text, fmt), key_path) is MISSING:
+        raise EntryMissing(key_path)
+    _refuse_null(value, fmt)
+    with _parsing():
+        if fmt == "toml":
+            return config_toml.replace(text, key_path, value).encode("utf-8")
+        return config_json.replace_value(text, key_path, value).encode("utf-8")
+
+
+def _cut_index(plain: object, key_path: KeyPath, first_new: int) -> int | None:
+    """Index of the key to delete: the highest container uze created that holds only the
+    entry's branch; None when the entry is gone."""
+    chain = [plain]
+    for key in key_path:
+        node = chain[-1]
+        if not isinstance(node, dict) or key not in node:
+            return None
+        chain.append(node[key])
+    cut = len(key_path) - 1
+    while cut > first_new and len(chain[cut]) == 1:  # type: ignore[arg-type]
+        cut -= 1
+    return cut
+
+
+def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInfo) -> bytes:
+    """Remove the entry at `key_path` and what `add_entry` created with it (`info`).
+
+    Containers uze created stay when they hold anything else. With no edits since the add, the
+    result equals the bytes before the add. Returns `data` unchanged when the entry is gone.
+    Raises ConfigUnreadable, and ValueError when `info` belongs to another format.
+    """
+    _check(fmt, key_path)
+    if (info.mode in TOML_MODES) != (fmt == "toml"):
+        raise ValueError(f"a {info.mode!r} add record does not fit a {fmt} document")
+    text = _decode(data)
+    plain = _load(text, fmt)
+    cut = _cut_index(plain, key_path, info.first_new_key)
+    if cut is None:
+        return data
+    member_path = key_path[: cut + 1]
+    # Appended tables hold the entry alone wherever the cut falls; other margins belong to
+    # the member add inserted, which is the one cut only while nothing was added beside it.
+    whole = cut == info.first_new_key or info.mode == "tables"
+    margins = (info.lead, info.tail) if whole else ("", "")
+    with _parsing():
+        if fmt == "toml":
+            trimmed = config_toml.remove(text, key_path, member_path, info.mode, margins)
+        elif info.mode == "document" and cut == 0 and len(plain) == 1:  # type: ignore[arg-type]
+            trimmed = config_json.delete_document(text, info.lead, info.tail)
+        else:
+            trimmed = config_json.delete_member(text, member_path, margins[1])
+    return trimmed.encode("utf-8")

@@ -1,0 +1,347 @@
+"""TOML documents: one entry at a key path, added as text so the rest keeps every byte.
+
+This is the TOML half of config entries (see `config_entry`). A table entry is appended at the
+end of the document as `[a.b.name]` (plus sub-tables), rendered by tomlkit; removing it cuts
+that exact text again. Where a header cannot be appended (a parent that is an inline table, a
+plain value straight into an existing table) tomlkit edits the document in place instead.
+`tomllib` is the judge of validity, as strict as the TOML parsers the harnesses use.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
+
+import tomlkit
+from tomlkit.exceptions import ParseError
+from tomlkit.items import InlineTable, Table
+
+from uze.projections.config_json import detect_eol
+
+_WHERE: Final = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.DOTALL)
+_TOMLKIT_WHERE: Final = re.compile(r" at line \d+ col \d+$")
+
+
+class TomlSyntax(ValueError):
+    """The text is not a TOML document; `line`/`col` are 1-based."""
+
+    def __init__(self, line: int, col: int, problem: str) -> None:
+        super().__init__(f"{line}:{col}: {problem}")
+        self.line, self.col, self.problem = line, col, problem
+
+
+def _end_position(text: str) -> tuple[int, int]:
+    return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
+
+
+def load(text: str) -> dict[str, Any]:
+    """The document as plain Python (tomllib types). Raises TomlSyntax."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        match = _WHERE.fullmatch(str(error))
+        problem = match.group(1) if match else str(error)
+        problem = problem[:1].lower() + problem[1:]
+        if match is None or match.group(2) is None:
+            raise TomlSyntax(*_end_position(text), problem) from error
+        raise TomlSyntax(int(match.group(2)), int(match.group(3)), problem) from error
+
+
+def _parses(text: str) -> dict[str, Any] | None:
+    try:
+        return load(text)
+    except TomlSyntax:
+        return None
+
+
+def _edit(text: str) -> tomlkit.TOMLDocument:
+    try:
+        return tomlkit.parse(text)
+    except ParseError as error:
+        problem = _TOMLKIT_WHERE.sub("", str(error))
+        raise TomlSyntax(error.line, error.col + 1, problem[:1].lower() + problem[1:]) from error
+
+
+def _is_table_like(value: object) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(item, dict) for item in value)
+    return isinstance(value, dict)
+
+
+def _table(value: Mapping[str, object]) -> Table:
+    """A tomlkit table for `value`; plain values first, as TOML needs them before sub-tables."""
+    table = tomlkit.table()
+    for key, item in sorted(value.items(), key=lambda pair: _is_table_like(pair[1])):
+        if isinstance(item, dict):
+            table.append(key, _table(item))
+        elif _is_table_like(item):
+            array = tomlkit.aot()
+            for element in item:  # type: ignore[attr-defined]
+                array.append(_table(element))
+            table.append(key, array)
+        else:
+            table.append(key, tomlkit.item(item))
+    return table
+
+
+def render_tables(key_path: tuple[str, ...], value: Mapping[str, object], eol: str) -> str:
+    """`[a.b.name]` with `value`'s keys (and sub-tables), as appended at a document's end."""
+    doc = tomlkit.document()
+    container: Any = doc
+    for key in key_path[:-1]:
+        parent = tomlkit.table(is_super_table=True)
+        container.append(key, parent)
+        container = parent
+    container.append(key_path[-1], _table(value))
+    return doc.as_string().replace("\n", eol)
+
+
+def _table_target(
+    key_path: tuple[str, ...], value: object
+) -> tuple[tuple[str, ...], Mapping[str, object]] | None:
+    if isinstance(value, dict):
+        return key_path, value
+    if len(key_path) > 1:  # `[parent]` may be new, or only implied by a `[parent.child]`
+        return key_path[:-1], {key_path[-1]: value}
+    return None
+
+
+def _separator(text: str, eol: str) -> str:
+    if not text.strip(" \t\r\n"):
+        return ""
+    if not text.endswith("\n"):
+        return eol + eol
+    return "" if text.endswith(("\n\n", "\n\r\n")) else eol
+
+
+def _inline(value: object) -> Any:
+    """A tomlkit value that fits anywhere, inside inline tables too: tables become inline."""
+    if isinstance(value, list | tuple):
+        array = tomlkit.array()
+        array.extend(_inline(item) for item in value)
+        return array
+    if not isinstance(value, dict):
+        return tomlkit.item(value)
+    table = tomlkit.inline_table()
+    for key, item in value.items():
+        table.append(key, _inline(item))
+    return table
+
+
+def _key_value(key: str, value: object) -> str:
+    """`key = value` on one line, tables inline."""
+    return str(_inline({key: value}).as_string()[1:-1])
+
+
+def _container(doc: tomlkit.TOMLDocument, key_path: tuple[str, ...]) -> Any:
+    container: Any = doc
+    for key in key_path:
+        container = container[key]
+    return container
+
+
+def _leaf(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> Any:
+    node: Any = plain
+    for key in key_path:
+        node = node[key]
+    return node
+
+
+def without(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> dict[str, Any]:
+    """`plain` without the entry at `key_path` and without tables left empty along that path."""
+    result = dict(plain)
+    if len(key_path) == 1:
+        result.pop(key_path[0], None)
+        return result
+    child = plain.get(key_path[0])
+    if isinstance(child, dict):
+        child = without(child, key_path[1:])
+        if child:
+            result[key_path[0]] = child
+        else:
+            del result[key_path[0]]
+    return result
+
+
+def _same_elsewhere(candidate: str, key_path: tuple[str, ...], expected: dict[str, Any]) -> bool:
+    """Whether `candidate` parses and differs from the original only at `key_path`."""
+    parsed = _parses(candidate)
+    return parsed is not None and without(parsed, key_path) == expected
+
+
+def _into_inline_table(
+    text: str, key_path: tuple[str, ...], first_new: int, value: object
+) -> str | None:
+    """Append `key = value` inside the inline table at `key_path[:first_new]`: tried at each
+    `}` until the document reads back with the entry there and nothing else changed."""
+    entry = _key_value(key_path[first_new], value)
+    expected = without(load(text), key_path)
+    for close in (match.start() for match in re.finditer("}", text)):
+        point = close
+        while text[point - 1] in " \t":
+            point -= 1
+        candidate = text[:point] + ("" if text[point - 1] == "{" else ", ") + entry + text[point:]
+        parsed = _parses(candidate)
+        if parsed is not None and _has(parsed, key_path) and without(parsed, key_path) == expected:
+            return candidate
+    return None
+
+
+def _has(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> bool:
+    node: Any = plain
+    for key in key_path:
+        if not isinstance(node, dict) or key not in node:
+            return False
+        node = node[key]
+    return True
+
+
+def _margins(text: str, new: str, entry: str) -> tuple[str, str]:
+    """The whitespace around `entry` when `new` is `text` with it inserted, else ("", "")."""
+    prefix, high = 0, len(text)  # the longest common prefix, by bisection
+    while prefix < high:
+        middle = (prefix + high + 1) // 2
+        prefix, high = (middle, high) if new[:middle] == text[:middle] else (prefix, middle - 1)
+    inserted = new[prefix : prefix + len(new) - len(text)]
+    if new[: prefix] + new[prefix + len(inserted) :] != text or entry not in inserted:
+        return "", ""
+    lead, _, tail = inserted.partition(entry)
+    if (lead + tail).strip(" \t\r\n"):
+        return "", ""
+    return lead, tail
+
+
+def add(
+    text: str, key_path: tuple[str, ...], first_new: int, value: object
+) -> tuple[str, str, str, str]:
+    """Add the entry; returns (new text, mode, lead, tail): mode "tables" when the entry was
+    appended as table headers after `lead`, "item" when it went inside the document as
+    `key = value` with `lead` and `tail` whitespace around it."""
+    target = _table_target(key_path, value)
+    if target is not None:
+        eol = detect_eol(text)
+        lead = _separator(text, eol)
+        new = text + lead + render_tables(*target, eol)
+        if _parses(new) is not None:
+            return new, "tables", lead, ""
+    nested: object = value
+    for key in reversed(key_path[first_new + 1 :]):
+        nested = {key: nested}
+    doc = _edit(text)
+    container = _container(doc, key_path[:first_new])
+    if isinstance(container, InlineTable):
+        extended = _into_inline_table(text, key_path, first_new, nested)
+        if extended is not None:
+            return extended, "item", "", ""
+    container[key_path[first_new]] = _inline(nested)
+    new = doc.as_string()
+    return (new, "item", *_margins(text, new, _key_value(key_path[first_new], nested)))
+
+
+def _occurrences(text: str, chunk: str) -> list[int]:
+    """Offsets where `chunk` starts, last first."""
+    found, end = [], len(text)
+    while chunk and (at := text.rfind(chunk, 0, end)) >= 0:
+        found.append(at)
+        end = at + len(chunk) - 1
+    return found
+
+
+def _entry_spans(
+    text: str, at: int, end: int, lead: str, tail: str
+) -> Iterator[tuple[int, int]]:
+    """Ways `key = value` at [at, end) may have been added: within `lead` and `tail`, after
+    `, `, before `, `, as a line."""
+    if (lead or tail) and text[:at].endswith(lead) and text.startswith(tail, end):
+        yield at - len(lead), end + len(tail)
+    if text[at - 2 : at] == ", ":
+        yield at - 2, end
+    if text[at - 1 : at] == ",":
+        yield at - 1, end
+    if text[end : end + 2] == ", ":
+        yield at, end + 2
+    eol = detect_eol(text)
+    if (at == 0 or text[at - 1] == "\n") and text.startswith(eol, end):
+        yield at, end + len(eol)
+    yield at, end
+
+
+def _entry_text(text: str, key_path: tuple[str, ...], leaf: object) -> str | None:
+    if isinstance(leaf, dict):
+        return render_tables(key_path, leaf, detect_eol(text))
+    if len(key_path) > 1:
+        return render_tables(key_path[:-1], {key_path[-1]: leaf}, detect_eol(text))
+    return None
+
+
+def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
+    plain = load(text)
+    chunk = _entry_text(text, key_path, _leaf(plain, key_path))
+    expected = without(plain, key_path)
+    for at in _occurrences(text, chunk or ""):
+        if at and text[at - 1] != "\n":
+            continue
+        start = at - len(lead) if lead and text[:at].endswith(lead) else at
+        candidate = text[:start] + text[at + len(chunk) :]  # type: ignore[arg-type]
+        if _same_elsewhere(candidate, key_path, expected):
+            return candidate
+    return None
+
+
+def _cut_key_value(
+    text: str, member_path: tuple[str, ...], lead: str, tail: str
+) -> str | None:
+    plain = load(text)
+    entry = _key_value(member_path[-1], _leaf(plain, member_path))
+    expected = without(plain, member_path)
+    for at in _occurrences(text, entry):
+        for start, end in _entry_spans(text, at, at + len(entry), lead, tail):
+            candidate = text[:start] + text[end:]
+            if _same_elsewhere(candidate, member_path, expected):
+                return candidate
+    return None
+
+
+def remove(
+    text: str,
+    key_path: tuple[str, ...],
+    member_path: tuple[str, ...],
+    mode: str,
+    margins: tuple[str, str],
+) -> str:
+    """Remove the entry's member at `member_path` (the entry or a table uze created for it).
+
+    The text `add` inserted, with the `margins` (lead, tail) it added around it, is cut out
+    again when it is still there as one piece; otherwise tomlkit deletes the key, keeping the
+    rest of the document as it is.
+    """
+    if mode == "tables":
+        trimmed = _cut_tables(text, key_path, margins[0])
+    else:
+        trimmed = _cut_key_value(text, member_path, *margins)
+    if trimmed is not None:
+        return trimmed
+    doc = _edit(text)
+    del _container(doc, member_path[:-1])[member_path[-1]]
+    return doc.as_string()
+
+
+def replace(text: str, key_path: tuple[str, ...], value: object) -> str:
+    """Replace the entry's value where it is written, as tables or as `key = value`; through
+    tomlkit when neither is there as one piece."""
+    plain = load(text)
+    leaf, expected = _leaf(plain, key_path), without(plain, key_path)
+    pairs = [(_entry_text(text, key_path, leaf), _entry_text(text, key_path, value))]
+    pairs.append((_key_value(key_path[-1], leaf), _key_value(key_path[-1], value)))
+    for old, new in pairs:
+        for at in _occurrences(text, old or "") if new else []:
+            candidate = text[:at] + new + text[at + len(old) :]  # type: ignore[operator,arg-type]
+            if _same_elsewhere(candidate, key_path, expected):
+                return candidate
+    doc = _edit(text)
+    container = _container(doc, key_path[:-1])
+    inline = not isinstance(container[key_path[-1]], Table)
+    container[key_path[-1]] = _inline(value) if inline else value
+    return doc.as_string()
