@@ -176,6 +176,25 @@ def status(
         _show(status_view(result))
 
 
+@app.command()
+def check(
+    source: Annotated[Path, typer.Argument(help="Package folder.")],
+    harness: Annotated[str | None, typer.Option("--harness", help="H[,H...] or all (default: all).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Validate a package and print the route each resource would take; writes nothing."""
+    from uze.commands.check import check as run_check
+    from uze.render import check_json, check_view
+
+    result = _run(lambda: run_check(_paths(), source, harness=harness, cwd=Path.cwd()))
+    if as_json:
+        _print_json(check_json(result))
+    else:
+        _show(check_view(result))
+    if result.plan.unmet_requirements():
+        raise typer.Exit(1)
+
+
 @app.command("list")
 def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """List installed packages (project and user scope)."""

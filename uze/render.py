@@ -8,6 +8,7 @@ from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from uze.commands.check import CheckResult
 from uze.commands.install import Action, InstallResult
 from uze.commands.status import StatusResult
 from uze.commands.uninstall import UninstallResult
@@ -110,3 +111,43 @@ def status_view(result: StatusResult) -> list[RenderableType]:
         out.append(Text(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
         out += _projection_table(data["projections"], "state")
     return out
+
+
+def _projection_json(p: Any) -> dict[str, Any]:
+    return {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
+            "reason": p.reason, "target": p.target, "level": p.level}
+
+
+def check_json(result: CheckResult) -> dict[str, Any]:
+    """The `check --json` document: the package and exactly what install would project."""
+    plan = result.plan
+    package = plan.package
+    return {
+        "schema": 1,
+        "package": {"name": package.name, "version": package.version, "tree": plan.tree},
+        "harnesses": list(plan.harnesses),
+        "projections": [_projection_json(p) for p in plan.projections],
+        "unmet_requirements": [_projection_json(p) for p in plan.unmet_requirements()],
+    }
+
+
+def check_view(result: CheckResult) -> list[RenderableType]:
+    """The matrix: one row per resource, one column per harness, each cell the route."""
+    plan = result.plan
+    table = Table("resource", *plan.harnesses)
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    reasons: list[str] = []
+    for p in plan.projections:
+        cell = p.route
+        if p.reason:
+            if p.reason not in reasons:
+                reasons.append(p.reason)
+            cell += f" [{reasons.index(p.reason) + 1}]"
+        if p.level == "required" and p.route != "native":
+            cell += " (required: refused)"
+        rows.setdefault((p.kind, p.resource), {})[p.harness] = cell
+    for (kind, resource), cells in rows.items():
+        table.add_row(f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
+    head = Text(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
+    notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    return [head, table, *notes]

@@ -1,0 +1,35 @@
+"""`uze check SOURCE`: validate a package and resolve its capability matrix; writes nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from uze.commands.context import open_scope
+from uze.commands.install import choose_harnesses, package_tree
+from uze.harnesses import HARNESS_IDS
+from uze.package import read_package
+from uze.paths import Paths
+from uze.plan import Plan, plan_install
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """The plan install would make (projections without state), and unmet requirements."""
+
+    plan: Plan
+
+
+def check(
+    paths: Paths, source: Path, *, harness: str | None = None, project: Path | None = None,
+    cwd: Path,
+) -> CheckResult:
+    """Resolve every projection for `source` against the capability map (default: all seven).
+
+    Raises PackageInvalid for an invalid package. Reads only the package.
+    """
+    package = read_package(source)
+    ctx = open_scope(paths, "project", project, cwd)
+    harnesses = choose_harnesses(harness, None, ctx) if harness else HARNESS_IDS
+    _entries, _meta, digest = package_tree(package)
+    return CheckResult(plan_install(package, digest, ctx.location, harnesses))
