@@ -59,11 +59,21 @@ def install_json(result: InstallResult) -> dict[str, Any]:
 
 
 def _action_json(action: Action) -> dict[str, str]:
-    return {"target": action.target, "action": action.action, "detail": action.detail}
+    out = {"target": action.target, "action": action.action, "detail": action.detail}
+    if action.new_value:
+        out["new_value"] = action.new_value
+    return out
 
 
 def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
-    return [Text(f"kept {a.target}: {a.detail}", style="yellow") for a in actions if a.action == "kept"]
+    out: list[RenderableType] = []
+    for a in actions:
+        if a.action in ("kept", "merge"):
+            out.append(Text(f"kept {a.target}: {a.detail}", style="yellow"))
+        if a.new_value:
+            out.append(Text("  the new version reads:\n" + "\n".join(
+                f"  | {line}" for line in a.new_value.splitlines())))
+    return out
 
 
 def install_view(result: InstallResult) -> list[RenderableType]:

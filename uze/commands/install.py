@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uze.commands import artifacts as arts
+from uze.commands import upgrade
 from uze.commands.context import (
     Created,
     ScopeContext,
@@ -42,8 +43,9 @@ class Action:
     """What install does (or would do) to one artifact."""
 
     target: str
-    action: str  # create | replace | unchanged | kept | remove
+    action: str  # create | replace | unchanged | kept | merge | remove
     detail: str = ""
+    new_value: str = ""  # for a kept region: the text the new version would have written
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,8 +130,13 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, 
         return _Step(Action(key, "unchanged" if same else "replace"), planned, old)
     if force:
         return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
-    detail = "edited since install; kept" + ("" if same else " (new version not applied; --force takes it)")
-    return _Step(Action(key, "kept", detail), None, old)
+    if same or state != "drifted":
+        return _Step(Action(key, "kept", f"{state} since install; kept"), None, old)
+    if isinstance(planned, PlannedRegion):
+        detail = "edited since install; kept (new version not applied; --force takes it)"
+        return _Step(Action(key, "kept", detail, planned.body.decode("utf-8", "replace")), None, old)
+    detail = "edited since install; kept, the new version written beside it as .uze-new"
+    return _Step(Action(key, "merge", detail), planned, old)
 
 
 def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
@@ -195,6 +202,8 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
         arts.remove_record(tx, ctx, step.old, created)
         return None
     planned = step.planned
+    if kind == "merge":
+        return _merge(tx, planned, step.old)
     if isinstance(planned, PlannedRegion):
         return _write_region(tx, planned, step.old, created)
     if isinstance(planned, PlannedFile):
@@ -206,6 +215,14 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
         arts.remove_record(tx, ctx, step.old, created)
     tree.write(tx, planned.path, planned.files, planned.executables)
     return _tree_record(planned)
+
+
+def _merge(tx: Transaction, planned: PlannedArtifact | None, old: Artifact | None) -> Artifact:
+    if isinstance(planned, PlannedTree) and isinstance(old, TreeArtifact):
+        return upgrade.merge_tree(tx, planned, old)[0]
+    assert isinstance(planned, PlannedFile) and isinstance(old, FileArtifact)
+    upgrade.write_beside(tx, planned)
+    return upgrade.kept_file_record(planned, old)
 
 
 def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:

@@ -120,8 +120,12 @@ class AddInfo:
 
     def to_json(self) -> dict[str, object]:
         """The fields as a JSON-ready dict."""
-        return {"mode": self.mode, "first_new_key": self.first_new_key, "lead": self.lead,
-                "tail": self.tail}
+        return {
+            "mode": self.mode,
+            "first_new_key": self.first_new_key,
+            "lead": self.lead,
+            "tail": self.tail,
+        }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> AddInfo:
@@ -155,11 +159,13 @@ def _check(fmt: str, key_path: KeyPath) -> None:
         raise ValueError(f"a key path is a non-empty tuple of strings, not {key_path!r}")
 
 
-def _load(text: str, fmt: str) -> object:
+def _load(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
+    """The document as plain Python, and for JSON its parsed top-level value (None if none)."""
     with _parsing():
         if fmt == "toml":
-            return config_toml.load(text)
-        return config_json.load(text, jsonc=fmt == "jsonc")
+            return config_toml.load(text), None
+        root = config_json.parse(text, jsonc=fmt == "jsonc")
+        return ({} if root is None else root.value), root
 
 
 def _lookup(plain: object, key_path: KeyPath) -> object:
@@ -174,7 +180,7 @@ def _lookup(plain: object, key_path: KeyPath) -> object:
 def read_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> object:
     """The value at `key_path` as plain Python, or `MISSING`. Raises ConfigUnreadable."""
     _check(fmt, key_path)
-    return _lookup(_load(_decode(data), fmt), key_path)
+    return _lookup(_load(_decode(data), fmt)[0], key_path)
 
 
 def _first_new_key(plain: object, key_path: KeyPath) -> int:
@@ -201,14 +207,16 @@ def _refuse_null(value: object, fmt: str) -> None:
         raise TypeError("TOML has no null value; leave the key out instead")
 
 
-def _add_json(text: str, key_path: KeyPath, first_new: int, value: object) -> tuple[str, AddInfo]:
+def _add_json(
+    text: str, root: config_json.Node | None, key_path: KeyPath, first_new: int, value: object
+) -> tuple[str, AddInfo]:
     nested = value
     for key in reversed(key_path[first_new + 1 :]):
         nested = {key: nested}
-    if config_json.parse(text, jsonc=True) is None:
+    if root is None:
         new, lead, tail = config_json.write_document(text, key_path[0], nested)
         return new, AddInfo("document", first_new, lead, tail)
-    new, tail = config_json.insert_member(text, key_path[: first_new + 1], nested)
+    new, tail = config_json.insert_member(text, root, key_path[: first_new + 1], nested)
     return new, AddInfo("member", first_new, "", tail)
 
 
@@ -223,14 +231,15 @@ def add_entry(
     """
     _check(fmt, key_path)
     text = _decode(data)
-    first_new = _first_new_key(_load(text, fmt), key_path)
+    plain, root = _load(text, fmt)
+    first_new = _first_new_key(plain, key_path)
     _refuse_null(value, fmt)
     with _parsing():
         if fmt == "toml":
             new, mode, lead, tail = config_toml.add(text, key_path, first_new, value)
             info = AddInfo(mode, first_new, lead, tail)
         else:
-            new, info = _add_json(text, key_path, first_new, value)
+            new, info = _add_json(text, root, key_path, first_new, value)
     result = new.encode("utf-8")
     try:
         restored = remove_entry(result, fmt, key_path, info)
@@ -249,18 +258,21 @@ def replace_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: obje
     """
     _check(fmt, key_path)
     text = _decode(data)
-    if _lookup(_load(text, fmt), key_path) is MISSING:
+    plain, root = _load(text, fmt)
+    if _lookup(plain, key_path) is MISSING:
         raise EntryMissing(key_path)
     _refuse_null(value, fmt)
     with _parsing():
-        if fmt == "toml":
+        if root is None:  # TOML: an empty JSON document has no entry to replace
             return config_toml.replace(text, key_path, value).encode("utf-8")
-        return config_json.replace_value(text, key_path, value).encode("utf-8")
+        return config_json.replace_value(text, root, key_path, value).encode("utf-8")
 
 
 def _cut_index(plain: object, key_path: KeyPath, first_new: int) -> int | None:
-    """Index of the key to delete: the highest container uze created that holds only the
-    entry's branch; None when the entry is gone."""
+    """Index in `key_path` of the key to delete; None when the entry is gone.
+
+    That is the highest container uze created that holds nothing but the entry's branch.
+    """
     chain = [plain]
     for key in key_path:
         node = chain[-1]
@@ -284,7 +296,7 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
     if (info.mode in TOML_MODES) != (fmt == "toml"):
         raise ValueError(f"a {info.mode!r} add record does not fit a {fmt} document")
     text = _decode(data)
-    plain = _load(text, fmt)
+    plain, root = _load(text, fmt)
     cut = _cut_index(plain, key_path, info.first_new_key)
     if cut is None:
         return data
@@ -294,10 +306,11 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
     whole = cut == info.first_new_key or info.mode == "tables"
     margins = (info.lead, info.tail) if whole else ("", "")
     with _parsing():
-        if fmt == "toml":
+        if root is None:  # TOML: an empty JSON document has no entry to cut
             trimmed = config_toml.remove(text, key_path, member_path, info.mode, margins)
         elif info.mode == "document" and cut == 0 and len(plain) == 1:  # type: ignore[arg-type]
-            trimmed = config_json.delete_document(text, info.lead, info.tail)
-        else:
-            trimmed = config_json.delete_member(text, member_path, margins[1])
+            trimmed = config_json.delete_document(text, root, info.lead, info.tail)
+        else:  # a "document" tail follows the whole object, not this member
+            tail = margins[1] if info.mode == "member" else ""
+            trimmed = config_json.delete_member(text, root, member_path, tail)
     return trimmed.encode("utf-8")

@@ -75,10 +75,11 @@ class _Parser:
     def skip(self) -> None:
         pattern = _SPACE_OR_COMMENT if self.jsonc else _SPACE
         self.pos = pattern.match(self.text, self.pos).end()  # type: ignore[union-attr]
-        if self.text.startswith("/*", self.pos):
-            self.fail("unterminated /* comment")
         if self.text.startswith("/", self.pos):
-            self.fail("comments are not allowed in JSON" if not self.jsonc else "unexpected '/'")
+            if not self.jsonc:
+                self.fail("comments are not allowed in JSON")
+            is_open = self.text.startswith("/*", self.pos)
+            self.fail("unterminated /* comment" if is_open else "unexpected '/'")
 
     def peek(self) -> str:
         return self.text[self.pos : self.pos + 1]
@@ -105,11 +106,11 @@ class _Parser:
 
     def scalar(self) -> Node:
         start = self.pos
-        for pattern in (_STRING, _NUMBER):
-            match = pattern.match(self.text, start)
-            if match is not None:
-                self.pos = match.end()
-                return Node(start, self.pos, json.loads(match.group(0)))
+        match = _STRING.match(self.text, start) or _NUMBER.match(self.text, start)
+        if match is not None:
+            self.pos, token = match.end(), match.group(0)
+            plain = token[0] == '"' and "\\" not in token  # most strings: no escapes to decode
+            return Node(start, self.pos, token[1:-1] if plain else json.loads(token))
         for word, value in _LITERALS.items():
             if self.text.startswith(word, start):
                 self.pos = start + len(word)
@@ -249,19 +250,22 @@ def _back_over_space(text: str, pos: int) -> int:
     return pos
 
 
-def _dumps(value: object, **options: object) -> str:
-    rendered = json.dumps(value, ensure_ascii=False, allow_nan=False, **options)  # type: ignore[arg-type]
+def _dumps(
+    value: object, indent: str | None = None, separators: tuple[str, str] | None = None
+) -> str:
+    rendered = json.dumps(
+        value, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators
+    )
     try:
         rendered.encode("utf-8")
     except UnicodeEncodeError:  # a lone surrogate: keep it as a \u escape
-        rendered = json.dumps(value, allow_nan=False, **options)  # type: ignore[arg-type]
+        rendered = json.dumps(value, allow_nan=False, indent=indent, separators=separators)
     return rendered
 
 
 def _separators(text: str, obj: Node, root: Node) -> tuple[str, str]:
-    first = (obj.members or root.members or [None])[0]
-    if first is None:
-        return ", ", ": "
+    """The (item, key) separators of a one-line object, from its first member."""
+    first = (obj.members or root.members)[0]  # one-line: obj or else root has members
     key_sep = ": " if text[first.colon + 1 : first.colon + 2] == " " else ":"
     comma = first.comma
     item_sep = ", " if comma is None or text[comma + 1 : comma + 2] == " " else ","
@@ -289,23 +293,23 @@ def _render_member(text: str, root: Node, obj: Node, key: str, value: object) ->
         item_sep, key_sep = _separators(text, obj, root)
         body = _dumps(key) + key_sep + _dumps(value, separators=(item_sep, key_sep))
         return (item_sep[1:] if obj.members else "") + body, ""
-    eol, indent = detect_eol(text), _member_indent(text, obj, indent_unit(text, root))
-    rendered = _dumps(value, indent=indent_unit(text, root)).replace("\n", eol + indent)
+    eol, unit = detect_eol(text), indent_unit(text, root)
+    indent = _member_indent(text, obj, unit)
+    rendered = _dumps(value, indent=unit).replace("\n", eol + indent)
     has_break = "\n" in text[_back_over_space(text, close) : close]
     tail = "" if has_break else eol + _line_indent(text, obj.start)
     return eol + indent + _dumps(key) + ": " + rendered, tail
 
 
-def insert_member(text: str, key_path: tuple[str, ...], value: object) -> tuple[str, str]:
+def insert_member(
+    text: str, root: Node, key_path: tuple[str, ...], value: object
+) -> tuple[str, str]:
     """Add `"key": value` as the last member of the object at `key_path[:-1]`.
 
-    Returns the new text and the whitespace added after the member (its `tail`) so that a
-    closing brace that shared its line stays on a line of its own. Raises KeyError when the
-    object is missing; the caller has checked that the key is not there yet.
+    `root` is `parse(text)`. Returns the new text and the whitespace added after the member
+    (its `tail`) so that a closing brace that shared its line stays on a line of its own.
+    Raises KeyError when the object is missing; the caller has checked that the key is new.
     """
-    root = parse(text, jsonc=True)
-    if root is None:
-        raise KeyError(key_path[0])
     obj = _object_at(root, key_path[:-1])
     chunk, tail = _render_member(text, root, obj, key_path[-1], value)
     point = _back_over_space(text, obj.end - 1)
@@ -317,23 +321,25 @@ def insert_member(text: str, key_path: tuple[str, ...], value: object) -> tuple[
     return text[:end] + "," + text[end:point] + chunk + tail + text[point:], tail
 
 
-def delete_member(text: str, key_path: tuple[str, ...], tail: str) -> str:
-    """Remove the member at `key_path` with the comma that separated it, and `tail` if it is
-    still right after the member. Comments and separators that were there before stay."""
-    obj = _object_at(parse(text, jsonc=True), key_path[:-1])  # type: ignore[arg-type]
+def delete_member(text: str, root: Node, key_path: tuple[str, ...], tail: str) -> str:
+    """Remove the member at `key_path` with the comma that separated it (`root` = `parse(text)`).
+
+    Also removes `tail` when it still follows the member. Comments stay, and so does every
+    separator that was there before the member was added.
+    """
+    obj = _object_at(root, key_path[:-1])
     index = max(i for i, m in enumerate(obj.members) if m.key == key_path[-1])
-    member = obj.members[index]
+    member, previous = obj.members[index], obj.members[index - 1] if index else None
     if index < len(obj.members) - 1:  # the next member takes this one's place
-        end = _SPACE.match(text, member.comma + 1).end()  # type: ignore[operator,union-attr]
-        return text[: member.key_start] + text[end:]
+        after_comma = _SPACE.match(text, (member.comma or 0) + 1).end()  # type: ignore[union-attr]
+        return text[: member.key_start] + text[after_comma:]
     start = _back_over_space(text, member.key_start)
     end = member.node.end if member.comma is None else member.comma + 1
     if tail and text.startswith(tail, end):
         end += len(tail)
-    if member.comma is not None or index == 0:
+    if member.comma is not None or previous is None or previous.comma is None:
         return text[:start] + text[end:]
-    comma: int = obj.members[index - 1].comma  # type: ignore[assignment]
-    return text[:comma] + text[comma + 1 : start] + text[end:]
+    return text[: previous.comma] + text[previous.comma + 1 : start] + text[end:]
 
 
 def write_document(text: str, key: str, value: object) -> tuple[str, str, str]:
@@ -348,11 +354,8 @@ def write_document(text: str, key: str, value: object) -> tuple[str, str, str]:
     return text + lead + rendered + eol, lead, eol
 
 
-def delete_document(text: str, lead: str, tail: str) -> str:
-    """Remove the top-level value with the `lead` and `tail` `write_document` added."""
-    root = parse(text, jsonc=True)
-    if root is None:
-        return text
+def delete_document(text: str, root: Node, lead: str, tail: str) -> str:
+    """Remove the top-level value `root` with the `lead` and `tail` `write_document` added."""
     start, end = root.start, root.end
     if tail and text.startswith(tail, end):
         end += len(tail)
@@ -361,15 +364,14 @@ def delete_document(text: str, lead: str, tail: str) -> str:
     return text[:start] + text[end:]
 
 
-def replace_value(text: str, key_path: tuple[str, ...], value: object) -> str:
-    """Replace the value of the member at `key_path` in place, rendered in the document's style."""
-    root = parse(text, jsonc=True)
-    obj = _object_at(root, key_path[:-1])  # type: ignore[arg-type]
+def replace_value(text: str, root: Node, key_path: tuple[str, ...], value: object) -> str:
+    """Replace the value of the member at `key_path` in place, in the document's style."""
+    obj = _object_at(root, key_path[:-1])
     member = _last_member(obj, key_path[-1])
     if member is None:
         raise KeyError(key_path[-1])
-    if _is_inline(text, obj, root):  # type: ignore[arg-type]
-        item_sep, key_sep = _separators(text, obj, root)  # type: ignore[arg-type]
+    if _is_inline(text, obj, root):
+        item_sep, key_sep = _separators(text, obj, root)
         rendered = _dumps(value, separators=(item_sep, key_sep))
     else:
         indent = _line_indent(text, member.key_start)

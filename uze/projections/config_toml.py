@@ -86,7 +86,7 @@ def _table(value: Mapping[str, object]) -> Table:
     return table
 
 
-def render_tables(key_path: tuple[str, ...], value: Mapping[str, object], eol: str) -> str:
+def _render_tables(key_path: tuple[str, ...], value: Mapping[str, object], eol: str) -> str:
     """`[a.b.name]` with `value`'s keys (and sub-tables), as appended at a document's end."""
     doc = tomlkit.document()
     container: Any = doc
@@ -98,13 +98,12 @@ def render_tables(key_path: tuple[str, ...], value: Mapping[str, object], eol: s
     return doc.as_string().replace("\n", eol)
 
 
-def _table_target(
-    key_path: tuple[str, ...], value: object
-) -> tuple[tuple[str, ...], Mapping[str, object]] | None:
+def _as_tables(key_path: tuple[str, ...], value: object, eol: str) -> str | None:
+    """The entry as appended table headers, or None for a plain value at the top level."""
     if isinstance(value, dict):
-        return key_path, value
+        return _render_tables(key_path, value, eol)
     if len(key_path) > 1:  # `[parent]` may be new, or only implied by a `[parent.child]`
-        return key_path[:-1], {key_path[-1]: value}
+        return _render_tables(key_path[:-1], {key_path[-1]: value}, eol)
     return None
 
 
@@ -149,7 +148,7 @@ def _leaf(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> Any:
     return node
 
 
-def without(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> dict[str, Any]:
+def _without(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> dict[str, Any]:
     """`plain` without the entry at `key_path` and without tables left empty along that path."""
     result = dict(plain)
     if len(key_path) == 1:
@@ -157,7 +156,7 @@ def without(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> dict[str, An
         return result
     child = plain.get(key_path[0])
     if isinstance(child, dict):
-        child = without(child, key_path[1:])
+        child = _without(child, key_path[1:])
         if child:
             result[key_path[0]] = child
         else:
@@ -168,23 +167,26 @@ def without(plain: Mapping[str, Any], key_path: tuple[str, ...]) -> dict[str, An
 def _same_elsewhere(candidate: str, key_path: tuple[str, ...], expected: dict[str, Any]) -> bool:
     """Whether `candidate` parses and differs from the original only at `key_path`."""
     parsed = _parses(candidate)
-    return parsed is not None and without(parsed, key_path) == expected
+    return parsed is not None and _without(parsed, key_path) == expected
 
 
 def _into_inline_table(
     text: str, key_path: tuple[str, ...], first_new: int, value: object
 ) -> str | None:
-    """Append `key = value` inside the inline table at `key_path[:first_new]`: tried at each
-    `}` until the document reads back with the entry there and nothing else changed."""
+    """Append `key = value` inside the inline table at `key_path[:first_new]`.
+
+    Each `}` is tried until the document reads back with the entry in place and nothing else
+    changed; None when none fits.
+    """
     entry = _key_value(key_path[first_new], value)
-    expected = without(load(text), key_path)
+    expected = _without(load(text), key_path)
     for close in (match.start() for match in re.finditer("}", text)):
         point = close
-        while text[point - 1] in " \t":
+        while point > 0 and text[point - 1] in " \t":
             point -= 1
         candidate = text[:point] + ("" if text[point - 1] == "{" else ", ") + entry + text[point:]
         parsed = _parses(candidate)
-        if parsed is not None and _has(parsed, key_path) and without(parsed, key_path) == expected:
+        if parsed is not None and _has(parsed, key_path) and _without(parsed, key_path) == expected:
             return candidate
     return None
 
@@ -205,7 +207,7 @@ def _margins(text: str, new: str, entry: str) -> tuple[str, str]:
         middle = (prefix + high + 1) // 2
         prefix, high = (middle, high) if new[:middle] == text[:middle] else (prefix, middle - 1)
     inserted = new[prefix : prefix + len(new) - len(text)]
-    if new[: prefix] + new[prefix + len(inserted) :] != text or entry not in inserted:
+    if new[:prefix] + new[prefix + len(inserted) :] != text or entry not in inserted:
         return "", ""
     lead, _, tail = inserted.partition(entry)
     if (lead + tail).strip(" \t\r\n"):
@@ -216,16 +218,18 @@ def _margins(text: str, new: str, entry: str) -> tuple[str, str]:
 def add(
     text: str, key_path: tuple[str, ...], first_new: int, value: object
 ) -> tuple[str, str, str, str]:
-    """Add the entry; returns (new text, mode, lead, tail): mode "tables" when the entry was
-    appended as table headers after `lead`, "item" when it went inside the document as
-    `key = value` with `lead` and `tail` whitespace around it."""
-    target = _table_target(key_path, value)
-    if target is not None:
-        eol = detect_eol(text)
+    """Add the entry; return (new text, mode, lead, tail).
+
+    Mode "tables": the entry was appended as table headers after `lead`. Mode "item": it went
+    inside the document as `key = value` (in an inline table, or placed by tomlkit) with the
+    whitespace `lead` and `tail` around it.
+    """
+    eol = detect_eol(text)
+    tables = _as_tables(key_path, value, eol)
+    if tables is not None:
         lead = _separator(text, eol)
-        new = text + lead + render_tables(*target, eol)
-        if _parses(new) is not None:
-            return new, "tables", lead, ""
+        if _parses(text + lead + tables) is not None:
+            return text + lead + tables, "tables", lead, ""
     nested: object = value
     for key in reversed(key_path[first_new + 1 :]):
         nested = {key: nested}
@@ -249,11 +253,11 @@ def _occurrences(text: str, chunk: str) -> list[int]:
     return found
 
 
-def _entry_spans(
-    text: str, at: int, end: int, lead: str, tail: str
-) -> Iterator[tuple[int, int]]:
-    """Ways `key = value` at [at, end) may have been added: within `lead` and `tail`, after
-    `, `, before `, `, as a line."""
+def _entry_spans(text: str, at: int, end: int, lead: str, tail: str) -> Iterator[tuple[int, int]]:
+    """Spans `add` may have inserted around `key = value` at [at, end), likeliest first.
+
+    Within `lead` and `tail`, after `, `, before `, `, as a line, alone.
+    """
     if (lead or tail) and text[:at].endswith(lead) and text.startswith(tail, end):
         yield at - len(lead), end + len(tail)
     if text[at - 2 : at] == ", ":
@@ -268,19 +272,11 @@ def _entry_spans(
     yield at, end
 
 
-def _entry_text(text: str, key_path: tuple[str, ...], leaf: object) -> str | None:
-    if isinstance(leaf, dict):
-        return render_tables(key_path, leaf, detect_eol(text))
-    if len(key_path) > 1:
-        return render_tables(key_path[:-1], {key_path[-1]: leaf}, detect_eol(text))
-    return None
-
-
 def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
     plain = load(text)
-    chunk = _entry_text(text, key_path, _leaf(plain, key_path))
-    expected = without(plain, key_path)
-    for at in _occurrences(text, chunk or ""):
+    chunk = _as_tables(key_path, _leaf(plain, key_path), detect_eol(text))
+    expected = _without(plain, key_path)
+    for at in _occurrences(text, chunk) if chunk is not None else []:
         if at and text[at - 1] != "\n":
             continue
         start = at - len(lead) if lead and text[:at].endswith(lead) else at
@@ -290,12 +286,10 @@ def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
     return None
 
 
-def _cut_key_value(
-    text: str, member_path: tuple[str, ...], lead: str, tail: str
-) -> str | None:
+def _cut_key_value(text: str, member_path: tuple[str, ...], lead: str, tail: str) -> str | None:
     plain = load(text)
     entry = _key_value(member_path[-1], _leaf(plain, member_path))
-    expected = without(plain, member_path)
+    expected = _without(plain, member_path)
     for at in _occurrences(text, entry):
         for start, end in _entry_spans(text, at, at + len(entry), lead, tail):
             candidate = text[:start] + text[end:]
@@ -328,16 +322,26 @@ def remove(
     return doc.as_string()
 
 
+def _rewrites(
+    key_path: tuple[str, ...], old: object, new: object, eol: str
+) -> Iterator[tuple[str, str]]:
+    """(old text, new text) pairs: as appended tables, then as one `key = value`."""
+    old_tables, new_tables = _as_tables(key_path, old, eol), _as_tables(key_path, new, eol)
+    if old_tables is not None and new_tables is not None:
+        yield old_tables, new_tables
+    yield _key_value(key_path[-1], old), _key_value(key_path[-1], new)
+
+
 def replace(text: str, key_path: tuple[str, ...], value: object) -> str:
-    """Replace the entry's value where it is written, as tables or as `key = value`; through
-    tomlkit when neither is there as one piece."""
+    """Replace the entry's value where it is written, as tables or as `key = value`.
+
+    Goes through tomlkit when neither form is there as one piece.
+    """
     plain = load(text)
-    leaf, expected = _leaf(plain, key_path), without(plain, key_path)
-    pairs = [(_entry_text(text, key_path, leaf), _entry_text(text, key_path, value))]
-    pairs.append((_key_value(key_path[-1], leaf), _key_value(key_path[-1], value)))
-    for old, new in pairs:
-        for at in _occurrences(text, old or "") if new else []:
-            candidate = text[:at] + new + text[at + len(old) :]  # type: ignore[operator,arg-type]
+    expected = _without(plain, key_path)
+    for old, new in _rewrites(key_path, _leaf(plain, key_path), value, detect_eol(text)):
+        for at in _occurrences(text, old):
+            candidate = text[:at] + new + text[at + len(old) :]
             if _same_elsewhere(candidate, key_path, expected):
                 return candidate
     doc = _edit(text)
