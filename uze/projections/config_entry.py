@@ -25,8 +25,9 @@ from uze.projections import config_json, config_toml
 ConfigFormat = Literal["json", "jsonc", "toml"]
 KeyPath = tuple[str, ...]
 FORMATS: Final[tuple[str, ...]] = ("json", "jsonc", "toml")
-JSON_MODES: Final = ("member", "document")
-TOML_MODES: Final = ("tables", "item")
+AddMode = Literal["member", "document", "tables", "item"]
+JSON_MODES: Final[tuple[AddMode, ...]] = ("member", "document")
+TOML_MODES: Final[tuple[AddMode, ...]] = ("tables", "item")
 _BARE_KEY: Final = re.compile(r"[A-Za-z0-9_-]+")
 
 
@@ -95,15 +96,17 @@ class AddInfo:
 
     - `mode`: "member" (JSON: a member appended to an existing object), "document" (JSON: the
       file held no value, so the whole top-level object was written), "tables" (TOML: table
-      headers appended at the end), "item" (TOML: placed inside the document by tomlkit).
+      headers appended at the end), "item" (TOML: one `key = value` inside the document, in
+      an inline table or where tomlkit put it).
     - `first_new_key`: index in the key path of the first key that did not exist; the objects
       or tables below it were created by uze and go again once they hold nothing else.
-    - `lead`: whitespace added before the entry ("document" and "tables" modes).
-    - `tail`: whitespace added after the entry so a closing brace that shared a line with the
-      opening one sits on its own line ("member"), or the final newline ("document").
+    - `lead`: whitespace added before the entry ("document", "tables", "item").
+    - `tail`: whitespace added after it: so that a closing brace that shared its line with
+      the opening one gets a line of its own ("member"), the final newline ("document"), the
+      line break or blank line tomlkit added ("item").
     """
 
-    mode: str
+    mode: AddMode
     first_new_key: int
     lead: str = ""
     tail: str = ""

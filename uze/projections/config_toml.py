@@ -2,9 +2,11 @@
 
 This is the TOML half of config entries (see `config_entry`). A table entry is appended at the
 end of the document as `[a.b.name]` (plus sub-tables), rendered by tomlkit; removing it cuts
-that exact text again. Where a header cannot be appended (a parent that is an inline table, a
-plain value straight into an existing table) tomlkit edits the document in place instead.
-`tomllib` is the judge of validity, as strict as the TOML parsers the harnesses use.
+that exact text again. Where no header can be appended, the entry goes in as one
+`key = value`: at the end of an inline table it extends, or where tomlkit places a plain value
+in an existing table. Every cut or insertion is accepted only if the document then reads back
+(with `tomllib`, as strict as the harnesses' parsers) unchanged outside the entry; when the
+added text is no longer there as one piece, tomlkit deletes the key instead.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import tomlkit
 from tomlkit.exceptions import ParseError
@@ -20,6 +22,7 @@ from tomlkit.items import InlineTable, Table
 
 from uze.projections.config_json import detect_eol
 
+TomlMode = Literal["tables", "item"]
 _WHERE: Final = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.DOTALL)
 _TOMLKIT_WHERE: Final = re.compile(r" at line \d+ col \d+$")
 
@@ -217,7 +220,7 @@ def _margins(text: str, new: str, entry: str) -> tuple[str, str]:
 
 def add(
     text: str, key_path: tuple[str, ...], first_new: int, value: object
-) -> tuple[str, str, str, str]:
+) -> tuple[str, TomlMode, str, str]:
     """Add the entry; return (new text, mode, lead, tail).
 
     Mode "tables": the entry was appended as table headers after `lead`. Mode "item": it went
