@@ -39,7 +39,9 @@ def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:
 
 def assert_ok(result: subprocess.CompletedProcess[str]) -> subprocess.CompletedProcess[str]:
     """Exit 0 with nothing on stderr."""
-    assert result.returncode == 0, f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    assert result.returncode == 0, (
+        f"exit {result.returncode}\nstdout:\n{result.stdout}\nstderr:\n{result.stderr}"
+    )
     assert result.stderr == "", result.stderr
     return result
 
@@ -59,7 +61,9 @@ def copy_package(source: Path, dest: Path, name: str) -> Path:
     return dest
 
 
-def keep_only(tree: Mapping[str, bytes | str], kept: list[str], base: Mapping[str, bytes | str]) -> dict[str, bytes | str]:
+def keep_only(
+    tree: Mapping[str, bytes | str], kept: list[str], base: Mapping[str, bytes | str]
+) -> dict[str, bytes | str]:
     """`base` plus the entries of `tree` at, below or above each path in `kept`."""
     out = dict(base)
     for rel, value in tree.items():
@@ -73,8 +77,9 @@ def keep_only(tree: Mapping[str, bytes | str], kept: list[str], base: Mapping[st
 def uze(sandbox: Sandbox) -> Uze:
     """Run the real `python -m uze` in the project; never a traceback."""
 
-    def run(*args: str | Path, cwd: Path | None = None,
-            env: Mapping[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    def run(
+        *args: str | Path, cwd: Path | None = None, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
         result = run_uze(*args, cwd=cwd or sandbox.project, env=env)
         assert_no_traceback(result)
         return result

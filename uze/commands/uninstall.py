@@ -110,7 +110,8 @@ def uninstall(
         receipt = ctx.receipt(name)
         assert receipt is not None
         return UninstallResult(name, tuple(a for a, _ in _decide(ctx, receipt, force)), True)
-    with locked(ctx, store=False):
+    # projects.json (the GC roots) changes here, and the store lock guards it (gc, install).
+    with locked(ctx, store=True):
         receipt = ctx.receipt(name)
         if receipt is None:
             raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))

@@ -1,0 +1,89 @@
+"""Invariant 8: concurrent commands on one project serialise; the result equals a serial order."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import filelock
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import EVERY_KIND, HARNESSES, as_json, assert_no_traceback, assert_ok
+from tests.helpers import run_uze, tree_bytes
+
+pytestmark = pytest.mark.e2e
+
+
+def _start_install(source: Path, project: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "uze", "install", str(source), *HARNESSES],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _serial(sources: tuple[Path, Path], project: Path) -> dict[str, bytes | str]:
+    (project / ".git").mkdir(parents=True)
+    for source in sources:
+        assert_ok(run_uze("install", source, *HARNESSES, cwd=project))
+    return tree_bytes(project)
+
+
+def test_two_installs_started_together_both_succeed_and_equal_a_serial_install(
+    sandbox: Sandbox, other_kind: Path
+) -> None:
+    first, second = (
+        _start_install(EVERY_KIND, sandbox.project),
+        _start_install(other_kind, sandbox.project),
+    )
+    with ThreadPoolExecutor(
+        max_workers=2
+    ) as pool:  # serial references meanwhile, in their own projects
+        orders = [
+            pool.submit(_serial, order, sandbox.root / name)
+            for name, order in (
+                ("serial-a", (EVERY_KIND, other_kind)),
+                ("serial-b", (other_kind, EVERY_KIND)),
+            )
+        ]
+        serial_results = [future.result() for future in orders]
+    for process in (first, second):
+        stdout, stderr = process.communicate(timeout=120)
+        result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        assert_no_traceback(result)
+        assert_ok(result)
+
+    concurrent = tree_bytes(sandbox.project)
+    assert concurrent in serial_results
+    assert {".uze/receipts/every-kind.json", ".uze/receipts/other-kind.json"} <= set(concurrent)
+    document = as_json(assert_ok(run_uze("status", "--json", cwd=sandbox.project)))
+    assert {p["name"] for p in document["packages"]} == {"every-kind", "other-kind"}
+    for projection in (p for package in document["packages"] for p in package["projections"]):
+        assert projection["state"] == (
+            "undelivered" if projection["route"] == "unsupported" else "matched"
+        )
+
+
+def test_uninstall_does_not_touch_the_gc_roots_while_another_command_holds_the_store_lock(
+    sandbox: Sandbox,
+) -> None:
+    # projects.json lists the GC roots: changing it without the store lock races with gc and
+    # with installs in other projects (a lost registration lets gc delete live objects).
+    assert_ok(run_uze("install", EVERY_KIND, "--harness", "codex", cwd=sandbox.project))
+    registry = sandbox.uze_home / "projects.json"
+    before, project_before = registry.read_bytes(), tree_bytes(sandbox.project)
+    assert str(sandbox.project).encode() in before
+    env = {**sandbox.env, "UZE_LOCK_TIMEOUT": "1"}
+
+    with filelock.FileLock(str(sandbox.uze_home / "locks" / "store.lock")):  # "a gc is running"
+        result = run_uze("uninstall", "every-kind", cwd=sandbox.project, env=env)
+
+    assert_no_traceback(result)
+    assert registry.read_bytes() == before, "projects.json changed under someone else's store lock"
+    assert result.returncode == 1 and "another uze command is running" in result.stderr
+    assert tree_bytes(sandbox.project) == project_before
