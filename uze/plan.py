@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
@@ -17,6 +18,8 @@ from uze.harnesses.base import invoke_feature
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, Package, Skill
 from uze.projections.frontmatter import edit_frontmatter
+from uze.plugin_root import plugin_root, resolve_server
+from uze.projections.config_entry import format_key_path
 from uze.skill_roots import choose_roots
 
 _RANK = {"native": 0, "adapted": 1, "degraded": 2, "unsupported": 3}
@@ -71,7 +74,19 @@ class PlannedFile:
     harnesses: tuple[str, ...]
 
 
-PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile
+@dataclass(frozen=True, slots=True)
+class PlannedEntry:
+    """One entry at `key_path` in the config file at `path` (an MCP server)."""
+
+    path: Path
+    target: str
+    fmt: Literal["json", "jsonc", "toml"]
+    key_path: tuple[str, ...]
+    value: dict[str, object]
+    harnesses: tuple[str, ...]
+
+
+PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile | PlannedEntry
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,14 +219,52 @@ def _plan_agent(b: _Builder, agent: Agent) -> None:
         b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))
 
 
-def _plan_unsupported(b: _Builder) -> None:
-    resources = [
-        *(("mcp", server.name) for server in b.package.mcp_servers),
-        *(("hook", group_id) for group_id in hook_ids(b.package)),
-    ]
-    for kind, name in resources:
+def _mcp_cap(b: _Builder, harness: str) -> Capability:
+    base = lookup(harness, "mcp")
+    if b.loc.scope == "project" and base.route != "unsupported":
+        scoped = lookup(harness, "mcp", "project")
+        return scoped if scoped.route != "unsupported" else base
+    return base
+
+
+def _translated_cap(cap: Capability, harness: str, translated: Any) -> Capability:
+    if translated.unsupported:
+        return Capability("unsupported", translated.unsupported, cap.source)
+    if translated.degraded:
+        return Capability("degraded", "; ".join([*filter(None, [cap.reason]), *translated.degraded]), cap.source)
+    return cap
+
+
+def _plan_mcp(b: _Builder) -> None:
+    root = plugin_root(b.loc, b.package.name)
+    users: list[str] = []
+    for portable in b.package.mcp_servers:
+        server, needs_root = resolve_server(portable, root)
         for harness in b.harnesses:
-            b.add(kind, name, harness, lookup(harness, kind), None)
+            cap, target = _mcp_cap(b, harness), REGISTRY[harness].mcp
+            if cap.route == "unsupported" or target is None:
+                b.add("mcp", server.name, harness, cap, None)
+                continue
+            translated = target.dialect(server)
+            cap = _translated_cap(cap, harness, translated)
+            if translated.value is None:
+                b.add("mcp", server.name, harness, cap, None)
+                continue
+            path, key = target.file(b.loc), target.key(b.loc, server.name)
+            b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}")
+            b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key, translated.value, (harness,)))
+            if needs_root and harness not in users:
+                users.append(harness)
+    if users:
+        files = {rel: f.data for rel, f in b.package.files.items()}
+        executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
+        b.artifacts.append(PlannedTree(root, b.loc.display(root), files, executables, tuple(users)))
+
+
+def _plan_unsupported(b: _Builder) -> None:
+    for name in hook_ids(b.package):
+        for harness in b.harnesses:
+            b.add("hook", name, harness, lookup(harness, "hook"), None)
 
 
 def hook_ids(package: Package) -> list[str]:
@@ -235,5 +288,6 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     _plan_skills(b)
     for agent in package.agents:
         _plan_agent(b, agent)
+    _plan_mcp(b)
     _plan_unsupported(b)
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts))

@@ -67,7 +67,25 @@ class FileArtifact(_Model):
     harnesses: list[str]
 
 
-Artifact = Annotated[TreeArtifact | RegionArtifact | FileArtifact, Field(discriminator="type")]
+class EntryArtifact(_Model):
+    """One entry at `key_path` in a harness config file; `digest` of its canonical JSON value.
+
+    `add_info` tells the remover what else the add created (never a value: no secrets here).
+    """
+
+    type: Literal["entry"] = "entry"
+    target: str
+    format: Literal["json", "jsonc", "toml"]
+    key_path: list[str]
+    digest: Digest
+    add_info: dict[str, Any]
+    seq: int = 0
+    harnesses: list[str]
+
+
+Artifact = Annotated[
+    TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact, Field(discriminator="type")
+]
 
 
 class Receipt(_Model):

@@ -52,12 +52,21 @@ def as_json(result: subprocess.CompletedProcess[str]) -> Any:
 
 
 def copy_package(source: Path, dest: Path, name: str) -> Path:
-    """A copy of the package at `source`, renamed to `name` in its plugin.json."""
+    """A copy of the package at `source`, renamed to `name` in its plugin.json.
+
+    Its MCP servers are renamed `<name>-<server>` too: server names are not package-qualified
+    (users name them in permissions), so two packages with one server name conflict.
+    """
     shutil.copytree(source, dest, symlinks=True)
     manifest = dest / "plugin.json"
     data = json.loads(manifest.read_text(encoding="utf-8"))
     data["name"] = name
     manifest.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    mcp = dest / "mcp.json"
+    if mcp.exists():
+        servers = json.loads(mcp.read_text(encoding="utf-8"))["mcpServers"]
+        renamed = {f"{name[:10]}-{key}": value for key, value in servers.items()}
+        mcp.write_text(json.dumps({"mcpServers": renamed}, indent=2) + "\n", encoding="utf-8")
     return dest
 
 

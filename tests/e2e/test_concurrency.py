@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import filelock
@@ -28,7 +27,9 @@ def _start_install(source: Path, project: Path) -> subprocess.Popen[str]:
 
 
 def _serial(sources: tuple[Path, Path], project: Path) -> dict[str, bytes | str]:
-    (project / ".git").mkdir(parents=True)
+    """Uninstall both, then install in this order, in the same project (entries hold its path)."""
+    for name in ("every-kind", "other-kind"):
+        assert_ok(run_uze("uninstall", name, cwd=project))
     for source in sources:
         assert_ok(run_uze("install", source, *HARNESSES, cwd=project))
     return tree_bytes(project)
@@ -41,17 +42,6 @@ def test_two_installs_started_together_both_succeed_and_equal_a_serial_install(
         _start_install(EVERY_KIND, sandbox.project),
         _start_install(other_kind, sandbox.project),
     )
-    with ThreadPoolExecutor(
-        max_workers=2
-    ) as pool:  # serial references meanwhile, in their own projects
-        orders = [
-            pool.submit(_serial, order, sandbox.root / name)
-            for name, order in (
-                ("serial-a", (EVERY_KIND, other_kind)),
-                ("serial-b", (other_kind, EVERY_KIND)),
-            )
-        ]
-        serial_results = [future.result() for future in orders]
     for process in (first, second):
         stdout, stderr = process.communicate(timeout=120)
         result = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
@@ -59,6 +49,9 @@ def test_two_installs_started_together_both_succeed_and_equal_a_serial_install(
         assert_ok(result)
 
     concurrent = tree_bytes(sandbox.project)
+    serial_results = [
+        _serial(order, sandbox.project) for order in ((EVERY_KIND, other_kind), (other_kind, EVERY_KIND))
+    ]
     assert concurrent in serial_results
     assert {".uze/receipts/every-kind.json", ".uze/receipts/other-kind.json"} <= set(concurrent)
     document = as_json(assert_ok(run_uze("status", "--json", cwd=sandbox.project)))

@@ -36,6 +36,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("claude_code", "skill", "invoke.user_only"): _c("native", "", "harnesses.md 1.3"),
     ("claude_code", "skill", "invoke.model_only"): _c("native", "", "harnesses.md 1.3"),
     ("claude_code", "agent", "base"): _c("native", "", "harnesses.md 1.4"),
+    ("claude_code", "mcp", "base"): _c("native", "", "harnesses.md 1.5, probes 2.1"),
     # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
     ("codex", "instructions", "base"): _c("native", "", "harnesses.md 2.1"),
     ("codex", "skill", "base"): _c("native", "", "harnesses.md 2.2"),
@@ -45,6 +46,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("codex", "skill", "invoke.model_only"): _c(
         "degraded", "Codex cannot hide a skill from $ mentions and /skills: users can still "
         "invoke this model-only skill", "harnesses.md 2.3"),
+    ("codex", "mcp", "base"): _c("native", "", "harnesses.md 2.5, probes 3.1"),
+    ("codex", "mcp", "project"): _c(
+        "adapted", "written to .codex/config.toml, which Codex reads only when the project is "
+        "trusted in the user's config.toml", "probes 3.1"),
     ("codex", "agent", "base"): _c(
         "adapted", "generated as a Codex agent TOML file (developer_instructions = body); "
         "project agents load only in a trusted project", "harnesses.md 2.4, probes 3.1"),
@@ -57,6 +62,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("opencode", "skill", "invoke.model_only"): _c(
         "degraded", "every OpenCode skill is also a /command: users can still invoke this "
         "model-only skill", "harnesses.md 3.3"),
+    ("opencode", "mcp", "base"): _c("native", "", "harnesses.md 3.5, probes 5.1"),
     ("opencode", "agent", "base"): _c(
         "native", "", "harnesses.md 3.4 (mode: subagent)"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
@@ -70,6 +76,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("gemini_cli", "skill", "invoke.model_only"): _c(
         "native", "", "harnesses.md 4.2 (skills are activated by the model)"),
     ("gemini_cli", "agent", "base"): _c("native", "", "harnesses.md 4.4"),
+    ("gemini_cli", "mcp", "base"): _c("native", "", "harnesses.md 4.5, probes 4.1"),
+    ("gemini_cli", "mcp", "project"): _c(
+        "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
+        "folder", "probes 4.1"),
     # --- Antigravity (harnesses.md 5: mostly third-party, unverified) -----------------------
     ("antigravity", "instructions", "base"): _c(
         "native", "", "harnesses.md 5.1 (unverified: third-party)"),
@@ -80,6 +90,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("antigravity", "skill", "invoke.model_only"): _c(
         "degraded", "Antigravity documents no invocation policy: users can still run this "
         "model-only skill", "harnesses.md 5.2"),
+    ("antigravity", "mcp", "base"): _c("native", "", "harnesses.md 5.4 (unverified)"),
     # --- Kimi Code (harnesses.md 6.1) -------------------------------------------------------
     ("kimi_code", "instructions", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "skill", "base"): _c("native", "", "harnesses.md 6.1"),
@@ -90,6 +101,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "degraded", "Kimi Code has no model-only switch: users can still invoke this skill",
         "harnesses.md 6.1"),
     ("kimi_code", "agent", "base"): _c("native", "", "harnesses.md 6.1"),
+    ("kimi_code", "mcp", "base"): _c("native", "", "harnesses.md 6.1"),
     # --- DeepSeek Harness (harnesses.md 7) --------------------------------------------------
     ("deepseek_harness", "instructions", "base"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "base"): _c("native", "", "harnesses.md 7"),
@@ -101,6 +113,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
 UNSUPPORTED: Final[dict[tuple[str, str], str]] = {
     ("antigravity", "agent"): "Antigravity loads custom agents only from a plugin's agents/ "
     "folder (format unverified); uze does not generate Antigravity plugins",
+    ("deepseek_harness", "mcp"): "DeepSeek Harness takes MCP servers as dsh-mcp-client rows "
+    "in a profile's cordis.patch.yml, which uze does not edit yet",
     ("deepseek_harness", "agent"): "DeepSeek Harness has no Markdown agents, only Cordis agent "
     "presets (agent.cordis.yml), which uze does not generate",
 }

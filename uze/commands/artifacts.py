@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze.commands.context import Created, ScopeContext
-from uze.plan import PlannedArtifact, PlannedRegion
-from uze.projections import file, region_file, tree
-from uze.receipts import Artifact, FileArtifact, RegionArtifact, TreeArtifact
+from uze.plan import PlannedArtifact, PlannedEntry, PlannedRegion
+from uze.projections import entry, file, region_file, tree
+from uze.projections.config_entry import AddInfo, format_key_path
+from uze.receipts import Artifact, EntryArtifact, FileArtifact, RegionArtifact, TreeArtifact
 from uze.transaction import Transaction
 
 
@@ -15,6 +16,8 @@ def planned_key(artifact: PlannedArtifact) -> str:
     """Identity of a planned artifact: its target, plus `#id` for a region."""
     if isinstance(artifact, PlannedRegion):
         return f"{artifact.target}#{artifact.region_id}"
+    if isinstance(artifact, PlannedEntry):
+        return f"{artifact.target}#{format_key_path(artifact.key_path)}"
     return artifact.target
 
 
@@ -22,6 +25,8 @@ def record_key(record: Artifact) -> str:
     """Identity of a receipt artifact (same form as planned_key)."""
     if isinstance(record, RegionArtifact):
         return f"{record.target}#{record.region}"
+    if isinstance(record, EntryArtifact):
+        return f"{record.target}#{format_key_path(tuple(record.key_path))}"
     return record.target
 
 
@@ -37,7 +42,17 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
         return tree.inspect(path, record.files)
     if isinstance(record, FileArtifact):
         return file.inspect(path, record.digest)
+    if isinstance(record, EntryArtifact):
+        return entry.inspect(path, record.format, tuple(record.key_path), record.digest)
     return region_file.inspect(path, record.region, record.digest)
+
+
+def removal_order(records: list[Artifact]) -> list[Artifact]:
+    """Config entries go in reverse order of their adds (an add may have made the container
+    a later add went into); everything else keeps its order."""
+    entries = [r for r in records if isinstance(r, EntryArtifact)]
+    others = [r for r in records if not isinstance(r, EntryArtifact)]
+    return others + sorted(entries, key=lambda r: r.seq, reverse=True)
 
 
 def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created: Created) -> None:
@@ -51,5 +66,9 @@ def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created:
         tree.remove(tx, path)
     elif isinstance(record, FileArtifact):
         file.remove(tx, path)
+    elif isinstance(record, EntryArtifact):
+        info = AddInfo.from_json(record.add_info)
+        if entry.remove(tx, path, record.format, tuple(record.key_path), info, record.target in created.files):
+            created.files.discard(record.target)
     elif region_file.remove(tx, path, record.region, record.lead, record.target in created.files):
         created.files.discard(record.target)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,11 +22,20 @@ from uze.harnesses import detect_harnesses, parse_harnesses
 from uze.harnesses.base import Scope
 from uze.package import Package, read_package
 from uze.paths import Paths
-from uze.plan import Plan, PlannedArtifact, PlannedFile, PlannedRegion, PlannedTree, plan_install
-from uze.projections import file, region_file, tree
+from uze.plan import (
+    Plan,
+    PlannedArtifact,
+    PlannedEntry,
+    PlannedFile,
+    PlannedRegion,
+    PlannedTree,
+    plan_install,
+)
+from uze.projections import config_entry, entry, file, region_file, tree
 from uze.projections.digest import content_digest
 from uze.receipts import (
     Artifact,
+    EntryArtifact,
     FileArtifact,
     ProjectionRecord,
     Receipt,
@@ -95,6 +105,9 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
     path = artifact.path
+    if isinstance(artifact, PlannedEntry):
+        _check_entry_free(artifact, key)
+        return
     if not isinstance(artifact, PlannedRegion):
         if path.exists() or path.is_symlink():
             raise ForeignFile(artifact.target)
@@ -106,11 +119,23 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
                        hint="remove that region by hand (both marker lines), then run again")
 
 
+def _check_entry_free(artifact: PlannedEntry, key: str) -> None:
+    path = artifact.path
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise ForeignFile(artifact.target)
+    found = entry.read_value(path, artifact.fmt, artifact.key_path, artifact.target)
+    if found is not config_entry.MISSING:
+        raise Conflict(key, "an entry with this name is there and uze did not write it",
+                       hint="rename the server in the package, or remove that entry yourself")
+
+
 def _digests(artifact: PlannedArtifact) -> dict[str, str] | str:
     if isinstance(artifact, PlannedTree):
         return tree.digests_of(artifact.files)
     if isinstance(artifact, PlannedFile):
         return content_digest(artifact.data)
+    if isinstance(artifact, PlannedEntry):
+        return entry.value_digest(artifact.value)
     return region_file.body_digest(artifact.body)
 
 
@@ -132,9 +157,11 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, 
         return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
     if same or state != "drifted":
         return _Step(Action(key, "kept", f"{state} since install; kept"), None, old)
-    if isinstance(planned, PlannedRegion):
+    if isinstance(planned, PlannedRegion | PlannedEntry):
         detail = "edited since install; kept (new version not applied; --force takes it)"
-        return _Step(Action(key, "kept", detail, planned.body.decode("utf-8", "replace")), None, old)
+        new = (planned.body.decode("utf-8", "replace") if isinstance(planned, PlannedRegion)
+               else json.dumps(planned.value, indent=2, sort_keys=True))
+        return _Step(Action(key, "kept", detail, new), None, old)
     detail = "edited since install; kept, the new version written beside it as .uze-new"
     return _Step(Action(key, "merge", detail), planned, old)
 
@@ -206,6 +233,8 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
         return _merge(tx, planned, step.old)
     if isinstance(planned, PlannedRegion):
         return _write_region(tx, planned, step.old, created)
+    if isinstance(planned, PlannedEntry):
+        return _write_entry(tx, ctx, planned, step.old, created)
     if isinstance(planned, PlannedFile):
         file.write(tx, planned.path, planned.data)
         return FileArtifact(target=planned.target, digest=content_digest(planned.data),
@@ -215,6 +244,23 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
         arts.remove_record(tx, ctx, step.old, created)
     tree.write(tx, planned.path, planned.files, planned.executables)
     return _tree_record(planned)
+
+
+def _write_entry(
+    tx: Transaction, ctx: ScopeContext, planned: PlannedEntry, old: Artifact | None, created: Created
+) -> EntryArtifact:
+    if isinstance(old, EntryArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
+        entry.replace(tx, planned.path, planned.fmt, planned.key_path, planned.value)
+        info, seq = old.add_info, old.seq
+    else:
+        added, made_file = entry.add(tx, planned.path, planned.fmt, planned.key_path,
+                                     planned.value, planned.target)
+        info, seq = added.to_json(), tx.writes  # tx.writes only grows: adds are ordered
+        if made_file:
+            created.files.add(planned.target)
+    return EntryArtifact(target=planned.target, format=planned.fmt, key_path=list(planned.key_path),
+                         digest=entry.value_digest(planned.value), add_info=dict(info), seq=seq,
+                         harnesses=list(planned.harnesses))
 
 
 def _merge(tx: Transaction, planned: PlannedArtifact | None, old: Artifact | None) -> Artifact:

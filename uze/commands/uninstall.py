@@ -78,9 +78,9 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
     created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
     try:
-        for (_action, remove), record in zip(decisions, receipt.artifacts, strict=True):
-            if remove:
-                arts.remove_record(tx, ctx, record, created)
+        doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
+        for record in arts.removal_order(doomed):
+            arts.remove_record(tx, ctx, record, created)
         tx.remove(ctx.receipt_file(receipt.name))
         last = not any(r.name != receipt.name for r in ctx.receipts())
         _prune(tx, ctx, created, last)

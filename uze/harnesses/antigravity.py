@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from uze import mcp_dialects
+from uze.harnesses.base import Harness, McpTarget
 from uze.paths import Paths
-from uze.harnesses.base import Harness
 
 
 def config_dir(paths: Paths) -> Path:
@@ -20,4 +21,8 @@ HARNESS = Harness(
     home=lambda paths: paths.home / ".gemini" / "antigravity-cli",
     instructions_file=lambda loc: loc.pick("AGENTS.md", loc.paths.home / ".gemini" / "GEMINI.md"),
     skill_roots=lambda loc: (loc.pick(".agents/skills", config_dir(loc.paths) / "skills"),),
+    mcp=McpTarget(
+        lambda loc: loc.pick(".agents/mcp_config.json", config_dir(loc.paths) / "mcp_config.json"),
+        "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.antigravity,
+    ),
 )

@@ -6,7 +6,7 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from uze.package import InvokePolicy
 from uze.paths import Paths
@@ -65,6 +65,16 @@ class AgentFormat:
     allowed: frozenset[str] = frozenset()
 
 
+@dataclass(frozen=True, slots=True)
+class McpTarget:
+    """Where a harness keeps MCP servers: one config file, its format, the key of an entry."""
+
+    file: Callable[[Location], Path]
+    fmt: Literal["json", "jsonc", "toml"]
+    key: Callable[[Location, str], tuple[str, ...]]
+    dialect: Callable[[Any], Any]
+
+
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
@@ -86,6 +96,7 @@ class Harness:
     skill_roots: Callable[[Location], tuple[Path, ...]]
     skill_dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy
     agents: AgentFormat | None = None
+    mcp: McpTarget | None = None
     dedupes_skills: bool = False
     also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import AgentFormat, Harness, Location, SkillDialect
+from uze import mcp_dialects
+from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget, SkillDialect
 from uze.package import InvokePolicy
 from uze.paths import Paths
 
@@ -12,6 +13,13 @@ from uze.paths import Paths
 def config_dir(paths: Paths) -> Path:
     """`$CLAUDE_CONFIG_DIR`, else ~/.claude (probes 2.1: it moves skills, agents, CLAUDE.md)."""
     return paths.env_dir("CLAUDE_CONFIG_DIR", paths.home / ".claude")
+
+
+def _mcp_file(loc: Location) -> Path:
+    # user scope: ~/.claude.json, or $CLAUDE_CONFIG_DIR/.claude.json (probes 2.1)
+    if "CLAUDE_CONFIG_DIR" in loc.paths.env:
+        return loc.pick(".mcp.json", config_dir(loc.paths) / ".claude.json")
+    return loc.pick(".mcp.json", loc.paths.home / ".claude.json")
 
 
 def skill_dialect(policy: InvokePolicy) -> SkillDialect:
@@ -32,6 +40,7 @@ HARNESS = Harness(
     instructions_file=lambda loc: loc.pick("CLAUDE.md", config_dir(loc.paths) / "CLAUDE.md"),
     skill_roots=lambda loc: (loc.pick(".claude/skills", config_dir(loc.paths) / "skills"),),
     skill_dialect=skill_dialect,
+    mcp=McpTarget(_mcp_file, "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.claude),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".claude/agents", config_dir(loc.paths) / "agents"),
         allowed=frozenset({

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from uze.harnesses.base import AgentFormat, Harness, SkillDialect
+from uze import mcp_dialects
+from uze.harnesses.base import AgentFormat, Harness, McpTarget, SkillDialect
 from uze.package import InvokePolicy
 from uze.paths import Paths
 
@@ -46,6 +47,10 @@ HARNESS = Harness(
         loc.pick(".codex/skills", codex_home(loc.paths) / "skills"),
     ),
     skill_dialect=_skill_dialect,
+    mcp=McpTarget(
+        lambda loc: loc.pick(".codex/config.toml", codex_home(loc.paths) / "config.toml"),
+        "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialects.codex,
+    ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".codex/agents", codex_home(loc.paths) / "agents"),
         suffix=".toml",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import AgentFormat, Harness, Location
+from uze import mcp_dialects
+from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget
 from uze.paths import Paths
 
 
@@ -27,6 +28,10 @@ HARNESS = Harness(
     home=gemini_dir,
     instructions_file=lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md"),
     skill_roots=_skill_roots,
+    mcp=McpTarget(
+        lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
+        "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialects.gemini,
+    ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".gemini/agents", gemini_dir(loc.paths) / "agents"),
         allowed=frozenset({

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import AgentFormat, Harness, Location, SkillDialect
+from uze import mcp_dialects
+from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget, SkillDialect
 from uze.package import InvokePolicy
 from uze.paths import Paths
 
@@ -33,6 +34,10 @@ HARNESS = Harness(
     instructions_file=lambda loc: loc.pick("AGENTS.md", kimi_home(loc.paths) / "AGENTS.md"),
     skill_roots=_skill_roots,
     skill_dialect=_skill_dialect,
+    mcp=McpTarget(
+        lambda loc: loc.pick(".kimi-code/mcp.json", kimi_home(loc.paths) / "mcp.json"),
+        "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.kimi,
+    ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".kimi-code/agents", kimi_home(loc.paths) / "agents"),
         allowed=frozenset({"whenToUse", "override", "tools", "disallowedTools", "subagents"}),

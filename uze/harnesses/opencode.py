@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import AgentFormat, Harness, Location
+from uze import mcp_dialects
+from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget
 from uze.harnesses.claude_code import config_dir as claude_dir
 from uze.paths import Paths
 
@@ -33,6 +34,11 @@ HARNESS = Harness(
     # Seen with the real opencode 1.18.33 (`opencode debug skill`): a name present in
     # .opencode/skills, .claude/skills and .agents/skills is listed once.
     dedupes_skills=True,
+    # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
+    mcp=McpTarget(
+        lambda loc: loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json"),
+        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialects.opencode,
+    ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),
         name_key=False,

@@ -186,6 +186,13 @@ def read_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> object:
     return _lookup(_load(_decode(data), fmt)[0], key_path)
 
 
+def read_document(data: bytes, fmt: ConfigFormat) -> object:
+    """The whole document as plain Python (empty bytes: `{}`). Raises ConfigUnreadable."""
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown config format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    return _load(_decode(data), fmt)[0]
+
+
 def _first_new_key(plain: object, key_path: KeyPath) -> int:
     node = plain
     for index, key in enumerate(key_path):

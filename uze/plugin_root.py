@@ -1,0 +1,44 @@
+"""`${PLUGIN_ROOT}`: a materialised copy of the package that the receipt owns (issue 4).
+
+Project scope: `<project>/.uze/packages/<name>/`, so it travels with the project. User scope:
+`$UZE_HOME/packages/<name>/`. Commands that name `${PLUGIN_ROOT}` (or Claude's
+`${CLAUDE_PLUGIN_ROOT}`), or a `./`-relative command, are resolved to that copy. Pure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from uze.harnesses.base import Location
+from uze.package import McpServer
+
+_VARIABLES: Final = ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}")
+
+
+def plugin_root(loc: Location, package: str) -> Path:
+    """Where the package's files are materialised for commands that run them."""
+    if loc.scope == "project":
+        return loc.project / ".uze" / "packages" / package
+    return loc.paths.uze_home / "packages" / package
+
+
+def _resolve(text: str, root: Path) -> str:
+    for variable in _VARIABLES:
+        text = text.replace(variable, str(root))
+    return text
+
+
+def resolve_server(server: McpServer, root: Path) -> tuple[McpServer, bool]:
+    """The server with package-relative paths made absolute; True if it needs the copy."""
+    command = server.command
+    if command is not None and command.startswith("./"):
+        command = str(root / command[2:])
+    update = {
+        "command": _resolve(command, root) if command is not None else None,
+        "args": [_resolve(arg, root) for arg in server.args],
+        "cwd": _resolve(server.cwd, root) if server.cwd else server.cwd,
+        "env": {k: _resolve(v, root) for k, v in server.env.items()},
+    }
+    resolved = server.model_copy(update=update)
+    return resolved, resolved != server

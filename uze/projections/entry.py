@@ -1,0 +1,88 @@
+"""Config-entry artifacts (an MCP server): one owned entry in a harness's own config file.
+
+Inspection compares values, not text: a harness that reformats its file is not an edit, a
+changed value is. A file that does not parse is never rewritten.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from uze.errors import Blocked
+from uze.projections import config_entry as ce
+from uze.projections.digest import content_digest
+from uze.transaction import Transaction
+
+
+def value_digest(value: object) -> str:
+    """Digest of a value's canonical JSON (key order and formatting do not matter)."""
+    return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _is_hollow(data: bytes, fmt: ce.ConfigFormat) -> bool:
+    """Only empty objects left: what another package's add created in a file uze made.
+
+    Entries of one package are removed in reverse order, so their containers go with them;
+    across packages the last one out finds the shells and, in a file uze created, removes it.
+    """
+    def hollow(value: object) -> bool:
+        return isinstance(value, dict) and all(hollow(v) for v in value.values())
+
+    try:
+        return hollow(ce.read_document(data, fmt))
+    except ce.ConfigUnreadable:
+        return False
+
+
+def _read(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
+
+
+def read_value(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], target: str) -> object:
+    """The value at `key_path` (ce.MISSING if absent). Raises Blocked if the file does not parse."""
+    try:
+        return ce.read_entry(_read(path), fmt, key_path)
+    except ce.ConfigUnreadable as exc:
+        raise Blocked(target, f"it does not parse ({exc}); uze never rewrites a file it cannot read") from None
+
+
+def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest: str) -> str:
+    """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return "conflict"
+    try:
+        value = ce.read_entry(_read(path), fmt, key_path)
+    except ce.ConfigUnreadable:
+        return "blocked"
+    if value is ce.MISSING:
+        return "missing"
+    return "matched" if value_digest(value) == digest else "drifted"
+
+
+def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+        value: object, target: str) -> tuple[ce.AddInfo, bool]:
+    """Add the entry; return the AddInfo for the receipt and whether the file was created."""
+    created = not path.exists()
+    try:
+        data, info = ce.add_entry(_read(path), fmt, key_path, value)
+    except (ce.ConfigUnreadable, ce.UnsafeEdit) as exc:
+        raise Blocked(target, f"cannot add {ce.format_key_path(key_path)} safely ({exc})") from None
+    tx.write(path, data)
+    return info, created
+
+
+def replace(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], value: object) -> None:
+    """Rewrite the value of uze's own entry in place."""
+    tx.write(path, ce.replace_entry(_read(path), fmt, key_path, value))
+
+
+def remove(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+           info: ce.AddInfo, delete_if_empty: bool) -> bool:
+    """Remove the entry and what its add created; delete the file if uze made it and it is empty."""
+    data = ce.remove_entry(_read(path), fmt, key_path, info)
+    if delete_if_empty and (not data or _is_hollow(data, fmt)):
+        tx.remove(path)
+        return True
+    tx.write(path, data)
+    return False
