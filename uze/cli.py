@@ -86,6 +86,23 @@ def _scope(value: str, allowed: tuple[str, ...]) -> Any:
     return value
 
 
+def _asking(attempt: Callable[[bool], T], trusted: bool, *, interactive: bool) -> T:
+    """Run `attempt`; if the package needs consent, ask once on a terminal, else refuse."""
+    from uze.errors import TrustRequired
+
+    try:
+        return attempt(trusted)
+    except TrustRequired as needed:
+        if not (interactive and sys.stdin.isatty() and sys.stderr.isatty()):
+            raise
+        err = _err()
+        for line in needed.details:
+            err.print(line, markup=False)
+        if not typer.confirm("Install it and let it run these?", default=False, err=True):
+            raise UzeError("not installed: you declined; nothing was written") from None
+        return attempt(True)
+
+
 def _show(renderables: list[Any]) -> None:
     console = _out()
     for item in renderables:
@@ -119,15 +136,19 @@ def install(
     dry_run: DryOpt = False,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Accept the commands the package runs.")] = False,
 ) -> None:
     """Install or upgrade a package into every targeted harness."""
     from uze.commands.install import install as run_install
     from uze.render import install_json, install_view
 
-    result = _run(lambda: run_install(
-        _paths(), source, scope=_scope(scope, ("project", "user")), project=project,
-        harness=harness, dry_run=dry_run, force=force, cwd=Path.cwd(),
-    ))
+    def attempt(trusted: bool) -> Any:
+        return run_install(
+            _paths(), source, scope=_scope(scope, ("project", "user")), project=project,
+            harness=harness, dry_run=dry_run, force=force, trust=trusted, cwd=Path.cwd(),
+        )
+
+    result = _run(lambda: _asking(attempt, trust, interactive=not as_json))
     if as_json:
         _print_json(install_json(result))
     else:

@@ -108,6 +108,18 @@ class NotInstalled(UzeError):
         )
 
 
+class TrustRequired(UzeError):
+    """The package will run commands the user has not accepted yet."""
+
+    def __init__(self, lines: list[str], changed: bool) -> None:
+        what = "changes what it runs" if changed else "runs commands on your machine"
+        super().__init__(
+            f"this package {what}; not installed without your consent",
+            hint="read the list above; run again on a terminal to answer, or pass --trust",
+        )
+        self.details = ["It will run:", *(f"  {line}" for line in lines)]
+
+
 class Blocked(UzeError):
     """A file uze must edit cannot be safely parsed (e.g. broken region markers)."""
 

@@ -21,6 +21,7 @@ from uze.projections.frontmatter import edit_frontmatter
 from uze.plugin_root import plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.skill_roots import choose_roots
+from uze.trust import Execution, executions, trust_digest
 
 _RANK = {"native": 0, "adapted": 1, "degraded": 2, "unsupported": 3}
 
@@ -99,6 +100,12 @@ class Plan:
     harnesses: tuple[str, ...]
     projections: tuple[PlannedProjection, ...]
     artifacts: tuple[PlannedArtifact, ...] = field(default=())
+    executions: tuple[Execution, ...] = field(default=())
+
+    @property
+    def trust(self) -> str:
+        """Digest of what the package will run ("" when nothing)."""
+        return trust_digest(list(self.executions))
 
     def unmet_requirements(self) -> list[PlannedProjection]:
         """Projections the author marked `required` whose route is not native."""
@@ -290,4 +297,6 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         _plan_agent(b, agent)
     _plan_mcp(b)
     _plan_unsupported(b)
-    return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts))
+    delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
+    runs = tuple(executions(package, delivered))
+    return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

@@ -100,6 +100,8 @@ class Receipt(_Model):
     status: Literal["pending", "complete"] = "complete"
     projections: list[ProjectionRecord]
     artifacts: list[Artifact]
+    trust: str = ""
+    executions: list[str] = []
 
 
 def dump_receipt(receipt: Receipt) -> bytes:

@@ -54,6 +54,7 @@ def install_json(result: InstallResult) -> dict[str, Any]:
         "harnesses": list(result.plan.harnesses),
         "projections": _planned_rows(result),
         "actions": [_action_json(a) for a in result.actions],
+        "executions": [e.describe() for e in result.plan.executions],
         "writes": result.writes,
     }
 
@@ -86,6 +87,9 @@ def install_view(result: InstallResult) -> list[RenderableType]:
     )]
     out += _projection_table(_planned_rows(result), "action")
     out += _kept_lines(result.actions)
+    if result.dry_run and result.plan.executions:
+        out.append(Text("It will run (install asks before it does):"))
+        out += [Text(f"  {e.describe()}") for e in result.plan.executions]
     if not result.dry_run and result.writes == 0:
         out.append(Text("Already installed: nothing changed."))
     return out
@@ -120,6 +124,9 @@ def status_view(result: StatusResult) -> list[RenderableType]:
         data = package.to_json()
         out.append(Text(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
         out += _projection_table(data["projections"], "state")
+        if data["executions"]:
+            out.append(Text("Runs (accepted at install):"))
+            out += [Text(f"  {line}") for line in data["executions"]]
     return out
 
 

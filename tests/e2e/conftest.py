@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import Sandbox
 from tests.helpers import DATA, run_uze, tree_bytes
 
-HARNESSES = ("--harness", "claude_code,codex")
+HARNESSES = ("--harness", "claude_code,codex", "--trust")  # every-kind runs an MCP server
 EVERY_KIND = DATA / "every-kind"
 
 Snapshot = dict[str, dict[str, bytes | str]]

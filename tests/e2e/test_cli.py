@@ -62,7 +62,7 @@ def test_install_with_no_harness_detected_fails_and_names_the_harness_option(
     sandbox.uze_home.rmdir()
     before = snapshot(sandbox)
 
-    result = uze("install", EVERY_KIND, env=bare_path)
+    result = uze("install", EVERY_KIND, "--trust", env=bare_path)
 
     assert result.returncode == 1
     assert result.stdout == ""
@@ -78,7 +78,7 @@ def test_detection_picks_claude_code_when_the_project_has_a_claude_folder(
 ) -> None:
     (sandbox.project / ".claude").mkdir()
 
-    document = as_json(assert_ok(uze("install", EVERY_KIND, "--json", env=bare_path)))
+    document = as_json(assert_ok(uze("install", EVERY_KIND, "--json", "--trust", env=bare_path)))
 
     assert document["harnesses"] == ["claude_code"]
     assert {p["harness"] for p in document["projections"]} == {"claude_code"}

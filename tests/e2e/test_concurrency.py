@@ -67,7 +67,7 @@ def test_uninstall_does_not_touch_the_gc_roots_while_another_command_holds_the_s
 ) -> None:
     # projects.json lists the GC roots: changing it without the store lock races with gc and
     # with installs in other projects (a lost registration lets gc delete live objects).
-    assert_ok(run_uze("install", EVERY_KIND, "--harness", "codex", cwd=sandbox.project))
+    assert_ok(run_uze("install", EVERY_KIND, "--harness", "codex", "--trust", cwd=sandbox.project))
     registry = sandbox.uze_home / "projects.json"
     before, project_before = registry.read_bytes(), tree_bytes(sandbox.project)
     assert str(sandbox.project).encode() in before

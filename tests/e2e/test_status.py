@@ -75,7 +75,9 @@ def validate_status(document: Any, project: Path) -> None:
     assert document["project"] == str(project)
     assert isinstance(document["packages"], list)
     for package in document["packages"]:
-        assert set(package) == {"name", "version", "scope", "tree", "projections"}, package
+        # DESIGN.md's keys, plus what the package runs (issue 9: status shows it for audit)
+        assert set(package) == {"name", "version", "scope", "tree", "projections", "executions"}, package
+        assert all(isinstance(line, str) for line in package["executions"])
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", package["name"])
         assert isinstance(package["version"], str) and package["version"]
         assert package["scope"] in {"project", "user"}
@@ -113,7 +115,7 @@ def test_status_after_install_matches_the_design_shape_and_reports_every_pair(
     sandbox: Sandbox, uze: Uze
 ) -> None:
     harnesses = ("claude_code", "opencode")
-    assert_ok(uze("install", EVERY_KIND, "--harness", ",".join(harnesses)))
+    assert_ok(uze("install", EVERY_KIND, "--harness", ",".join(harnesses), "--trust"))
 
     document = _status(uze, sandbox)
     table = assert_ok(uze("status")).stdout

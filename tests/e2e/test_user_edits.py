@@ -171,7 +171,7 @@ def test_uninstall_removes_the_region_and_keeps_user_text_around_it_exactly(
     agents = sandbox.project / "AGENTS.md"
     if existing is not None:
         agents.write_bytes(existing)
-    assert_ok(uze("install", EVERY_KIND, "--harness", "codex"))
+    assert_ok(uze("install", EVERY_KIND, "--harness", "codex", "--trust"))
     installed = agents.read_bytes()
     assert installed.count(b"<!-- uze:begin every-kind -->") == 1
     agents.write_bytes(prepend + installed + append)

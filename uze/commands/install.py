@@ -17,7 +17,7 @@ from uze.commands.context import (
     register_project,
     save_created,
 )
-from uze.errors import Blocked, Conflict, ForeignFile, UzeError
+from uze.errors import Blocked, Conflict, ForeignFile, TrustRequired, UzeError
 from uze.harnesses import detect_harnesses, parse_harnesses
 from uze.harnesses.base import Scope
 from uze.package import Package, read_package
@@ -285,7 +285,22 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
             for p in plan.projections
         ],
         artifacts=sorted(artifacts, key=arts.record_key),
+        trust=plan.trust,
+        executions=[e.describe() for e in plan.executions],
     )
+
+
+def check_trust(plan: Plan, previous: Receipt | None, trusted: bool) -> None:
+    """Refuse what runs until the user accepted it; ask again only when it changed."""
+    if not plan.executions or trusted or (previous is not None and previous.trust == plan.trust):
+        return
+    current = [e.describe() for e in plan.executions]
+    lines = current
+    if previous is not None and previous.executions:
+        before = set(previous.executions)
+        lines = [("unchanged: " if line in before else "new or changed: ") + line for line in current]
+        lines += [f"no longer run: {line}" for line in previous.executions if line not in current]
+    raise TrustRequired(lines, changed=previous is not None and bool(previous.executions))
 
 
 def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step]) -> tuple[Receipt, int]:
@@ -345,14 +360,19 @@ def install(
     harness: str | None = None,
     dry_run: bool = False,
     force: bool = False,
+    trust: bool = False,
     cwd: Path,
 ) -> InstallResult:
-    """Install (or upgrade) the package at `source`. Writes nothing on error or dry run."""
+    """Install (or upgrade) the package at `source`. Writes nothing on error or dry run.
+
+    Raises TrustRequired when the package runs commands not yet accepted (unless `trust`).
+    """
     ctx, package, plan, previous = _prepare(paths, source, scope, project, harness, cwd)
     steps = preflight(ctx, plan, previous, force)
     actions = tuple(step.action for step in steps)
     if dry_run:
         return InstallResult(plan, actions, True, None, 0)
+    check_trust(plan, previous, trust)
     with locked(ctx, store=True):
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)

@@ -27,7 +27,7 @@ class PackageStatus:
             {**p.model_dump(), "state": state} for p, state in zip(r.projections, self.states, strict=True)
         ]
         return {"name": r.name, "version": r.version, "scope": r.scope, "tree": r.tree,
-                "projections": projections}
+                "projections": projections, "executions": list(r.executions)}
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,73 @@
+"""Trust: every command a package will run, with the digest of each package file it runs.
+
+Collected while planning (pure). Install asks before the first install and again when the set
+changes; a package with nothing executable asks nothing. Environment variables appear by name
+only: a value is never shown or stored.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import asdict, dataclass
+from typing import Final
+
+from uze.package import McpServer, Package
+from uze.projections.digest import content_digest
+
+_PACKAGE_PATH: Final = re.compile(r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|^\./)([^\s\"']+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """One thing that will run: an MCP server command (hooks join in their issue)."""
+
+    kind: str
+    name: str
+    command: str
+    args: tuple[str, ...]
+    cwd: str
+    env_names: tuple[str, ...]
+    files: tuple[tuple[str, str], ...]  # (package path, blake3 digest) of files it runs
+
+    def describe(self) -> str:
+        """One line for a person: what runs, with which files and variable names."""
+        line = " ".join([self.command, *self.args])
+        parts = [f"{self.kind} {self.name}: {line}"]
+        if self.cwd:
+            parts.append(f"cwd {self.cwd}")
+        if self.env_names:
+            parts.append(f"env {', '.join(self.env_names)}")
+        parts += [f"{path} blake3:{digest[:16]}" for path, digest in self.files]
+        return "; ".join(parts)
+
+
+def _files(package: Package, texts: list[str]) -> tuple[tuple[str, str], ...]:
+    found = {m.group(1) for text in texts for m in _PACKAGE_PATH.finditer(text)}
+    return tuple(
+        (rel, content_digest(package.files[rel].data)) for rel in sorted(found) if rel in package.files
+    )
+
+
+def _server(package: Package, server: McpServer) -> Execution:
+    texts = [server.command or "", *server.args, server.cwd or ""]
+    return Execution(
+        "mcp", server.name, server.command or "", tuple(server.args), server.cwd or "",
+        tuple(sorted(server.env)), _files(package, texts),
+    )
+
+
+def executions(package: Package, delivered_mcp: set[str]) -> list[Execution]:
+    """What the package will run, for the MCP servers delivered to at least one harness."""
+    return [
+        _server(package, server)
+        for server in package.mcp_servers
+        if server.command and server.name in delivered_mcp
+    ]
+
+
+def trust_digest(found: list[Execution]) -> str:
+    """One digest of the whole set: an upgrade asks again only when it changes."""
+    if not found:
+        return ""
+    return content_digest(json.dumps([asdict(e) for e in found], sort_keys=True).encode())
