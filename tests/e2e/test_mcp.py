@@ -1,0 +1,148 @@
+"""MCP servers: one owned entry per server in each harness's own config file, nothing else."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.helpers import DATA, run_uze
+from uze.projections.config_entry import read_document
+
+pytestmark = pytest.mark.e2e
+EVERY_KIND = DATA / "every-kind"
+
+JSON_DOC = (b'{\n    "theme": "dark",\n    "CONTAINER": {\n        "mine": {"command": "mine", '
+            b'"env": {"SECRET": "s3cret"}}\n    }\n}')
+JSONC_DOC = (b'// my settings\r\n{\r\n\t"theme": "dark", /* keep */\r\n\t"CONTAINER": {\r\n'
+             b'\t\t"mine": {"command": "mine", "env": {"SECRET": "s3cret"}},\r\n\t},\r\n}\r\n')
+TOML_DOC = (b'# my codex config\nmodel = "o4"  # the default\n\n[projects."/somewhere"]\n'
+            b'trust_level = "trusted"\n\n[mcp_servers.mine]\ncommand = "mine"\nenv = { SECRET = "s3cret" }\n')
+
+# harness -> (format, container key, project file, user file relative to HOME)
+TARGETS = {
+    "claude_code": ("json", "mcpServers", ".mcp.json", ".claude.json"),
+    "codex": ("toml", "mcp_servers", ".codex/config.toml", ".codex/config.toml"),
+    "opencode": ("jsonc", "mcp", "opencode.json", ".config/opencode/opencode.json"),
+    "gemini_cli": ("jsonc", "mcpServers", ".gemini/settings.json", ".gemini/settings.json"),
+    "antigravity": ("json", "mcpServers", ".agents/mcp_config.json", ".gemini/config/mcp_config.json"),
+    "kimi_code": ("json", "mcpServers", ".kimi-code/mcp.json", ".kimi-code/mcp.json"),
+}
+CASES = [(h, s) for h in TARGETS for s in ("project", "user")]
+
+
+def _config(sandbox: Sandbox, harness: str, scope: str) -> Path:
+    fmt, container, project_file, user_file = TARGETS[harness]
+    path = sandbox.project / project_file if scope == "project" else sandbox.home / user_file
+    doc = {"json": JSON_DOC, "jsonc": JSONC_DOC, "toml": TOML_DOC}[fmt]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(doc.replace(b"CONTAINER", container.encode()))
+    return path
+
+
+def _install(sandbox: Sandbox, harness: str, scope: str) -> None:
+    done = run_uze("install", EVERY_KIND, "--harness", harness, "--scope", scope, "--trust",
+                   cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize(("harness", "scope"), CASES)
+def test_the_config_file_gains_only_the_owned_entries_and_uninstall_restores_it(
+    sandbox: Sandbox, harness: str, scope: str
+) -> None:
+    fmt, container = TARGETS[harness][:2]
+    path = _config(sandbox, harness, scope)
+    before_bytes = path.read_bytes()
+    before = read_document(before_bytes, fmt)  # type: ignore[arg-type]
+    _install(sandbox, harness, scope)
+    after = read_document(path.read_bytes(), fmt)  # type: ignore[arg-type]
+    assert isinstance(after, dict) and isinstance(before, dict)
+    servers = dict(after[container])
+    assert set(servers) == {"mine", "docs", "search"}
+    assert servers["mine"] == before[container]["mine"]
+    assert {k: v for k, v in after.items() if k != container} == {
+        k: v for k, v in before.items() if k != container}
+    assert "s3cret" in path.read_text()  # the user's secret stays where it was...
+    receipts = (sandbox.project / ".uze/receipts" if scope == "project" else sandbox.uze_home / "receipts")
+    assert "s3cret" not in (receipts / "every-kind.json").read_text()  # ...and never in a receipt
+    assert run_uze("uninstall", "every-kind", "--scope", scope, cwd=sandbox.project).returncode == 0
+    assert path.read_bytes() == before_bytes
+
+
+@pytest.mark.parametrize(("harness", "scope"), [("claude_code", "project"), ("codex", "user"),
+                                                ("opencode", "project"), ("gemini_cli", "user")])
+def test_a_user_edit_to_an_owned_entry_survives_uninstall_and_is_reported(
+    sandbox: Sandbox, harness: str, scope: str
+) -> None:
+    fmt, container = TARGETS[harness][:2]
+    path = _config(sandbox, harness, scope)
+    _install(sandbox, harness, scope)
+    text = path.read_text()
+    edited = text.replace("https://search.example.com/mcp", "https://search.example.com/v2")
+    assert edited != text
+    path.write_text(edited)
+    status = json.loads(run_uze("status", "every-kind", "--json", cwd=sandbox.project).stdout)
+    search = next(p for p in status["packages"][0]["projections"] if p["resource"] == "search")
+    assert search["state"] == "drifted"
+    done = run_uze("uninstall", "every-kind", "--scope", scope, cwd=sandbox.project)
+    assert done.returncode == 0
+    assert "kept" in done.stdout and "search" in done.stdout
+    after = read_document(path.read_bytes(), fmt)  # type: ignore[arg-type]
+    assert isinstance(after, dict) and set(after[container]) == {"mine", "search"}
+
+
+def test_reformatting_by_a_harness_is_not_an_edit(sandbox: Sandbox) -> None:
+    _install(sandbox, "claude_code", "project")
+    path = sandbox.project / ".mcp.json"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=7, sort_keys=True))
+    status = json.loads(run_uze("status", "every-kind", "--json", cwd=sandbox.project).stdout)
+    states = {p["state"] for p in status["packages"][0]["projections"] if p["kind"] == "mcp"}
+    assert states == {"matched"}
+
+
+def test_a_config_file_that_does_not_parse_stops_the_install_before_any_write(sandbox: Sandbox) -> None:
+    path = sandbox.project / ".mcp.json"
+    path.write_bytes(b'{"mcpServers": {,}')
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project)
+    assert done.returncode == 1
+    assert ".mcp.json" in done.stderr and "does not parse" in done.stderr
+    assert path.read_bytes() == b'{"mcpServers": {,}'
+    assert not (sandbox.project / ".uze").exists()
+
+
+def test_a_foreign_entry_with_the_same_name_is_a_conflict_found_while_planning(sandbox: Sandbox) -> None:
+    path = sandbox.project / ".mcp.json"
+    path.write_bytes(b'{"mcpServers": {"docs": {"command": "theirs"}}}\n')
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project)
+    assert done.returncode == 1
+    assert ".mcp.json#mcpServers.docs" in done.stderr and "did not write" in done.stderr
+    assert not (sandbox.project / ".uze").exists()
+
+
+def test_plugin_root_commands_run_from_a_copy_the_receipt_owns(sandbox: Sandbox) -> None:
+    _install(sandbox, "codex", "project")
+    config = tomllib.loads((sandbox.project / ".codex/config.toml").read_text())
+    command = Path(config["mcp_servers"]["docs"]["command"])
+    assert command == sandbox.project / ".uze/packages/every-kind/scripts/server.sh"
+    assert command.read_bytes() == (EVERY_KIND / "scripts/server.sh").read_bytes()
+    assert command.stat().st_mode & 0o111
+    assert run_uze("uninstall", "every-kind", cwd=sandbox.project).returncode == 0
+    assert not (sandbox.project / ".uze").exists()
+
+
+def test_a_disabled_server_is_written_disabled_or_not_at_all(sandbox: Sandbox) -> None:
+    pkg = sandbox.root / "pkg"
+    (pkg / "scripts").mkdir(parents=True)
+    (pkg / "plugin.json").write_text('{"name": "quiet"}')
+    (pkg / "mcp.json").write_text('{"mcpServers": {"later": {"command": "npx", "args": ["x"], "enabled": false}}}')
+    done = run_uze("install", pkg, "--harness", "claude_code,codex,opencode", "--trust", "--json",
+                   cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    rows = {p["harness"]: p for p in json.loads(done.stdout)["projections"] if p["kind"] == "mcp"}
+    assert rows["claude_code"]["route"] == "unsupported" and "disabled" in rows["claude_code"]["reason"]
+    assert not (sandbox.project / ".mcp.json").exists()
+    assert tomllib.loads((sandbox.project / ".codex/config.toml").read_text())["mcp_servers"]["later"]["enabled"] is False
+    assert json.loads((sandbox.project / "opencode.json").read_text())["mcp"]["later"]["enabled"] is False
