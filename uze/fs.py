@@ -65,6 +65,12 @@ def make_dir(path: Path, *, parents: bool = False) -> None:
     path.mkdir(parents=parents, exist_ok=parents)
 
 
+def rename(source: Path, target: Path) -> None:
+    """Rename within one folder (atomic on POSIX), then make the rename durable."""
+    os.replace(source, target)
+    _fsync_dir(target.parent)
+
+
 def remove_file(path: Path) -> None:
     """Remove one file (or symlink); a missing file is not an error."""
     with contextlib.suppress(FileNotFoundError):

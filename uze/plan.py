@@ -18,7 +18,8 @@ from uze.harnesses.base import invoke_feature
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, Package, Skill
 from uze.projections.frontmatter import edit_frontmatter
-from uze.plugin_root import plugin_root, resolve_server
+from uze.hooks.delivery import deliver_hooks
+from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.skill_roots import choose_roots
 from uze.trust import Execution, executions, trust_digest
@@ -87,7 +88,21 @@ class PlannedEntry:
     harnesses: tuple[str, ...]
 
 
-PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile | PlannedEntry
+@dataclass(frozen=True, slots=True)
+class PlannedElement:
+    """One element appended to the array at `key_path` (a hook group); `marker` is its command."""
+
+    path: Path
+    target: str
+    fmt: Literal["json", "jsonc", "toml"]
+    key_path: tuple[str, ...]
+    group: str
+    value: dict[str, object]
+    marker: str
+    harnesses: tuple[str, ...]
+
+
+PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile | PlannedEntry | PlannedElement
 
 
 @dataclass(frozen=True, slots=True)
@@ -263,15 +278,41 @@ def _plan_mcp(b: _Builder) -> None:
             if needs_root and harness not in users:
                 users.append(harness)
     if users:
-        files = {rel: f.data for rel, f in b.package.files.items()}
-        executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
-        b.artifacts.append(PlannedTree(root, b.loc.display(root), files, executables, tuple(users)))
+        _plan_package_copy(b, root, tuple(users))
 
 
-def _plan_unsupported(b: _Builder) -> None:
-    for name in hook_ids(b.package):
-        for harness in b.harnesses:
-            b.add("hook", name, harness, lookup(harness, "hook"), None)
+def _plan_hooks(b: _Builder) -> None:
+    if b.package.hooks is None:
+        return
+    root, wrappers = plugin_root(b.loc, b.package.name), hook_folder(b.loc, b.package.name)
+    files: dict[str, bytes] = {}
+    for harness in b.harnesses:
+        for d in deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root):
+            path = hook_config_file(b.loc, harness, d.element.role) if d.element else None
+            route, reason = (d.route, d.reason) if path or not d.element else (
+                "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
+            cap = Capability(route, reason, "uze/hooks/delivery.py")  # type: ignore[arg-type]
+            if path is None or d.element is None or d.wrapper is None or route == "unsupported":
+                b.add("hook", d.group, harness, cap, None)
+                continue
+            key = d.element.key_path
+            b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{d.group}]")
+            files[d.wrapper.path] = d.wrapper.data
+            marker = str(wrappers / d.wrapper.path)
+            b.artifacts.append(PlannedElement(path, b.loc.display(path), d.element.fmt, key, d.group,
+                                              d.element.value, marker, (harness,)))
+    if files:
+        b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,
+                                       frozenset(files), tuple(b.harnesses)))
+        _plan_package_copy(b, root, tuple(b.harnesses))
+
+
+def _plan_package_copy(b: _Builder, root: Path, users: tuple[str, ...]) -> None:
+    if any(isinstance(a, PlannedTree) and a.path == root for a in b.artifacts):
+        return
+    files = {rel: f.data for rel, f in b.package.files.items()}
+    executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
+    b.artifacts.append(PlannedTree(root, b.loc.display(root), files, executables, users))
 
 
 def hook_ids(package: Package) -> list[str]:
@@ -296,7 +337,8 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     for agent in package.agents:
         _plan_agent(b, agent)
     _plan_mcp(b)
-    _plan_unsupported(b)
+    _plan_hooks(b)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
-    runs = tuple(executions(package, delivered))
+    hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
+    runs = tuple(executions(package, delivered, hooked))
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

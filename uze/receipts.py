@@ -83,8 +83,27 @@ class EntryArtifact(_Model):
     harnesses: list[str]
 
 
+class ElementArtifact(_Model):
+    """One element uze appended to an array (a hook group in a harness's hook config).
+
+    `marker` is the wrapper command it runs: how an edited element is still recognised.
+    """
+
+    type: Literal["element"] = "element"
+    target: str
+    format: Literal["json", "jsonc", "toml"]
+    key_path: list[str]
+    group: str
+    digest: Digest
+    marker: str
+    info: dict[str, Any]
+    seq: int = 0
+    harnesses: list[str]
+
+
 Artifact = Annotated[
-    TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact, Field(discriminator="type")
+    TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact | ElementArtifact,
+    Field(discriminator="type"),
 ]
 
 

@@ -25,6 +25,7 @@ class Transaction:
         self._count = 0
         self.writes = 0
         self.created_dirs: list[Path] = []
+        self._doomed: set[Path] = set()  # trash and folders that go at commit
 
     def _log(self, op: dict[str, Any], backup: bytes | None = None) -> None:
         if backup is not None:
@@ -77,15 +78,32 @@ class Transaction:
 
     def remove_dir(self, path: Path) -> bool:
         """Remove an empty folder; return whether it was removed."""
-        if not path.is_dir() or any(path.iterdir()):
+        if not path.is_dir() or any(child not in self._doomed for child in path.iterdir()):
             return False
+        if any(path.iterdir()):  # only trash inside: it goes at commit, and the folder after it
+            self._log({"op": "rmdir_later", "path": str(path)})
+            self._doomed.add(path)
+            return True
         self._log({"op": "rmdir", "path": str(path)})
         return fs.remove_dir_if_empty(path)
 
+    def trash_folder(self, path: Path) -> None:
+        """Remove a whole folder by renaming it aside; the rename is undone on rollback.
+
+        One journal line instead of a backup per file: the bytes stay on disk, beside the
+        original, until commit deletes them (or a crash after the commit line is finished).
+        """
+        trash = path.with_name(f".{path.name}.uze-trash-{self.folder.name}")
+        self._log({"op": "trash", "path": str(path), "trash": str(trash)})
+        fs.rename(path, trash)
+        self._doomed.add(trash)
+        self.writes += 1
+
     def commit(self) -> None:
-        """Forget the journal: the changes stand."""
-        fs.remove_tree(self.folder)
-        fs.remove_dir_if_empty(self.folder.parent)
+        """The changes stand: mark the journal committed, empty the trash, forget the journal."""
+        if self._doomed:
+            fs.append_durable(self._ops, b'{"op": "commit"}\n')
+        finish_journal(self.folder)
 
     def rollback(self) -> None:
         """Undo every journaled change in reverse order, then forget the journal."""
@@ -107,6 +125,8 @@ def _undo(op: dict[str, Any], folder: Path) -> None:
             fs.remove_dir_if_empty(path)
     elif op["op"] == "rmdir":
         fs.make_dir(path, parents=True)
+    elif op["op"] == "trash" and Path(op["trash"]).exists() and not path.exists():
+        fs.rename(Path(op["trash"]), path)
 
 
 def _read_ops(folder: Path) -> list[dict[str, Any]]:
@@ -120,9 +140,26 @@ def _read_ops(folder: Path) -> list[dict[str, Any]]:
     return ops
 
 
+def finish_journal(folder: Path) -> None:
+    """Complete a committed journal: delete what it put in the trash, then the journal."""
+    ops = _read_ops(folder)
+    for op in ops:
+        if op["op"] == "trash":
+            fs.remove_tree(Path(op["trash"]))
+    for op in ops:
+        if op["op"] == "rmdir_later":
+            fs.remove_dir_if_empty(Path(op["path"]))
+    fs.remove_tree(folder)
+    fs.remove_dir_if_empty(folder.parent)
+
+
 def undo_journal(folder: Path) -> None:
-    """Roll back one journal folder (idempotent: safe to run again after a crash)."""
-    for op in reversed(_read_ops(folder)):
+    """Roll back one journal folder, or finish it if it was committed (idempotent)."""
+    ops = _read_ops(folder)
+    if ops and ops[-1]["op"] == "commit":
+        finish_journal(folder)
+        return
+    for op in reversed(ops):
         _undo(op, folder)
     fs.remove_tree(folder)
 

@@ -57,13 +57,32 @@ def _server(package: Package, server: McpServer) -> Execution:
     )
 
 
-def executions(package: Package, delivered_mcp: set[str]) -> list[Execution]:
-    """What the package will run, for the MCP servers delivered to at least one harness."""
-    return [
+def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
+    found: list[Execution] = []
+    if package.hooks is None:
+        return found
+    for event, groups in package.hooks.hooks.items():
+        for index, group in enumerate(groups):
+            name = group.id or f"{event}-{index}"
+            if name not in hooked:
+                continue
+            label = f"{name} ({event}, {group.effect}, {group.matcher or 'every tool'})"
+            found += [
+                Execution("hook", label, h.command, tuple(h.args or ()), "", (),
+                          _files(package, [h.command, *(h.args or ())]))
+                for h in group.hooks
+            ]
+    return found
+
+
+def executions(package: Package, delivered_mcp: set[str], hooked: set[str] = frozenset()) -> list[Execution]:  # type: ignore[assignment]
+    """What the package will run: delivered MCP servers and delivered hook handlers."""
+    servers = [
         _server(package, server)
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
+    return servers + _handlers(package, set(hooked))
 
 
 def trust_digest(found: list[Execution]) -> str:

@@ -77,3 +77,28 @@ def test_a_torn_last_journal_line_is_ignored(world: Path, tmp_path: Path) -> Non
     fs.append_durable(tx.folder / "ops.jsonl", b'{"op": "write", "pa')
     recover(tmp_path / "journal")
     assert tree_bytes(world) == before
+
+
+def test_a_trashed_folder_comes_back_on_rollback_and_goes_on_commit(world: Path, tmp_path: Path) -> None:
+    build_tree(world, {"skill/SKILL.md": "s", "skill/deep/x.bin": b"\x00\xff"})
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    tx.trash_folder(world / "skill")
+    assert not (world / "skill").exists()
+    tx.rollback()
+    assert tree_bytes(world) == before
+    tx = Transaction(tmp_path / "journal")
+    tx.trash_folder(world / "skill")
+    tx.commit()
+    assert not (world / "skill").exists()
+    assert not any("uze-trash" in p.name for p in world.iterdir())
+
+
+def test_a_crash_after_the_commit_line_is_finished_not_undone(world: Path, tmp_path: Path) -> None:
+    build_tree(world, {"skill/SKILL.md": "s"})
+    tx = Transaction(tmp_path / "journal")
+    tx.trash_folder(world / "skill")
+    fs.append_durable(tx.folder / "ops.jsonl", b'{"op": "commit"}\n')  # then the process dies
+    assert recover(tmp_path / "journal") == 1
+    assert not (world / "skill").exists()
+    assert not any("uze-trash" in p.name for p in world.iterdir())

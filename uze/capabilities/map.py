@@ -37,6 +37,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("claude_code", "skill", "invoke.model_only"): _c("native", "", "harnesses.md 1.3"),
     ("claude_code", "agent", "base"): _c("native", "", "harnesses.md 1.4"),
     ("claude_code", "mcp", "base"): _c("native", "", "harnesses.md 1.5, probes 2.1"),
+    ("claude_code", "hook", "base"): _c("native", "", "harnesses.md 1.6 (per group: uze/hooks)"),
     # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
     ("codex", "instructions", "base"): _c("native", "", "harnesses.md 2.1"),
     ("codex", "skill", "base"): _c("native", "", "harnesses.md 2.2"),
@@ -47,6 +48,9 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "degraded", "Codex cannot hide a skill from $ mentions and /skills: users can still "
         "invoke this model-only skill", "harnesses.md 2.3"),
     ("codex", "mcp", "base"): _c("native", "", "harnesses.md 2.5, probes 3.1"),
+    ("codex", "hook", "base"): _c(
+        "adapted", "Codex runs it only after the user trusts it in /hooks (hook trust gate)",
+        "harnesses.md 2.6"),
     ("codex", "mcp", "project"): _c(
         "adapted", "written to .codex/config.toml, which Codex reads only when the project is "
         "trusted in the user's config.toml", "probes 3.1"),
@@ -77,6 +81,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "native", "", "harnesses.md 4.2 (skills are activated by the model)"),
     ("gemini_cli", "agent", "base"): _c("native", "", "harnesses.md 4.4"),
     ("gemini_cli", "mcp", "base"): _c("native", "", "harnesses.md 4.5, probes 4.1"),
+    ("gemini_cli", "hook", "base"): _c("native", "", "harnesses.md 4.6 (renamed events)"),
     ("gemini_cli", "mcp", "project"): _c(
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),
@@ -102,6 +107,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "harnesses.md 6.1"),
     ("kimi_code", "agent", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "mcp", "base"): _c("native", "", "harnesses.md 6.1"),
+    ("kimi_code", "hook", "base"): _c("native", "", "harnesses.md 6.1 (user config only)"),
     # --- DeepSeek Harness (harnesses.md 7) --------------------------------------------------
     ("deepseek_harness", "instructions", "base"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "base"): _c("native", "", "harnesses.md 7"),
@@ -113,6 +119,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
 UNSUPPORTED: Final[dict[tuple[str, str], str]] = {
     ("antigravity", "agent"): "Antigravity loads custom agents only from a plugin's agents/ "
     "folder (format unverified); uze does not generate Antigravity plugins",
+    ("opencode", "hook"): "OpenCode has no command hooks; the JS plugin bridge is not generated yet",
+    ("antigravity", "hook"): "Antigravity's hook format is unverified (harnesses.md 5.5)",
+    ("deepseek_harness", "hook"): "DeepSeek Harness reads hooks only through a bridge plugin "
+    "configured per profile, which uze does not configure yet",
     ("deepseek_harness", "mcp"): "DeepSeek Harness takes MCP servers as dsh-mcp-client rows "
     "in a profile's cordis.patch.yml, which uze does not edit yet",
     ("deepseek_harness", "agent"): "DeepSeek Harness has no Markdown agents, only Cordis agent "

@@ -5,10 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze.commands.context import Created, ScopeContext
-from uze.plan import PlannedArtifact, PlannedEntry, PlannedRegion
-from uze.projections import entry, file, region_file, tree
+from uze.plan import PlannedArtifact, PlannedElement, PlannedEntry, PlannedRegion
+from uze.projections import element, entry, file, region_file, tree
+from uze.projections.config_array import ElementInfo
 from uze.projections.config_entry import AddInfo, format_key_path
-from uze.receipts import Artifact, EntryArtifact, FileArtifact, RegionArtifact, TreeArtifact
+from uze.receipts import (
+    Artifact,
+    ElementArtifact,
+    EntryArtifact,
+    FileArtifact,
+    RegionArtifact,
+    TreeArtifact,
+)
 from uze.transaction import Transaction
 
 
@@ -18,6 +26,8 @@ def planned_key(artifact: PlannedArtifact) -> str:
         return f"{artifact.target}#{artifact.region_id}"
     if isinstance(artifact, PlannedEntry):
         return f"{artifact.target}#{format_key_path(artifact.key_path)}"
+    if isinstance(artifact, PlannedElement):
+        return f"{artifact.target}#{format_key_path(artifact.key_path)}[{artifact.group}]"
     return artifact.target
 
 
@@ -27,6 +37,8 @@ def record_key(record: Artifact) -> str:
         return f"{record.target}#{record.region}"
     if isinstance(record, EntryArtifact):
         return f"{record.target}#{format_key_path(tuple(record.key_path))}"
+    if isinstance(record, ElementArtifact):
+        return f"{record.target}#{format_key_path(tuple(record.key_path))}[{record.group}]"
     return record.target
 
 
@@ -44,14 +56,16 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
         return file.inspect(path, record.digest)
     if isinstance(record, EntryArtifact):
         return entry.inspect(path, record.format, tuple(record.key_path), record.digest)
+    if isinstance(record, ElementArtifact):
+        return element.inspect(path, record.format, tuple(record.key_path), record.digest, record.marker)
     return region_file.inspect(path, record.region, record.digest)
 
 
 def removal_order(records: list[Artifact]) -> list[Artifact]:
     """Config entries go in reverse order of their adds (an add may have made the container
     a later add went into); everything else keeps its order."""
-    entries = [r for r in records if isinstance(r, EntryArtifact)]
-    others = [r for r in records if not isinstance(r, EntryArtifact)]
+    entries = [r for r in records if isinstance(r, EntryArtifact | ElementArtifact)]
+    others = [r for r in records if not isinstance(r, EntryArtifact | ElementArtifact)]
     return others + sorted(entries, key=lambda r: r.seq, reverse=True)
 
 
@@ -66,6 +80,11 @@ def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created:
         tree.remove(tx, path)
     elif isinstance(record, FileArtifact):
         file.remove(tx, path)
+    elif isinstance(record, ElementArtifact):
+        info_e = ElementInfo.from_json(record.info)
+        if element.remove(tx, path, record.format, tuple(record.key_path), record.digest, info_e,
+                          record.target in created.files):
+            created.files.discard(record.target)
     elif isinstance(record, EntryArtifact):
         info = AddInfo.from_json(record.add_info)
         if entry.remove(tx, path, record.format, tuple(record.key_path), info, record.target in created.files):

@@ -25,16 +25,18 @@ from uze.paths import Paths
 from uze.plan import (
     Plan,
     PlannedArtifact,
+    PlannedElement,
     PlannedEntry,
     PlannedFile,
     PlannedRegion,
     PlannedTree,
     plan_install,
 )
-from uze.projections import config_entry, entry, file, region_file, tree
+from uze.projections import config_entry, element, entry, file, region_file, tree
 from uze.projections.digest import content_digest
 from uze.receipts import (
     Artifact,
+    ElementArtifact,
     EntryArtifact,
     FileArtifact,
     ProjectionRecord,
@@ -108,6 +110,11 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if isinstance(artifact, PlannedEntry):
         _check_entry_free(artifact, key)
         return
+    if isinstance(artifact, PlannedElement):
+        if artifact.path.is_symlink() or (artifact.path.exists() and not artifact.path.is_file()):
+            raise ForeignFile(artifact.target)
+        element.check_writable(artifact.path, artifact.fmt, artifact.key_path, artifact.target)
+        return
     if not isinstance(artifact, PlannedRegion):
         if path.exists() or path.is_symlink():
             raise ForeignFile(artifact.target)
@@ -134,7 +141,7 @@ def _digests(artifact: PlannedArtifact) -> dict[str, str] | str:
         return tree.digests_of(artifact.files)
     if isinstance(artifact, PlannedFile):
         return content_digest(artifact.data)
-    if isinstance(artifact, PlannedEntry):
+    if isinstance(artifact, PlannedEntry | PlannedElement):
         return entry.value_digest(artifact.value)
     return region_file.body_digest(artifact.body)
 
@@ -157,7 +164,7 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, 
         return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
     if same or state != "drifted":
         return _Step(Action(key, "kept", f"{state} since install; kept"), None, old)
-    if isinstance(planned, PlannedRegion | PlannedEntry):
+    if isinstance(planned, PlannedRegion | PlannedEntry | PlannedElement):
         detail = "edited since install; kept (new version not applied; --force takes it)"
         new = (planned.body.decode("utf-8", "replace") if isinstance(planned, PlannedRegion)
                else json.dumps(planned.value, indent=2, sort_keys=True))
@@ -235,6 +242,8 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
         return _write_region(tx, planned, step.old, created)
     if isinstance(planned, PlannedEntry):
         return _write_entry(tx, ctx, planned, step.old, created)
+    if isinstance(planned, PlannedElement):
+        return _write_element(tx, ctx, planned, step.old, created)
     if isinstance(planned, PlannedFile):
         file.write(tx, planned.path, planned.data)
         return FileArtifact(target=planned.target, digest=content_digest(planned.data),
@@ -261,6 +270,21 @@ def _write_entry(
     return EntryArtifact(target=planned.target, format=planned.fmt, key_path=list(planned.key_path),
                          digest=entry.value_digest(planned.value), add_info=dict(info), seq=seq,
                          harnesses=list(planned.harnesses))
+
+
+def _write_element(
+    tx: Transaction, ctx: ScopeContext, planned: PlannedElement, old: Artifact | None, created: Created
+) -> ElementArtifact:
+    if isinstance(old, ElementArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
+        arts.remove_record(tx, ctx, old, created)  # a changed group: take ours out, put the new in
+    info, made_file = element.append(tx, planned.path, planned.fmt, planned.key_path,
+                                     planned.value, planned.target)
+    if made_file:
+        created.files.add(planned.target)
+    return ElementArtifact(target=planned.target, format=planned.fmt, key_path=list(planned.key_path),
+                           group=planned.group, digest=entry.value_digest(planned.value),
+                           marker=planned.marker, info=dict(info.to_json()), seq=tx.writes,
+                           harnesses=list(planned.harnesses))
 
 
 def _merge(tx: Transaction, planned: PlannedArtifact | None, old: Artifact | None) -> Artifact:

@@ -42,13 +42,7 @@ def write(tx: Transaction, folder: Path, files: Mapping[str, bytes], executables
 
 def remove(tx: Transaction, folder: Path) -> None:
     """Remove a folder uze wrote (the caller checked it is matched, or --force)."""
-    for path in sorted(list_files(folder).values(), key=lambda p: len(p.parts), reverse=True):
-        tx.remove(path)
-    for sub in sorted(
-        (p for p in folder.rglob("*") if p.is_dir()), key=lambda p: len(p.parts), reverse=True
-    ):
-        tx.remove_dir(sub)
-    tx.remove_dir(folder)
+    tx.trash_folder(folder)
 
 
 def digests_of(files: Mapping[str, bytes]) -> dict[str, str]:

@@ -1,0 +1,1 @@
+"""Portable hooks delivered to harnesses: native tool names, generated wrappers, delivery plans."""

@@ -1,0 +1,97 @@
+"""Portable tool aliases and each harness's native tool names, as data (DESIGN section 8).
+
+A native tool may stand for several aliases (Codex `apply_patch` both writes and edits files);
+the first is the one a handler sees in `HOOK_TOOL`. An alias with no native name in a harness
+cannot be matched there; `unreachable` reports it. Sources: harnesses.md 1.6, 2.6, 4.6, 6.1;
+Kimi Code's names are Claude's per the reference, plus kimi-cli's own names (unverified there).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from uze.package.hooks import NATIVE_PREFIX
+
+_SPECIAL: Final = re.compile(r"[.^$*+?()\[\]{}|\\/]")
+
+_CLAUDE: Final[dict[str, tuple[str, ...]]] = {
+    "Bash": ("shell",),
+    "Read": ("file.read",),
+    "Write": ("file.write",),
+    "Edit": ("file.edit",),
+    "MultiEdit": ("file.edit",),
+    "NotebookEdit": ("file.edit",),
+    "Glob": ("search.files",),
+    "Grep": ("search.files",),
+    "WebSearch": ("search.web",),
+    "WebFetch": ("search.web",),
+    "Task": ("agent.spawn",),
+    "Agent": ("agent.spawn",),
+}
+
+TOOL_NAMES: Final[dict[str, dict[str, tuple[str, ...]]]] = {
+    "claude_code": _CLAUDE,
+    "deepseek_harness": _CLAUDE,  # runs Claude-format hooks through its bridge plugin
+    # Codex: PreToolUse sees neither every shell path (unified_exec) nor web search (2.6).
+    "codex": {
+        "Bash": ("shell",),
+        "shell": ("shell",),
+        "apply_patch": ("file.edit", "file.write"),
+        "Edit": ("file.edit",),
+        "Write": ("file.write",),
+    },
+    "gemini_cli": {
+        "run_shell_command": ("shell",),
+        "read_file": ("file.read",),
+        "read_many_files": ("file.read",),
+        "write_file": ("file.write",),
+        "replace": ("file.edit",),
+        "glob": ("search.files",),
+        "search_file_content": ("search.files",),
+        "grep": ("search.files",),
+        "google_web_search": ("search.web",),
+        "web_fetch": ("search.web",),
+    },
+    "kimi_code": {
+        **_CLAUDE,
+        "Shell": ("shell",),
+        "ReadFile": ("file.read",),
+        "WriteFile": ("file.write",),
+        "StrReplaceFile": ("file.edit",),
+        "SearchWeb": ("search.web",),
+        "FetchURL": ("search.web",),
+    },
+}
+
+
+def native_names(harness: str, matcher: str | None) -> tuple[str, ...] | None:
+    """The native tool names `matcher` covers in `harness`, in table order; None = every tool."""
+    if matcher is None:
+        return None
+    table = TOOL_NAMES.get(harness, {})
+    parts = matcher.split("|")
+    names = [name for name, aliases in table.items() if set(aliases) & set(parts)]
+    names += [p.removeprefix(NATIVE_PREFIX) for p in parts if p.startswith(NATIVE_PREFIX)]
+    return tuple(dict.fromkeys(names))
+
+
+def unreachable(harness: str, matcher: str | None) -> list[str]:
+    """The aliases in `matcher` that no native tool of `harness` stands for."""
+    if matcher is None:
+        return []
+    reachable = {alias for aliases in TOOL_NAMES.get(harness, {}).values() for alias in aliases}
+    return [p for p in matcher.split("|") if not p.startswith(NATIVE_PREFIX) and p not in reachable]
+
+
+def _escape(name: str) -> str:
+    # Only the characters special in both Python and JavaScript regexes: `re.escape` also
+    # escapes `-`, which a JavaScript regex in unicode mode rejects outside a class.
+    return _SPECIAL.sub(lambda m: "\\" + m.group(0), name)
+
+
+def native_regex(names: tuple[str, ...] | None) -> str:
+    """An anchored regex for the harness's matcher field ("" = every tool)."""
+    if names is None:
+        return ""
+    return "^(?:" + "|".join(_escape(name) for name in names) + ")$"

@@ -1,0 +1,249 @@
+"""The runtime half of a generated hook wrapper, kept as text (see `uze.hooks.wrapper`).
+
+`BODY` is appended below a generated `CONFIG = ...` line to make one standalone script. It is
+Python 3.8+ and stdlib only, and imports nothing from uze: uninstalling uze must not break an
+installed hook (adr/0008). It implements the DESIGN section 8 ABI for one harness and one
+group, and answers in that harness's native form. Tested by running generated scripts.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+BODY: Final = r'''
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from os import environ as _ENV  # the whole environment, passed on to handlers
+
+REASON_LIMIT = 4096
+TRANSFORM_LIMIT = 64 * 1024
+ENV_INPUT_LIMIT = 96 * 1024  # Linux rejects one environment string above 128 KiB
+PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filePath")
+QUERY_KEYS = ("query", "pattern", "url", "prompt")
+PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def tool_fields(alias, tool_input):
+    """HOOK_COMMAND / HOOK_PATH / HOOK_QUERY for the alias, from the tool's input."""
+    fields = {}
+    if not isinstance(tool_input, dict):
+        return fields
+    if alias == "shell":
+        command = tool_input.get("command", "")
+        if isinstance(command, list):
+            command = " ".join(str(part) for part in command)
+        fields["HOOK_COMMAND"] = str(command)
+    if alias.startswith("file.") or alias == "search.files":
+        path = next((tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str)), None)
+        if path is None:  # Codex apply_patch: the file names are inside the patch text
+            text = tool_input.get("command") or tool_input.get("input") or ""
+            lines = text.splitlines() if isinstance(text, str) else []
+            found = [ln.split(": ", 1)[1] for ln in lines if ln.startswith(PATCH_FILE)]
+            path = found[0] if found else ""
+        fields["HOOK_PATH"] = path
+    if alias.startswith("search."):
+        query = next((tool_input[k] for k in QUERY_KEYS if isinstance(tool_input.get(k), str)), "")
+        fields["HOOK_QUERY"] = query
+    return fields
+
+
+def matches(tool, aliases):
+    matcher = CONFIG["matcher"]
+    if matcher is None or tool == "":  # events without a tool ignore the matcher
+        return True
+    for part in matcher.split("|"):
+        if part.startswith("native:") and part[len("native:"):] == tool:
+            return True
+        if part in aliases:
+            return True
+    return False
+
+
+def context(native):
+    tool = native.get("tool_name") or ""
+    tool = tool if isinstance(tool, str) else ""
+    aliases = CONFIG["tools"].get(tool, [])
+    tool_input = native.get("tool_input", {})
+    cwd = native.get("cwd") if isinstance(native.get("cwd"), str) else os.getcwd()
+    env = {k: v for k, v in _ENV.items() if not k.startswith("HOOK_")}
+    env.update({
+        "HOOK_HARNESS": CONFIG["harness"],
+        "HOOK_EVENT": CONFIG["event"],
+        "HOOK_TOOL": aliases[0] if aliases else "",
+        "HOOK_TOOL_NATIVE": tool,
+        "HOOK_CWD": cwd,
+        "PLUGIN_ROOT": CONFIG["plugin_root"],
+        "CLAUDE_PLUGIN_ROOT": CONFIG["plugin_root"],
+    })
+    if aliases:
+        env.update(tool_fields(aliases[0], tool_input))
+    return tool, aliases, tool_input, cwd, env
+
+
+def argv(handler):
+    root = CONFIG["plugin_root"]
+    command = handler["command"]
+    if handler.get("args") is not None:  # exec form: the args reach the handler untouched
+        for variable in ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}"):
+            command = command.replace(variable, root)
+        if command.startswith("./"):
+            command = os.path.join(root, command[2:])
+        return [command] + list(handler["args"])
+    if command.startswith("./"):
+        command = '"$PLUGIN_ROOT"/' + command[2:]
+    return ["/bin/sh", "-c", command]
+
+
+def kill_tree(proc):
+    if os.name == "posix":
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+    else:
+        subprocess.call(["taskkill", "/F", "/T", "/PID", str(proc.pid)],
+                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def run(handler, tool_input, cwd, env):
+    """(status, stdout, stderr): status 0 or 3, or a failure text."""
+    data = json.dumps(tool_input).encode("utf-8")
+    env = dict(env, HOOK_INPUT=data.decode("utf-8") if len(data) <= ENV_INPUT_LIMIT else "")
+    label = handler["command"]
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        stdin.write(data)
+        stdin.seek(0)
+        try:
+            proc = subprocess.Popen(
+                argv(handler), stdin=stdin, stdout=out, stderr=err, env=env,
+                cwd=cwd if os.path.isdir(cwd) else None, start_new_session=os.name == "posix",
+                creationflags=getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0))
+        except OSError as error:
+            return "hook handler %s could not start: %s" % (label, error), b"", b""
+        try:
+            code = proc.wait(timeout=handler["timeout"])
+        except subprocess.TimeoutExpired:
+            kill_tree(proc)
+            proc.wait()
+            return "hook handler %s timed out after %d s" % (label, handler["timeout"]), b"", b""
+        kill_tree(proc)  # nothing a handler started outlives it
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(TRANSFORM_LIMIT + 1), err.read(REASON_LIMIT)
+    if code in (0, 3):
+        return code, stdout, stderr
+    return "hook handler %s failed with exit status %s" % (label, code), stdout, stderr
+
+
+def reason_of(stderr, label):
+    text = stderr[:REASON_LIMIT].decode("utf-8", "replace").strip()
+    return text or "denied by hook handler %s" % label
+
+
+def rewritten(stdout, current):
+    """The transform's new input, the current one when stdout is empty, or a failure text."""
+    if not stdout.strip():
+        return current
+    if len(stdout) > TRANSFORM_LIMIT:
+        return "transform output is larger than 64 KiB"
+    try:
+        value = json.loads(stdout.decode("utf-8"))
+    except ValueError:
+        return "transform output is not one JSON object"
+    return value if isinstance(value, dict) else "transform output is not one JSON object"
+
+
+def decide(tool_input, cwd, env):
+    """("none"|"allow"|"ask"|"deny"|"rewrite", reason or new input)."""
+    effect, current, approved = CONFIG["effect"], tool_input, True
+    for handler in CONFIG["handlers"]:
+        status, stdout, stderr = run(handler, current, cwd, env)
+        if isinstance(status, str):  # a failure: closed for deny/ask/transform, open otherwise
+            if effect in ("deny", "ask", "transform"):
+                return "deny", status
+            approved = False  # an allow group approves only when every handler said allow
+            continue
+        if status == 3 and effect != "observe":
+            return ("ask" if effect == "ask" else "deny"), reason_of(stderr, handler["command"])
+        if effect == "transform":
+            current = rewritten(stdout, current)
+            if isinstance(current, str):
+                return "deny", current
+    if effect == "allow" and approved:
+        return "allow", ""
+    if effect == "transform" and current != tool_input:
+        return "rewrite", current
+    return "none", ""
+
+
+def answer_claude(kind, detail):
+    event = CONFIG["native_event"]
+    if event != "PreToolUse":
+        return ({"decision": "block", "reason": detail}, "", 0) if kind == "deny" else (None, "", 0)
+    out = {"hookEventName": event}
+    if kind == "rewrite":  # Claude applies updatedInput only with a decision: let the user see it
+        out.update(permissionDecision="ask", updatedInput=detail,
+                   permissionDecisionReason="input rewritten by hook " + CONFIG["label"])
+    elif kind in ("allow", "ask", "deny"):
+        out["permissionDecision"] = kind
+        if detail:
+            out["permissionDecisionReason"] = detail
+    else:
+        return None, "", 0
+    return {"hookSpecificOutput": out}, "", 0
+
+
+def answer_gemini(kind, detail):
+    if kind == "deny":
+        return {"decision": "deny", "reason": detail}, "", 0
+    if kind == "rewrite":
+        return {"hookSpecificOutput": {"hookEventName": CONFIG["native_event"],
+                                       "tool_input": detail}}, "", 0
+    return None, "", 0
+
+
+def answer_exit2(kind, detail):
+    """Kimi Code: only a block is expressible, as exit 2 with the reason on stderr."""
+    return (None, detail, 2) if kind == "deny" else (None, "", 0)
+
+
+def answer_codex(kind, detail):
+    """Codex: exit 2 blocks a tool call; Stop takes `decision: block` (a continuation)."""
+    if kind == "deny" and CONFIG["native_event"] != "PreToolUse":
+        return {"decision": "block", "reason": detail}, "", 0
+    return answer_exit2(kind, detail)
+
+
+ANSWERS = {"claude_code": answer_claude, "deepseek_harness": answer_claude,
+           "gemini_cli": answer_gemini, "codex": answer_codex, "kimi_code": answer_exit2}
+
+
+def main():
+    try:
+        native = json.loads(sys.stdin.buffer.read().decode("utf-8") or "{}")
+        if not isinstance(native, dict):
+            raise ValueError("hook input is not a JSON object")
+        tool, aliases, tool_input, cwd, env = context(native)
+        if not matches(tool, aliases):
+            return 0
+        kind, detail = decide(tool_input, cwd, env)
+    except Exception as error:  # the wrapper itself failed: the group's failure rule applies
+        if CONFIG["effect"] not in ("deny", "ask", "transform"):
+            return 0
+        kind, detail = "deny", "hook %s failed: %s" % (CONFIG["label"], error)
+    out, err, code = ANSWERS[CONFIG["harness"]](kind, detail)
+    if out is not None:
+        sys.stdout.write(json.dumps(out) + "\n")
+    if err:
+        sys.stderr.write(err + "\n")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+'''

@@ -1,0 +1,73 @@
+"""Array-element artifacts (a hook group): one element uze appended to a config array.
+
+An element is found by the digest of its value; an element that still runs uze's wrapper
+(`marker`) but no longer matches the digest is an edit. A file that does not parse is never
+rewritten.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from uze.errors import Blocked
+from uze.projections import config_array as ca
+from uze.projections.config_entry import ConfigFormat, ConfigUnreadable, UnsafeEdit
+from uze.projections.entry import value_digest
+from uze.transaction import Transaction
+
+
+def _read(path: Path) -> bytes:
+    return path.read_bytes() if path.exists() else b""
+
+
+def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[object]:
+    try:
+        return ca.read_array(_read(path), fmt, key_path)
+    except ca.NotAnArray:
+        return []
+
+
+def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str, marker: str) -> str:
+    """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        return "conflict"
+    try:
+        items = _items(path, fmt, key_path)
+    except ConfigUnreadable:
+        return "blocked"
+    if any(value_digest(item) == digest for item in items):
+        return "matched"
+    return "drifted" if any(marker in repr(item) for item in items) else "missing"
+
+
+def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> None:
+    """Raise Blocked if the file does not parse or the key path holds something else."""
+    try:
+        _items(path, fmt, key_path) if not path.exists() else ca.read_array(_read(path), fmt, key_path)
+    except ca.NotAnArray:
+        raise Blocked(target, f"{'.'.join(key_path)} is not a list") from None
+    except ConfigUnreadable as exc:
+        raise Blocked(target, f"it does not parse ({exc}); uze never rewrites a file it cannot read") from None
+
+
+def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
+           value: object, target: str) -> tuple[ca.ElementInfo, bool]:
+    """Append the element; return its info for the receipt and whether the file was created."""
+    created = not path.exists()
+    try:
+        data, info = ca.append_element(_read(path), fmt, key_path, value)
+    except (ConfigUnreadable, UnsafeEdit, ca.NotAnArray) as exc:
+        raise Blocked(target, f"cannot add a hook safely ({exc})") from None
+    tx.write(path, data)
+    return info, created
+
+
+def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
+           info: ca.ElementInfo, delete_if_empty: bool) -> bool:
+    """Remove uze's element (found by digest); delete the file if uze made it and it is empty."""
+    data = ca.remove_element(_read(path), fmt, key_path, lambda v: value_digest(v) == digest, info)
+    if delete_if_empty and not data:
+        tx.remove(path)
+        return True
+    tx.write(path, data)
+    return False
