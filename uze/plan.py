@@ -295,11 +295,11 @@ def _plan_hooks(b: _Builder) -> None:
             if path is None or d.element is None or d.wrapper is None or route == "unsupported":
                 b.add("hook", d.group, harness, cap, None)
                 continue
-            key = d.element.key_path
-            b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{d.group}]")
+            key, owner = d.element.key_path, f"{b.package.name}/{d.group}"  # ids are per package
+            b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
             files[d.wrapper.path] = d.wrapper.data
             marker = str(wrappers / d.wrapper.path)
-            b.artifacts.append(PlannedElement(path, b.loc.display(path), d.element.fmt, key, d.group,
+            b.artifacts.append(PlannedElement(path, b.loc.display(path), d.element.fmt, key, owner,
                                               d.element.value, marker, (harness,)))
     if files:
         b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -13,6 +14,17 @@ from tests.helpers import DATA, run_uze
 from uze.projections.config_entry import read_document
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(autouse=True)
+def every_kind_without_hooks(sandbox: Sandbox) -> None:
+    """every-kind minus hooks.json: these tests look at MCP entries only (Gemini keeps hooks in
+    the same settings file)."""
+    global EVERY_KIND
+    EVERY_KIND = Path(shutil.copytree(DATA / "every-kind", sandbox.root / "every-kind"))
+    (EVERY_KIND / "hooks.json").unlink()
+
+
 EVERY_KIND = DATA / "every-kind"
 
 JSON_DOC = (b'{\n    "theme": "dark",\n    "CONTAINER": {\n        "mine": {"command": "mine", '

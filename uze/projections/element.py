@@ -12,7 +12,7 @@ from pathlib import Path
 from uze.errors import Blocked
 from uze.projections import config_array as ca
 from uze.projections.config_entry import ConfigFormat, ConfigUnreadable, UnsafeEdit
-from uze.projections.entry import value_digest
+from uze.projections.entry import is_hollow, value_digest
 from uze.transaction import Transaction
 
 
@@ -66,7 +66,7 @@ def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
            info: ca.ElementInfo, delete_if_empty: bool) -> bool:
     """Remove uze's element (found by digest); delete the file if uze made it and it is empty."""
     data = ca.remove_element(_read(path), fmt, key_path, lambda v: value_digest(v) == digest, info)
-    if delete_if_empty and not data:
+    if delete_if_empty and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
     tx.write(path, data)

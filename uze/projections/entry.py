@@ -20,13 +20,15 @@ def value_digest(value: object) -> str:
     return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
 
 
-def _is_hollow(data: bytes, fmt: ce.ConfigFormat) -> bool:
-    """Only empty objects left: what another package's add created in a file uze made.
+def is_hollow(data: bytes, fmt: ce.ConfigFormat) -> bool:
+    """Only empty objects and lists left: what another package's add made in a file uze made.
 
     Entries of one package are removed in reverse order, so their containers go with them;
     across packages the last one out finds the shells and, in a file uze created, removes it.
     """
     def hollow(value: object) -> bool:
+        if isinstance(value, list):
+            return not value
         return isinstance(value, dict) and all(hollow(v) for v in value.values())
 
     try:
@@ -81,7 +83,7 @@ def remove(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[st
            info: ce.AddInfo, delete_if_empty: bool) -> bool:
     """Remove the entry and what its add created; delete the file if uze made it and it is empty."""
     data = ce.remove_entry(_read(path), fmt, key_path, info)
-    if delete_if_empty and (not data or _is_hollow(data, fmt)):
+    if delete_if_empty and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
     tx.write(path, data)
