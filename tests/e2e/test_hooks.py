@@ -96,3 +96,20 @@ def test_kimi_hooks_go_to_the_user_config_only(sandbox: Sandbox) -> None:
     assert {h["event"] for h in config["hooks"]} == {"PreToolUse", "PostToolUse"}
     assert run_uze("uninstall", "every-kind", "--scope", "user", cwd=sandbox.project).returncode == 0
     assert not (sandbox.home / ".kimi-code/config.toml").exists()
+
+
+@pytest.mark.parametrize("file", [".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"])
+def test_a_users_own_hook_next_to_ours_survives_install_and_uninstall(sandbox: Sandbox, file: str) -> None:
+    event = "BeforeTool" if "gemini" in file else "PreToolUse"
+    path = sandbox.project / file
+    path.parent.mkdir(parents=True)
+    mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-guard"}]}
+    path.write_text('{\n    "hooks": {\n        "%s": [\n            %s\n        ]\n    }\n}\n'
+                    % (event, json.dumps(mine)))
+    before = tree_bytes(sandbox.project)
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code,codex,gemini_cli", "--trust",
+                   cwd=sandbox.project).returncode == 0
+    groups = json.loads(path.read_text())["hooks"][event]
+    assert groups[0] == mine and len(groups) == 2
+    assert run_uze("uninstall", "every-kind", cwd=sandbox.project).returncode == 0
+    assert tree_bytes(sandbox.project) == before
