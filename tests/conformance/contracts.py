@@ -1,0 +1,118 @@
+"""What the discovery contracts expect and the vocabulary of the oracle table.
+
+The package under test (lab.build_package) is every-kind with seven's nested agent, a
+SessionStart hook and loopback MCP servers; EXPECTED names what each harness must discover of it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Final
+
+from tests.conformance.lab import MARKER, PACKAGE, Lab, hook_log
+
+KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
+EXPECTED: Final[dict[str, tuple[str, ...]]] = {
+    "skill": (f"{PACKAGE}-helper", f"{PACKAGE}-review", f"{PACKAGE}-ship"),
+    "agent": (f"{PACKAGE}-reviewer", f"{PACKAGE}-team-planner"),
+    "mcp": ("docs", "search"),
+    "instructions": (PACKAGE,),  # counted as occurrences of MARKER in what the harness loads
+    "hook": ("no-force-push", "log-edits", "session-note"),
+}
+HOOK_IDS: Final = {
+    "PreToolUse": "no-force-push",
+    "PostToolUse": "log-edits",
+    "SessionStart": "session-note",
+}  # portable event -> group id in the package
+SESSION_ONLY: Final = ("session-note",)
+ANSI = re.compile(r"\x1b\[[0-9;]*m|\[[0-9;]*m")
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What one oracle run showed: each name with how often it was listed.
+
+    `connected` is the set of MCP servers the oracle reported connected, or None when the
+    oracle reads configuration only. `evidence` is the part of the output the counts come from.
+    """
+
+    counts: Counter[str]
+    evidence: str
+    connected: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """An offline command and the reader that turns its output into `Seen`.
+
+    `names` narrows what it can show (None: every EXPECTED name of the kind), e.g. only the
+    SessionStart hook where tool hooks fire only in a model-driven tool call.
+    """
+
+    command: str
+    read: Callable[[Lab], Seen]
+    names: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class NoOracle:
+    """Why a kind cannot be checked offline; `needs_model` = only the model request shows it."""
+
+    reason: str
+    needs_model: bool = True
+
+
+@dataclass(frozen=True)
+class RealHarness:
+    """A harness whose real binary runs here: uze id, binary name, one entry per kind."""
+
+    id: str
+    binary: str
+    oracles: Mapping[str, Entry | Mapping[str, Entry]] = field(default_factory=dict)
+
+    def entry(self, kind: str, scope: str) -> Entry | None:
+        """The oracle (or the reason for none) of one kind in one scope."""
+        found = self.oracles.get(kind)
+        return found.get(scope) if isinstance(found, Mapping) else found
+
+
+Entry = Oracle | NoOracle
+
+
+def count(names: Iterable[str]) -> Counter[str]:
+    """How often each name occurs."""
+    return Counter(names)
+
+
+def instructions_seen(text: str) -> Counter[str]:
+    """The package's instructions, counted as occurrences of their first line in `text`."""
+    return Counter({PACKAGE: text.count(MARKER)})
+
+
+def lines(pattern: str, text: str) -> list[re.Match[str]]:
+    """The matches of `pattern` at the start of each line of `text`, colour codes removed."""
+    return [m for line in ANSI.sub("", text).splitlines() if (m := re.match(pattern, line))]
+
+
+def session_runs(lab: Lab, run: Callable[[], str]) -> tuple[int, str]:
+    """How often the package's SessionStart hook ran during `run`, and run's output."""
+    log = hook_log(lab.sandbox)
+    before = log.read_text(encoding="utf-8").count("session-note") if log.exists() else 0
+    out = run()
+    after = log.read_text(encoding="utf-8").count("session-note") if log.exists() else 0
+    return after - before, out
+
+
+def strings(value: object) -> Iterable[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
