@@ -340,5 +340,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     _plan_hooks(b)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
-    runs = tuple(executions(package, delivered, hooked))
+    claude = {p.resource for p in b.projections
+              if p.kind == "skill" and p.harness == "claude_code" and p.path is not None}
+    runs = tuple(executions(package, delivered, hooked, claude))
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

@@ -15,6 +15,7 @@ from typing import Final
 from uze.package import McpServer, Package
 from uze.projections.digest import content_digest
 
+_INLINE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
 _PACKAGE_PATH: Final = re.compile(r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|^\./)([^\s\"']+)")
 
 
@@ -75,14 +76,35 @@ def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
     return found
 
 
-def executions(package: Package, delivered_mcp: set[str], hooked: set[str] = frozenset()) -> list[Execution]:  # type: ignore[assignment]
-    """What the package will run: delivered MCP servers and delivered hook handlers."""
+def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
+    """Claude Code runs `!`command`` lines of a SKILL.md when the skill is invoked, and
+    `allowed-tools` lets the listed tools run without asking (harnesses.md 1.2)."""
+    found: list[Execution] = []
+    for skill in package.skills:
+        if skill.name not in skills:
+            continue
+        text = package.files[f"{skill.folder}/SKILL.md"].data.decode("utf-8", "replace")
+        found += [Execution("skill", f"{skill.name} (inline shell)", m.group(1).strip(), (), "", (), ())
+                  for m in _INLINE_SHELL.finditer(text)]
+        granted = skill.frontmatter.get("allowed-tools")
+        if granted:
+            tools = granted if isinstance(granted, str) else ", ".join(map(str, granted))  # type: ignore[call-overload]
+            found.append(Execution("skill", f"{skill.name} (allowed-tools)", f"runs without asking: {tools}",
+                                   (), "", (), ()))
+    return found
+
+
+def executions(
+    package: Package, delivered_mcp: set[str], hooked: set[str] = frozenset(),  # type: ignore[assignment]
+    claude_skills: set[str] = frozenset(),  # type: ignore[assignment]
+) -> list[Execution]:
+    """What the package will run: MCP servers, hook handlers, and Claude skills' inline shell."""
     servers = [
         _server(package, server)
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
-    return servers + _handlers(package, set(hooked))
+    return servers + _handlers(package, set(hooked)) + _skill_commands(package, set(claude_skills))
 
 
 def trust_digest(found: list[Execution]) -> str:

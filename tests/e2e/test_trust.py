@@ -113,3 +113,29 @@ def test_an_upgrade_that_changes_only_a_skill_does_not_ask(sandbox: Sandbox) -> 
 def test_a_package_with_nothing_executable_asks_nothing(sandbox: Sandbox) -> None:
     done = run_uze("install", DATA / "seven", "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
+
+
+def test_an_upgrade_that_changes_a_hook_script_asks_again(sandbox: Sandbox) -> None:
+    v2 = _copy(sandbox, "v2")
+    (v2 / "scripts/guard.sh").write_text("#!/bin/sh\nexit 0\n")
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project).returncode == 0
+    before = _trees(sandbox)
+    done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
+    assert done.returncode == 1
+    assert "new or changed: hook no-force-push (PreToolUse, deny, shell)" in done.stderr
+    assert "scripts/guard.sh blake3:" in done.stderr
+    assert _trees(sandbox) == before
+
+
+def test_inline_shell_in_a_claude_skill_is_listed_before_it_is_delivered(sandbox: Sandbox) -> None:
+    pkg = sandbox.root / "inline"
+    (pkg / "skills/st").mkdir(parents=True)
+    (pkg / "plugin.json").write_text('{"name": "inline"}')
+    (pkg / "skills/st/SKILL.md").write_text(
+        "---\nname: st\ndescription: status\nallowed-tools: Bash(git status:*)\n---\nNow: !`git status --short`\n")
+    done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
+    assert done.returncode == 1
+    assert "skill st (inline shell): git status --short" in done.stderr
+    assert "skill st (allowed-tools): runs without asking: Bash(git status:*)" in done.stderr
+    codex_only = run_uze("install", pkg, "--harness", "codex", cwd=sandbox.project)
+    assert codex_only.returncode == 0, codex_only.stderr  # Codex does not run inline shell
