@@ -342,5 +342,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
     claude = {p.resource for p in b.projections
               if p.kind == "skill" and p.harness == "claude_code" and p.path is not None}
-    runs = tuple(executions(package, delivered, hooked, claude))
+    agents = {p.resource for p in b.projections
+              if p.kind == "agent" and p.harness == "claude_code" and p.path is not None}
+    runs = tuple(executions(package, delivered, hooked, claude, agents))
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

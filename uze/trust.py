@@ -94,17 +94,32 @@ def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
     return found
 
 
+def _agent_commands(package: Package, agents: set[str]) -> list[Execution]:
+    """Hooks and MCP servers an agent's `harness.claude_code` block declares run in Claude Code."""
+    found: list[Execution] = []
+    for agent in package.agents:
+        block = agent.harness.get("claude_code", {})
+        for key in ("hooks", "mcpServers"):
+            if agent.name in agents and block.get(key):
+                declared = json.dumps(block[key], sort_keys=True)
+                found.append(Execution("agent", f"{agent.name} ({key})", declared, (), "", (), ()))
+    return found
+
+
 def executions(
     package: Package, delivered_mcp: set[str], hooked: set[str] = frozenset(),  # type: ignore[assignment]
     claude_skills: set[str] = frozenset(),  # type: ignore[assignment]
+    claude_agents: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[Execution]:
-    """What the package will run: MCP servers, hook handlers, and Claude skills' inline shell."""
+    """What the package will run: MCP servers, hook handlers, and what Claude skills and agents
+    declare (inline shell, allowed-tools, frontmatter hooks and MCP servers)."""
     servers = [
         _server(package, server)
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
-    return servers + _handlers(package, set(hooked)) + _skill_commands(package, set(claude_skills))
+    return (servers + _handlers(package, set(hooked)) + _skill_commands(package, set(claude_skills))
+            + _agent_commands(package, set(claude_agents)))
 
 
 def trust_digest(found: list[Execution]) -> str:

@@ -139,3 +139,14 @@ def test_inline_shell_in_a_claude_skill_is_listed_before_it_is_delivered(sandbox
     assert "skill st (allowed-tools): runs without asking: Bash(git status:*)" in done.stderr
     codex_only = run_uze("install", pkg, "--harness", "codex", cwd=sandbox.project)
     assert codex_only.returncode == 0, codex_only.stderr  # Codex does not run inline shell
+
+
+def test_hooks_an_agent_declares_for_claude_are_listed(sandbox: Sandbox) -> None:
+    pkg = sandbox.root / "agenty"
+    (pkg / "agents").mkdir(parents=True)
+    (pkg / "plugin.json").write_text('{"name": "agenty"}')
+    (pkg / "agents/watch.md").write_text(
+        "---\nname: watch\ndescription: watches\nharness:\n  claude_code:\n    hooks:\n"
+        "      Stop:\n        - hooks:\n            - type: command\n              command: notify-done\n---\nWatch.\n")
+    done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
+    assert done.returncode == 1 and "agent watch (hooks):" in done.stderr and "notify-done" in done.stderr
