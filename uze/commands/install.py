@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -107,6 +108,9 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
     path = artifact.path
+    if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
+        raise UzeError(f"{artifact.target} is read-only; uze edits only files you can write",
+                       hint="make it writable (chmod u+w) if uze may add to it, or leave out that harness")
     if isinstance(artifact, PlannedEntry):
         _check_entry_free(artifact, key)
         return
