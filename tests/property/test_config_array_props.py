@@ -13,6 +13,8 @@ import tomlkit
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+from tests.property.jsonc import commented
+
 from uze.projections import config_json, config_toml
 from uze.projections.config_array import append_element, equal_to, read_array, remove_element
 
@@ -47,28 +49,13 @@ def _with_array(plain: dict[str, Any], shape: str, foreign: list[Any]) -> dict[s
     return plain
 
 
-def _commented(text: str, draw: Any) -> str:
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        kind = draw(st.sampled_from(["", "", "line", "block", "comma"]))
-        following = lines[index + 1].strip()[:1] if index + 1 < len(lines) else ""
-        if kind == "line":
-            lines[index] = line + " // note"
-        elif kind == "block":
-            stripped = line.lstrip()
-            lines[index] = line[: len(line) - len(stripped)] + "/* c */ " + stripped
-        elif kind == "comma" and following in ("}", "]") and line.rstrip()[-1:] not in "{[,":
-            lines[index] = line + ","
-    return "\n".join(lines)
-
-
 def _document(draw: Any, fmt: str) -> bytes:
     plain = draw(json_docs)
     shape = draw(st.sampled_from(["none", "hooks-object", "array", "empty-array"]))
     plain = _with_array(plain, shape, draw(st.lists(json_values, max_size=3)))
     text = json.dumps(plain, indent=draw(_indents), ensure_ascii=False)
     if fmt == "jsonc":
-        text = _commented(text, draw)
+        text = commented(text, draw)
     text += "\n" if draw(st.booleans()) else ""
     return (text.replace("\n", "\r\n") if draw(st.booleans()) else text).encode()
 

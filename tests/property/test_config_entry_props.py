@@ -13,6 +13,8 @@ import tomlkit
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.property.jsonc import commented
+
 from uze.projections import config_json
 from uze.projections.config_entry import add_entry, read_entry, remove_entry, replace_entry
 
@@ -57,25 +59,6 @@ toml_docs = st.dictionaries(_text, toml_values, max_size=5)
 def _dump_json(plain: Any, indent: Any, crlf: bool, final_newline: bool) -> bytes:
     text = json.dumps(plain, indent=indent, ensure_ascii=False) + ("\n" if final_newline else "")
     return (text.replace("\n", "\r\n") if crlf else text).encode()
-
-
-def _commented(text: str, draw: Any) -> str:
-    """JSONC from indented JSON: comments and trailing commas on random lines.
-
-    Dumped JSON has no raw newline inside strings, so every newline is between tokens.
-    """
-    lines = text.split("\n")
-    for index, line in enumerate(lines):
-        kind = draw(st.sampled_from(["", "", "line", "block", "comma"]))
-        following = lines[index + 1].strip()[:1] if index + 1 < len(lines) else ""
-        if kind == "line":
-            lines[index] = line + " // note"
-        elif kind == "block":
-            stripped = line.lstrip()
-            lines[index] = line[: len(line) - len(stripped)] + "/* c */ " + stripped
-        elif kind == "comma" and following in ("}", "]") and line.rstrip()[-1:] not in "{[,":
-            lines[index] = line + ","
-    return "\n".join(lines)
 
 
 def _key_path(draw: Any, plain: dict[str, Any], keys: st.SearchStrategy[str]) -> tuple[str, ...]:
@@ -132,7 +115,7 @@ def test_json_add_then_remove_gives_back_the_bytes_and_keeps_foreign_keys(
 def test_jsonc_with_comments_and_trailing_commas_gives_back_the_bytes(
     plain: dict[str, Any], indent: Any, crlf: bool, final_newline: bool, value: Any, data: Any
 ) -> None:
-    text = _commented(json.dumps(plain, indent=indent, ensure_ascii=False), data.draw)
+    text = commented(json.dumps(plain, indent=indent, ensure_ascii=False), data.draw)
     text += "\n" if final_newline else ""
     doc = (text.replace("\n", "\r\n") if crlf else text).encode()
     key_path = _key_path(data.draw, plain, _text)
