@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from uze.commands.check import CheckResult
-from uze.commands.install import Action, InstallResult
-from uze.commands.status import StatusResult
-from uze.commands.uninstall import UninstallResult
+if TYPE_CHECKING:
+    from uze.commands.check import CheckResult
+    from uze.commands.install import Action, InstallResult
+    from uze.commands.status import StatusResult
+    from uze.commands.uninstall import UninstallResult
 
 _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
                 "blocked": "red", "undelivered": "dim"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze.commands.context import Created, ScopeContext
-from uze.plan import PlannedArtifact, PlannedElement, PlannedEntry, PlannedRegion
 from uze.projections import element, entry, file, region_file, tree
 from uze.projections.config_array import ElementInfo
 from uze.projections.config_entry import AddInfo, format_key_path
@@ -18,17 +17,6 @@ from uze.receipts import (
     TreeArtifact,
 )
 from uze.transaction import Transaction
-
-
-def planned_key(artifact: PlannedArtifact) -> str:
-    """Identity of a planned artifact: its target, plus `#id` for a region."""
-    if isinstance(artifact, PlannedRegion):
-        return f"{artifact.target}#{artifact.region_id}"
-    if isinstance(artifact, PlannedEntry):
-        return f"{artifact.target}#{format_key_path(artifact.key_path)}"
-    if isinstance(artifact, PlannedElement):
-        return f"{artifact.target}#{format_key_path(artifact.key_path)}[{artifact.group}]"
-    return artifact.target
 
 
 def record_key(record: Artifact) -> str:

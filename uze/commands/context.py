@@ -12,8 +12,7 @@ from typing import Final
 import blake3
 
 from uze import fs
-from uze.harnesses import Location
-from uze.harnesses.base import Scope
+from uze.location import Location, Scope
 from uze.paths import Paths, resolve_project
 from uze.receipts import Receipt, list_receipts, load_receipt, receipt_path
 from uze.transaction import Transaction, recover

@@ -34,6 +34,7 @@ from uze.plan import (
     plan_install,
 )
 from uze.projections import config_entry, element, entry, file, region_file, tree
+from uze.projections.config_entry import format_key_path
 from uze.projections.digest import content_digest
 from uze.receipts import (
     Artifact,
@@ -79,6 +80,17 @@ class InstallResult:
     writes: int
 
 
+def planned_key(artifact: PlannedArtifact) -> str:
+    """Identity of a planned artifact: its target, plus `#id` for a region."""
+    if isinstance(artifact, PlannedRegion):
+        return f"{artifact.target}#{artifact.region_id}"
+    if isinstance(artifact, PlannedEntry):
+        return f"{artifact.target}#{format_key_path(artifact.key_path)}"
+    if isinstance(artifact, PlannedElement):
+        return f"{artifact.target}#{format_key_path(artifact.key_path)}[{artifact.group}]"
+    return artifact.target
+
+
 def choose_harnesses(option: str | None, previous: Receipt | None, ctx: ScopeContext) -> tuple[str, ...]:
     """`--harness`, else the harnesses of the installed version, else those detected."""
     if option:
@@ -104,7 +116,7 @@ def package_tree(package: Package) -> tuple[list[TreeEntry], dict[str, str], str
 
 
 def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, str]) -> None:
-    key = arts.planned_key(artifact)
+    key = planned_key(artifact)
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
     path = artifact.path
@@ -155,7 +167,7 @@ def _old_digests(record: Artifact) -> dict[str, str] | str:
 
 
 def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, force: bool) -> _Step:
-    key = arts.planned_key(planned)
+    key = planned_key(planned)
     state = arts.inspect_record(ctx, old)
     same = _digests(planned) == _old_digests(old)
     if state == "blocked":
@@ -195,10 +207,10 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
     }
     steps: list[_Step] = []
     for planned in plan.artifacts:
-        old = owned.pop(arts.planned_key(planned), None)
+        old = owned.pop(planned_key(planned), None)
         if old is None:
             _check_free(ctx, planned, owners)
-            steps.append(_Step(Action(arts.planned_key(planned), "create"), planned, None))
+            steps.append(_Step(Action(planned_key(planned), "create"), planned, None))
         else:
             steps.append(_step_for_owned(ctx, planned, old, force))
     steps += [_step_for_dropped(ctx, old, force) for old in owned.values()]

@@ -6,40 +6,14 @@ import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from uze.package import InvokePolicy
+from uze.location import Location, Scope
 from uze.paths import Paths
 
-Scope = Literal["project", "user"]
+if TYPE_CHECKING:
+    from uze.package import InvokePolicy
 
-
-@dataclass(frozen=True, slots=True)
-class Location:
-    """Where a scope's artifacts live: the project root (resolved even for user scope)."""
-
-    scope: Scope
-    project: Path
-    paths: Paths
-
-    def display(self, path: Path) -> str:
-        """A target as users read it: project-relative, `~/`-relative, or absolute."""
-        if self.scope == "project" and path.is_relative_to(self.project):
-            return path.relative_to(self.project).as_posix()
-        if path.is_relative_to(self.paths.home):
-            return "~/" + path.relative_to(self.paths.home).as_posix()
-        return path.as_posix()
-
-    def resolve(self, target: str) -> Path:
-        """The inverse of display: a receipt's target back to an absolute path."""
-        if target.startswith("~/"):
-            return self.paths.home / target[2:]
-        candidate = Path(target)
-        return candidate if candidate.is_absolute() else self.project / candidate
-
-    def pick(self, project: str, user: Path) -> Path:
-        """`project` (relative to the project root) in project scope, else `user`."""
-        return self.project / project if self.scope == "project" else user
 
 
 @dataclass(frozen=True, slots=True)
