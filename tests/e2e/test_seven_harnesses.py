@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -177,3 +178,27 @@ def test_check_json_matches_the_routes_status_reports_after_install(sandbox: San
         if (p["kind"], p["resource"], p["harness"]) == ("agent", "reviewer", "opencode")
     )
     assert reviewer["route"] == "degraded" and "harness.opencode.mood" in reviewer["reason"]
+
+
+@pytest.mark.parametrize("first", ["seven", "eight"])
+def test_two_packages_sharing_skill_roots_go_in_either_order_and_nothing_goes_early(
+    sandbox: Sandbox, first: str
+) -> None:
+    eight = sandbox.root / "eight"
+    shutil.copytree(PACKAGE, eight)
+    (eight / "plugin.json").write_text(json.dumps({"name": "eight", "version": "1.0.0"}))
+    before = tree_bytes(sandbox.project)
+    for source in (PACKAGE, eight):
+        assert run_uze("install", source, "--harness", "all", cwd=sandbox.project).returncode == 0
+    both = tree_bytes(sandbox.project)
+    second = "eight" if first == "seven" else "seven"
+    assert run_uze("uninstall", first, cwd=sandbox.project).returncode == 0
+    status = json.loads(run_uze("status", second, "--json", cwd=sandbox.project).stdout)
+    assert {p["state"] for p in status["packages"][0]["projections"]} <= {"matched", "undelivered"}
+    left = tree_bytes(sandbox.project)
+    for rel, data in both.items():
+        if f"{second}-" in rel and "/skills/" in rel:
+            assert left.get(rel) == data  # the other package's shared-root copies are untouched
+    assert not any(f"/{first}-" in rel for rel in left)
+    assert run_uze("uninstall", second, cwd=sandbox.project).returncode == 0
+    assert tree_bytes(sandbox.project) == before
