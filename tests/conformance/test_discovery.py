@@ -4,8 +4,10 @@ offline oracle; after `uze uninstall` it discovers none of them. Project and use
 
 Cases come from the oracle table (tests/conformance/oracles.py): a harness added there joins
 every contract. A kind with no offline oracle is skipped with the reason (test id suffix
-`-no_offline_oracle`); the scripted-model part of issue 7 (what reaches the model request, tool
-hooks firing on a scripted tool call) is not here.
+`-no_offline_oracle`) and recorded as `unverified` evidence with that reason; the
+scripted-model part of issue 7 (what reaches the model request, tool hooks firing on a scripted
+tool call) is test_behaviour.py. Each case that runs records `<kind>.discovery` evidence,
+`passed` or `failed` (tests/conformance/evidence.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conformance.contracts import EXPECTED, KINDS, NoOracle, Oracle, RealHarness, Seen
+from tests.conformance.evidence import EvidenceRun
 from tests.conformance.lab import PINS, Lab, require
 from tests.conformance.oracles import NOT_RUNNABLE, REAL_HARNESSES
 from uze.capabilities.map import lookup
@@ -39,8 +42,13 @@ def _cases() -> Iterator[object]:
                 yield pytest.param(harness, kind, scope, id=_case_id(harness, kind, scope))
 
 
-def _oracle_or_skip(harness: RealHarness, kind: str, scope: str) -> Oracle:
-    """The kind's oracle; skip (with the reason) where none runs offline or uze delivers none."""
+def _oracle_or_skip(
+    harness: RealHarness, kind: str, scope: str, evidence: EvidenceRun
+) -> Oracle:
+    """The kind's oracle; skip (with the reason) where none runs offline or uze delivers none.
+
+    A delivered kind with no offline oracle is recorded `unverified` with the reason.
+    """
     entry = harness.entry(kind, scope)
     capability = lookup(harness.id, kind)
     if entry is None:
@@ -54,6 +62,8 @@ def _oracle_or_skip(harness: RealHarness, kind: str, scope: str) -> Oracle:
             f"the capability map now claims {kind} for {harness.id} "
             f"({capability.route}): write its oracle ({entry.reason})"
         )
+    if capability.route != "unsupported":
+        evidence.record(harness.id, f"{kind}.discovery", scope, "unverified", entry.reason)
     pytest.skip(f"NO OFFLINE ORACLE for {harness.id} {kind}: {entry.reason}")
 
 
@@ -80,15 +90,16 @@ def assert_none(seen: Seen, names: tuple[str, ...], command: str) -> None:
 
 @pytest.mark.parametrize(("harness", "kind", "scope"), list(_cases()))
 def test_real_harness_discovers_each_installed_resource_once_and_none_after_uninstall(
-    lab: Lab, harness: RealHarness, kind: str, scope: str
+    lab: Lab, evidence: EvidenceRun, harness: RealHarness, kind: str, scope: str
 ) -> None:
-    oracle = _oracle_or_skip(harness, kind, scope)
+    oracle = _oracle_or_skip(harness, kind, scope, evidence)
     require(harness.binary)
     names = oracle.names or EXPECTED[kind]
-    lab.install(harness.id, scope)
-    assert_each_once(oracle.read(lab), names, oracle.command)
-    lab.uninstall(scope)
-    assert_none(oracle.read(lab), names, oracle.command)
+    with evidence.check(harness.id, f"{kind}.discovery", scope):
+        lab.install(harness.id, scope)
+        assert_each_once(oracle.read(lab), names, oracle.command)
+        lab.uninstall(scope)
+        assert_none(oracle.read(lab), names, oracle.command)
 
 
 def _skill_copies(lab: Lab, scope: str, name: str) -> list[str]:
@@ -99,18 +110,19 @@ def _skill_copies(lab: Lab, scope: str, name: str) -> list[str]:
 
 @pytest.mark.parametrize("scope", SCOPES)
 def test_with_harness_all_opencode_lists_each_skill_once_though_two_roots_it_reads_hold_it(
-    lab: Lab, scope: str
+    lab: Lab, evidence: EvidenceRun, scope: str
 ) -> None:
     oracle = REAL_HARNESSES["opencode"].entry("skill", scope)
     assert isinstance(oracle, Oracle)
     require("opencode")
     names = EXPECTED["skill"]
-    lab.install("all", scope)
-    copies = {name: _skill_copies(lab, scope, name) for name in names}
-    assert all({".claude/skills", ".agents/skills"} <= set(c) for c in copies.values()), copies
-    assert_each_once(oracle.read(lab), names, oracle.command)
-    lab.uninstall(scope)
-    assert_none(oracle.read(lab), names, oracle.command)
+    with evidence.check("opencode", "skill.discovery", scope):
+        lab.install("all", scope)
+        copies = {name: _skill_copies(lab, scope, name) for name in names}
+        assert all({".claude/skills", ".agents/skills"} <= set(c) for c in copies.values()), copies
+        assert_each_once(oracle.read(lab), names, oracle.command)
+        lab.uninstall(scope)
+        assert_none(oracle.read(lab), names, oracle.command)
 
 
 def test_every_uze_harness_has_an_oracle_table_or_a_reason_it_cannot_run_here() -> None:

@@ -1,0 +1,188 @@
+"""Evidence records: what a real harness binary was seen doing with what uze delivered.
+
+A record names one harness (id and exact version), one capability (e.g. `skill.discovery`,
+`mcp.request`, `hook.deny`), one installation scope and the result of a contract that ran the
+real binary. The conformance suite writes them; `scripts/update-evidence.py` merges a run into
+the copy shipped in the package (`uze/data/evidence.json`, ADR 0009); `uze doctor --probe`
+keeps local ones under `$UZE_HOME/evidence/`. Nothing is `verified` without such a record.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Final, Literal
+
+import blake3
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from uze import fs
+from uze.errors import UzeError
+from uze.paths import Paths
+
+Result = Literal["passed", "failed", "denied", "unverified"]
+Status = Literal["verified", "failed", "denied", "unverified"]
+ScopeName = Literal["project", "user"]
+
+SCHEMA_VERSION: Final = 1
+SCOPES: Final[tuple[ScopeName, ...]] = ("project", "user")
+KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
+REQUEST_KINDS: Final = ("skill", "agent", "mcp", "instructions")
+HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.ask")
+CAPABILITY_IDS: Final[tuple[str, ...]] = (
+    *(f"{kind}.discovery" for kind in KINDS),
+    *(f"{kind}.request" for kind in REQUEST_KINDS),
+    *HOOK_BEHAVIOURS,
+)
+RESULTS: Final = ("passed", "failed", "denied", "unverified")
+# Within one run the worst result of a cell wins; a pass beats "could not check".
+_RANK: Final = {"failed": 3, "denied": 2, "passed": 1, "unverified": 0}
+# Harnesses whose binary cannot run here: every cell stays unverified with this reason.
+NOT_RUNNABLE: Final[dict[str, str]] = {
+    h: "not one of the four CLIs installable offline here from npm (issue 7): no real binary "
+    "has been run"
+    for h in ("antigravity", "kimi_code", "deepseek_harness")
+}
+
+
+class Record(BaseModel):
+    """One contract's outcome for one harness version, capability and scope."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    evidence_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    harness: str
+    harness_version: str
+    capability: str
+    scope: ScopeName
+    result: Result
+    detail: str = ""
+    environment: str = Field(pattern=r"^[0-9a-f]{64}$")
+    uze_version: str
+    checked_at: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        """What a newer record of the same check replaces."""
+        return (self.harness, self.harness_version, self.capability, self.scope)
+
+
+class EvidenceFile(BaseModel):
+    """The records kept in one file, sorted by key."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    schema_version: int = SCHEMA_VERSION
+    records: tuple[Record, ...] = ()
+
+
+def environment_digest(facts: Mapping[str, str]) -> str:
+    """blake3 of the facts that could change a result (OS, python, node, harness, uze)."""
+    return blake3.blake3(json.dumps(dict(facts), sort_keys=True).encode()).hexdigest()
+
+
+def make_record(
+    *,
+    harness: str,
+    harness_version: str,
+    capability: str,
+    scope: ScopeName,
+    result: Result,
+    environment: str,
+    uze_version: str,
+    detail: str = "",
+    checked_at: datetime | None = None,
+) -> Record:
+    """A record with its time (UTC, now by default) and its id: a digest of everything else.
+
+    Raises ValueError for a capability or result outside the vocabulary.
+    """
+    if capability not in CAPABILITY_IDS:
+        raise ValueError(f"unknown capability {capability!r}; one of {CAPABILITY_IDS}")
+    if result not in RESULTS:
+        raise ValueError(f"unknown result {result!r}; one of {RESULTS}")
+    fields = {
+        "harness": harness, "harness_version": harness_version, "capability": capability,
+        "scope": scope, "result": result, "detail": detail, "environment": environment,
+        "uze_version": uze_version,
+        "checked_at": (checked_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+    }
+    digest = blake3.blake3(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+    return Record(evidence_id=digest, **fields)
+
+
+def collapse(records: Iterable[Record]) -> list[Record]:
+    """One record per key from one run: the worst result, the later one on a tie."""
+    best: dict[tuple[str, str, str, str], Record] = {}
+    for record in records:
+        old = best.get(record.key)
+        if old is None or _RANK[record.result] >= _RANK[old.result]:
+            best[record.key] = record
+    return sorted(best.values(), key=lambda r: r.key)
+
+
+def merge(base: EvidenceFile, run: Iterable[Record]) -> EvidenceFile:
+    """`base` with every key the run checked replaced by the run's record (worst per key)."""
+    fresh = {r.key: r for r in collapse(run)}
+    kept = [r for r in base.records if r.key not in fresh]
+    return EvidenceFile(records=tuple(sorted([*kept, *fresh.values()], key=lambda r: r.key)))
+
+
+def dump(evidence: EvidenceFile) -> bytes:
+    """Stable JSON bytes (sorted keys, indent 2, trailing newline)."""
+    return (json.dumps(evidence.model_dump(), indent=2, sort_keys=True) + "\n").encode()
+
+
+def parse(data: bytes, origin: str) -> EvidenceFile:
+    """Read evidence bytes. Raises UzeError naming `origin` when they are not evidence."""
+    try:
+        raw = json.loads(data)
+        if isinstance(raw, dict) and raw.get("schema_version", 0) > SCHEMA_VERSION:
+            raise UzeError(
+                f"{origin} was written by a newer uze (schema {raw['schema_version']})",
+                hint="upgrade uze",
+            )
+        return EvidenceFile.model_validate(raw)
+    except (ValueError, ValidationError) as exc:
+        raise UzeError(
+            f"{origin}: not an evidence file ({str(exc).splitlines()[0]})",
+            hint="delete it; `uze doctor --probe` records local evidence again",
+        ) from None
+
+
+def load(path: Path) -> EvidenceFile:
+    """The evidence in `path`; empty when the file does not exist."""
+    if not path.exists():
+        return EvidenceFile()
+    return parse(path.read_bytes(), str(path))
+
+
+def save(path: Path, evidence: EvidenceFile) -> None:
+    """Write evidence atomically."""
+    fs.atomic_write(path, dump(evidence))
+
+
+def shipped() -> EvidenceFile:
+    """The evidence shipped inside the uze package (from the project's conformance runs)."""
+    resource = resources.files("uze") / "data" / "evidence.json"
+    return parse(resource.read_bytes(), "uze/data/evidence.json")
+
+
+def local_path(paths: Paths) -> Path:
+    """Where `uze doctor --probe` keeps what it saw on this machine."""
+    return paths.uze_home / "evidence" / "local.json"
+
+
+def latest(
+    records: Iterable[Record], harness: str, version: str, capability: str, scope: str
+) -> Record | None:
+    """The newest record of one cell for that exact harness version, or None."""
+    found = [
+        r for r in records
+        if (r.harness, r.harness_version, r.capability, r.scope)
+        == (harness, version, capability, scope)
+    ]
+    return max(found, key=lambda r: r.checked_at, default=None)
