@@ -13,12 +13,13 @@ from typing import Any, Literal
 
 from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
-from uze.harnesses import HARNESS_IDS, REGISTRY, Location
+from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
 from uze.harnesses.base import invoke_feature
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, Package, Skill
 from uze.projections.frontmatter import edit_frontmatter
-from uze.hooks.delivery import deliver_hooks
+from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
+from uze.hooks.opencode_plugin import plugin_file_name
 from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.skill_roots import choose_roots
@@ -281,26 +282,54 @@ def _plan_mcp(b: _Builder) -> None:
         _plan_package_copy(b, root, tuple(users))
 
 
+def _hook_file(loc: Location, harness: str, role: str) -> Path | None:
+    if role == "antigravity hooks":
+        return antigravity.hooks_file(loc)
+    return hook_config_file(loc, harness, role)
+
+
+def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path) -> bool:
+    """Add one group's projection and its config artifact; True if it is delivered."""
+    path = None
+    if d.element is not None:
+        path = _hook_file(b.loc, harness, d.element.role)
+    elif d.bridge is not None:
+        path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
+    route, reason = (d.route, d.reason) if path or d.route == "unsupported" else (
+        "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
+    cap = Capability(route, reason, "uze/hooks/delivery.py")  # type: ignore[arg-type]
+    if path is None or d.wrapper is None or route == "unsupported":
+        b.add("hook", d.group, harness, cap, None)
+        return False
+    if d.element is None:  # OpenCode: the package's plugin file carries the group
+        b.add("hook", d.group, harness, cap, path)
+        return True
+    key, owner = d.element.key_path, f"{b.package.name}/{d.group}"  # ids are per package
+    display = b.loc.display(path)
+    if d.element.named:
+        b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}")
+        b.artifacts.append(PlannedEntry(path, display, d.element.fmt, key, d.element.value, (harness,)))
+        return True
+    b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
+    b.artifacts.append(PlannedElement(path, display, d.element.fmt, key, owner, d.element.value,
+                                      str(wrappers / d.wrapper.path), (harness,)))
+    return True
+
+
 def _plan_hooks(b: _Builder) -> None:
     if b.package.hooks is None:
         return
     root, wrappers = plugin_root(b.loc, b.package.name), hook_folder(b.loc, b.package.name)
     files: dict[str, bytes] = {}
     for harness in b.harnesses:
-        for d in deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root):
-            path = hook_config_file(b.loc, harness, d.element.role) if d.element else None
-            route, reason = (d.route, d.reason) if path or not d.element else (
-                "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
-            cap = Capability(route, reason, "uze/hooks/delivery.py")  # type: ignore[arg-type]
-            if path is None or d.element is None or d.wrapper is None or route == "unsupported":
-                b.add("hook", d.group, harness, cap, None)
-                continue
-            key, owner = d.element.key_path, f"{b.package.name}/{d.group}"  # ids are per package
-            b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
-            files[d.wrapper.path] = d.wrapper.data
-            marker = str(wrappers / d.wrapper.path)
-            b.artifacts.append(PlannedElement(path, b.loc.display(path), d.element.fmt, key, owner,
-                                              d.element.value, marker, (harness,)))
+        delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
+        for d in delivered:
+            if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
+                files[d.wrapper.path] = d.wrapper.data
+        bridge = opencode_bridge(b.package.name, delivered) if harness == "opencode" else None
+        if bridge is not None:
+            path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
+            b.artifacts.append(PlannedFile(path, b.loc.display(path), bridge, (harness,)))
     if files:
         b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,
                                        frozenset(files), tuple(b.harnesses)))

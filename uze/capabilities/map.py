@@ -69,6 +69,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("opencode", "mcp", "base"): _c("native", "", "harnesses.md 3.5, probes 5.1"),
     ("opencode", "agent", "base"): _c(
         "native", "", "harnesses.md 3.4 (mode: subagent)"),
+    ("opencode", "hook", "base"): _c(
+        "adapted", "OpenCode has no command hooks: a generated plugin uze-<package>.js runs the "
+        "hook wrappers (block = throw in tool.execute.before; no ask, no allow)",
+        "harnesses.md 3.6, probes 5.4, tests/conformance (per group: uze/hooks)"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
     ("gemini_cli", "instructions", "base"): _c(
         "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "
@@ -96,6 +100,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "degraded", "Antigravity documents no invocation policy: users can still run this "
         "model-only skill", "harnesses.md 5.2"),
     ("antigravity", "mcp", "base"): _c("native", "", "harnesses.md 5.4 (unverified)"),
+    ("antigravity", "hook", "base"): _c(
+        "adapted", "named entries in hooks.json; the format is unverified third-party "
+        "documentation (agy drops the whole file on any schema error)",
+        "harnesses.md 5.5 (unverified; per group: uze/hooks)"),
     # --- Kimi Code (harnesses.md 6.1) -------------------------------------------------------
     ("kimi_code", "instructions", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "skill", "base"): _c("native", "", "harnesses.md 6.1"),
@@ -119,10 +127,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
 UNSUPPORTED: Final[dict[tuple[str, str], str]] = {
     ("antigravity", "agent"): "Antigravity loads custom agents only from a plugin's agents/ "
     "folder (format unverified); uze does not generate Antigravity plugins",
-    ("opencode", "hook"): "OpenCode has no command hooks; the JS plugin bridge is not generated yet",
-    ("antigravity", "hook"): "Antigravity's hook format is unverified (harnesses.md 5.5)",
-    ("deepseek_harness", "hook"): "DeepSeek Harness reads hooks only through a bridge plugin "
-    "configured per profile, which uze does not configure yet",
+    ("deepseek_harness", "hook"): "DeepSeek Harness runs hooks only through its "
+    "dsh-hooks-claude-code bridge plugin, which takes ONE configPath per process in a profile's "
+    "cordis.patch.yml: uze would edit the user's profile and two packages would clash "
+    "(adr/0010)",
     ("deepseek_harness", "mcp"): "DeepSeek Harness takes MCP servers as dsh-mcp-client rows "
     "in a profile's cordis.patch.yml, which uze does not edit yet",
     ("deepseek_harness", "agent"): "DeepSeek Harness has no Markdown agents, only Cordis agent "

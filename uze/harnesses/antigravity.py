@@ -5,13 +5,18 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze import mcp_dialects
-from uze.harnesses.base import Harness, McpTarget
+from uze.harnesses.base import Harness, Location, McpTarget
 from uze.paths import Paths
 
 
 def config_dir(paths: Paths) -> Path:
     """~/.gemini/config, the CLI's global customization root (harnesses.md 5.2)."""
     return paths.home / ".gemini" / "config"
+
+
+def hooks_file(loc: Location) -> Path:
+    """Named hooks: `.agents/hooks.json` or `~/.gemini/config/hooks.json` (harnesses.md 5.5)."""
+    return loc.pick(".agents/hooks.json", config_dir(loc.paths) / "hooks.json")
 
 
 HARNESS = Harness(

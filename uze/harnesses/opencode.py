@@ -15,6 +15,12 @@ def config_dir(paths: Paths) -> Path:
     return paths.xdg_config / "opencode"
 
 
+def plugins_dir(loc: Location) -> Path:
+    """Where OpenCode 1.x auto-loads plugin modules (probes 5.1): `.opencode/plugins/` or
+    `~/.config/opencode/plugins/`. OPENCODE_CONFIG_DIR only adds a folder; this one is read too."""
+    return loc.pick(".opencode/plugins", config_dir(loc.paths) / "plugins")
+
+
 def _skill_roots(loc: Location) -> tuple[Path, ...]:
     home = loc.paths.home
     return (

@@ -5,7 +5,9 @@ one element of the harness's own hook config that runs it, or the reason the har
 honour the group. A group whose effect, event or tools a harness cannot carry is never
 delivered as something that would let a tool run while the user believes it is guarded
 (DESIGN section 8, issue 5). The caller maps each element's `role` to a file for its scope and
-adds the element with `config_array.append_element`.
+adds the element with `config_array.append_element` (or, for a `named` element, as an owned
+config entry). OpenCode has no hook config: its groups carry a `BridgeGroup` instead, and
+`opencode_bridge` renders the one plugin file of the package that runs them.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Final, Literal
 
 from uze.capabilities.hooks import hook_event
 from uze.hooks.tools import native_names, native_regex, unreachable
+from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plugin
 from uze.hooks.wrapper import render_wrapper
 from uze.package.hooks import HookGroup, HooksFile
 
@@ -32,13 +35,33 @@ _TARGETS: Final[dict[str, tuple[str, Literal["json", "jsonc", "toml"], frozenset
     "codex": ("codex hooks", "json", frozenset({"observe", "deny"}), 1),
     "gemini_cli": ("gemini settings", "jsonc", frozenset({"observe", "deny", "transform"}), 1000),
     "kimi_code": ("kimi config", "toml", frozenset({"observe", "deny"}), 1),
+    "opencode": ("opencode plugin", "json", frozenset({"observe", "deny", "transform"}), 1),
+    "antigravity": ("antigravity hooks", "json", frozenset({"observe", "deny", "ask"}), 1),
 }
 _NOT_DELIVERED: Final = {
-    "opencode": "OpenCode has no command hooks; the JS plugin bridge is not generated yet",
-    "antigravity": "Antigravity's hook format is unverified (harnesses.md 5.5); not delivered",
-    "deepseek_harness": "DeepSeek Harness reads hooks only through a bridge plugin configured "
-    "per profile (dsh-hooks-claude-code); uze does not configure it yet",
+    "deepseek_harness": "DeepSeek Harness runs hooks only through its dsh-hooks-claude-code "
+    "bridge plugin, which takes ONE configPath per process in a profile's cordis.patch.yml: "
+    "uze would have to edit the user's profile and could not give two packages each their own "
+    "hooks file (adr/0010)",
 }
+# Why an effect cannot be expressed, where there is more to say than "it cannot".
+_EFFECT_WHY: Final = {
+    ("opencode", "ask"): "an OpenCode plugin cannot ask the user: tool.execute.before can only "
+    "throw (block) or change the arguments, and the permission.ask hook is reported not to fire "
+    "(harnesses.md 3.6)",
+    ("opencode", "allow"): "an OpenCode plugin cannot approve a call past OpenCode's own "
+    "permission rules (tool.execute.before can only block or change the arguments)",
+    ("antigravity", "allow"): "Antigravity's allow decision did not skip its review in agy 1.1.2 "
+    "(harnesses.md 5.5): the call would not be approved",
+    ("antigravity", "transform"): "Antigravity documents no way for a hook to rewrite a tool's "
+    "input (harnesses.md 5.5)",
+}
+_OPENCODE_BRIDGE: Final = "run by the generated OpenCode plugin {plugin} (OpenCode has no command hooks)"
+_ANTIGRAVITY: Final = (
+    "Antigravity's hook format is unverified third-party documentation (harnesses.md 5.5): agy "
+    "drops the whole hooks.json on any schema error; the wrapper answers every PreToolUse call "
+    "(a missing decision fails closed)"
+)
 _CODEX_TRUST: Final = "Codex runs it only after the user trusts it in /hooks (hook trust gate)"
 _CODEX_SHELL: Final = "Codex's PreToolUse does not see every shell path (unified_exec)"
 
@@ -54,12 +77,16 @@ class WrapperFile:
 
 @dataclass(frozen=True, slots=True)
 class HookElement:
-    """One element to append to the array at `key_path` in the file playing `role`."""
+    """One element to append to the array at `key_path` in the file playing `role`.
+
+    `named`: the value is the whole entry at `key_path` instead (Antigravity's named hooks).
+    """
 
     role: str
     fmt: Literal["json", "jsonc", "toml"]
     key_path: tuple[str, ...]
     value: dict[str, object]
+    named: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +99,7 @@ class GroupDelivery:
     reason: str
     wrapper: WrapperFile | None = None
     element: HookElement | None = None
+    bridge: BridgeGroup | None = None
 
 
 def group_name(event: str, index: int, group: HookGroup) -> str:
@@ -86,7 +114,8 @@ def _problem(harness: str, event: str, group: HookGroup) -> str | None:
         return f"{harness} has no {event} event"
     effect = group.effect
     if event == "PreToolUse" and effect not in _TARGETS[harness][2]:
-        return f"{harness} cannot express the effect {effect!r} (it would let the tool run)"
+        why = _EFFECT_WHY.get((harness, effect), "it would let the tool run")
+        return f"{harness} cannot express the effect {effect!r} ({why})"
     blocks = effect == "deny" and native.can_block
     if event != "PreToolUse" and effect != "observe" and not blocks:
         return f"{harness} cannot {effect} on {event} ({native.native})"
@@ -98,8 +127,12 @@ def _problem(harness: str, event: str, group: HookGroup) -> str | None:
     return None
 
 
-def _notes(harness: str, event: str, group: HookGroup) -> list[str]:
+def _notes(harness: str, event: str, group: HookGroup, package: str) -> list[str]:
     notes = []
+    if harness == "opencode":
+        notes.append(_OPENCODE_BRIDGE.format(plugin=plugin_file_name(package)))
+    if harness == "antigravity":
+        notes.append(_ANTIGRAVITY)
     missing = unreachable(harness, group.matcher)
     if missing and event in ("PreToolUse", "PostToolUse"):
         notes.append(f"{harness} has no tool for {', '.join(missing)}")
@@ -119,10 +152,24 @@ def _route(harness: str, event: str, group: HookGroup, notes: list[str]) -> tupl
     return ("adapted" if notes else "native"), "; ".join(notes)
 
 
+def _timeout(group: HookGroup) -> int:
+    return sum(h.timeout for h in group.hooks) + GRACE
+
+
+def _antigravity_entry(event: str, group: HookGroup, command: str, package: str, name: str) -> HookElement:
+    """A named hook `uze-<package>-<group>`. No matcher: the wrapper filters tools itself, as it
+    is unverified whether agy's matcher is a regex or a tool name (a miss would run unguarded)."""
+    handler: dict[str, object] = {"type": "command", "command": command, "timeout": _timeout(group)}
+    handlers = [{"hooks": [handler]}] if event in ("PreToolUse", "PostToolUse") else [handler]
+    key = _SLUG.sub("-", f"uze-{package}-{name}").strip("-")
+    role, fmt, _, _ = _TARGETS["antigravity"]
+    return HookElement(role, fmt, (key,), {"enabled": True, event: handlers}, named=True)
+
+
 def _element(harness: str, event: str, group: HookGroup, command: str, label: str) -> HookElement:
     role, fmt, _, unit = _TARGETS[harness]
     native = hook_event(harness, event).native or event
-    timeout = (sum(h.timeout for h in group.hooks) + GRACE) * unit
+    timeout = _timeout(group) * unit
     has_tool = event in ("PreToolUse", "PostToolUse")
     matcher = native_regex(native_names(harness, group.matcher)) if has_tool else ""
     if harness == "kimi_code":  # exactly these four keys: Kimi Code rejects any other
@@ -148,9 +195,18 @@ def _deliver_group(
     rel = f"{harness}/{event}-{index}{'-' + slug if slug else ''}.py"
     script = render_wrapper(harness, event, group, str(plugin_root), label)
     command = shlex.quote(str(wrapper_dir / rel))
-    route, reason = _route(harness, event, group, _notes(harness, event, group))
-    element = _element(harness, event, group, command, label)
-    return GroupDelivery(name, event, route, reason, WrapperFile(rel, script), element)
+    route, reason = _route(harness, event, group, _notes(harness, event, group, package))
+    wrapper = WrapperFile(rel, script)
+    if harness == "opencode":
+        tools = native_names(harness, group.matcher) if event in ("PreToolUse", "PostToolUse") else None
+        bridge = BridgeGroup(label, event, tools, group.effect in BLOCKING,
+                             str(wrapper_dir / rel), (_timeout(group)) * 1000)
+        return GroupDelivery(name, event, route, reason, wrapper, bridge=bridge)
+    if harness == "antigravity":
+        element = _antigravity_entry(event, group, command, package, name)
+    else:
+        element = _element(harness, event, group, command, label)
+    return GroupDelivery(name, event, route, reason, wrapper, element)
 
 
 def deliver_hooks(
@@ -175,3 +231,9 @@ def deliver_hooks(
     return tuple(
         _deliver_group(harness, e, i, g, package, wrapper_dir, plugin_root) for e, i, g in groups
     )
+
+
+def opencode_bridge(package: str, delivered: tuple[GroupDelivery, ...]) -> bytes | None:
+    """The OpenCode plugin running the package's delivered groups; None when there is none."""
+    groups = tuple(d.bridge for d in delivered if d.bridge is not None and d.route != "unsupported")
+    return render_plugin(package, groups) if groups else None

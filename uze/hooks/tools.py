@@ -4,6 +4,8 @@ A native tool may stand for several aliases (Codex `apply_patch` both writes and
 the first is the one a handler sees in `HOOK_TOOL`. An alias with no native name in a harness
 cannot be matched there; `unreachable` reports it. Sources: harnesses.md 1.6, 2.6, 4.6, 6.1;
 Kimi Code's names are Claude's per the reference, plus kimi-cli's own names (unverified there).
+OpenCode's are the tool ids of the real opencode 1.18.33 (probes 5.3 and its binary: `apply_patch`
+takes `patchText`); Antigravity's are third-party reports (harnesses.md 5.5, unverified).
 """
 
 from __future__ import annotations
@@ -61,6 +63,27 @@ TOOL_NAMES: Final[dict[str, dict[str, tuple[str, ...]]]] = {
         "StrReplaceFile": ("file.edit",),
         "SearchWeb": ("search.web",),
         "FetchURL": ("search.web",),
+    },
+    "opencode": {
+        "bash": ("shell",),
+        "read": ("file.read",),
+        "write": ("file.write",),
+        "edit": ("file.edit",),
+        "apply_patch": ("file.edit", "file.write"),
+        "glob": ("search.files",),
+        "grep": ("search.files",),
+        "webfetch": ("search.web",),
+        "websearch": ("search.web",),
+        "task": ("agent.spawn",),
+    },
+    "antigravity": {
+        "run_command": ("shell",),
+        "view_file": ("file.read",),
+        "write_to_file": ("file.write",),
+        "replace_file_content": ("file.edit",),
+        "multi_replace_file_content": ("file.edit",),
+        "search_web": ("search.web",),
+        "read_url_content": ("search.web",),
     },
 }
 

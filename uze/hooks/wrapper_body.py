@@ -22,8 +22,12 @@ from os import environ as _ENV  # the whole environment, passed on to handlers
 REASON_LIMIT = 4096
 TRANSFORM_LIMIT = 64 * 1024
 ENV_INPUT_LIMIT = 96 * 1024  # Linux rejects one environment string above 128 KiB
-PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filePath")
-QUERY_KEYS = ("query", "pattern", "url", "prompt")
+# Antigravity's TargetFile/AbsolutePath/CommandLine/Url are third-party reports (unverified).
+PATH_KEYS = ("file_path", "path", "absolute_path", "notebook_path", "filePath", "TargetFile",
+             "AbsolutePath")
+QUERY_KEYS = ("query", "pattern", "url", "prompt", "Url")
+COMMAND_KEYS = ("command", "CommandLine")
+PATCH_KEYS = ("command", "input", "patchText")
 PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
 
 
@@ -33,14 +37,14 @@ def tool_fields(alias, tool_input):
     if not isinstance(tool_input, dict):
         return fields
     if alias == "shell":
-        command = tool_input.get("command", "")
+        command = next((tool_input[k] for k in COMMAND_KEYS if k in tool_input), "")
         if isinstance(command, list):
             command = " ".join(str(part) for part in command)
         fields["HOOK_COMMAND"] = str(command)
     if alias.startswith("file.") or alias == "search.files":
         path = next((tool_input[k] for k in PATH_KEYS if isinstance(tool_input.get(k), str)), None)
-        if path is None:  # Codex apply_patch: the file names are inside the patch text
-            text = tool_input.get("command") or tool_input.get("input") or ""
+        if path is None:  # apply_patch (Codex, OpenCode): the file names are in the patch text
+            text = next((tool_input[k] for k in PATCH_KEYS if tool_input.get(k)), "")
             lines = text.splitlines() if isinstance(text, str) else []
             found = [ln.split(": ", 1)[1] for ln in lines if ln.startswith(PATCH_FILE)]
             path = found[0] if found else ""
@@ -63,7 +67,18 @@ def matches(tool, aliases):
     return False
 
 
+def normalised(native):
+    """Antigravity's input (toolCall{name,args}, workspacePaths, no cwd) in the common shape."""
+    if CONFIG["harness"] != "antigravity":
+        return native
+    call = native.get("toolCall") if isinstance(native.get("toolCall"), dict) else {}
+    roots = native.get("workspacePaths") or []
+    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else None
+    return {"tool_name": call.get("name"), "tool_input": call.get("args", {}), "cwd": cwd}
+
+
 def context(native):
+    native = normalised(native)
     tool = native.get("tool_name") or ""
     tool = tool if isinstance(tool, str) else ""
     aliases = CONFIG["tools"].get(tool, [])
@@ -219,8 +234,27 @@ def answer_codex(kind, detail):
     return answer_exit2(kind, detail)
 
 
+def answer_opencode(kind, detail):
+    """For the generated OpenCode plugin: it throws the reason, or replaces `output.args`."""
+    if kind == "deny":
+        return {"decision": "deny", "reason": detail}, "", 0
+    if kind == "rewrite":
+        return {"decision": "rewrite", "args": detail}, "", 0
+    return None, "", 0
+
+
+def answer_antigravity(kind, detail):
+    """PreToolUse must always decide: a missing decision fails closed (harnesses.md 5.5)."""
+    if CONFIG["native_event"] != "PreToolUse":
+        return None, "", 0
+    if kind in ("deny", "ask"):
+        return {"decision": kind, "reason": detail}, "", 0
+    return {"decision": "allow"}, "", 0
+
+
 ANSWERS = {"claude_code": answer_claude, "deepseek_harness": answer_claude,
-           "gemini_cli": answer_gemini, "codex": answer_codex, "kimi_code": answer_exit2}
+           "gemini_cli": answer_gemini, "codex": answer_codex, "kimi_code": answer_exit2,
+           "opencode": answer_opencode, "antigravity": answer_antigravity}
 
 
 def main():
@@ -229,9 +263,7 @@ def main():
         if not isinstance(native, dict):
             raise ValueError("hook input is not a JSON object")
         tool, aliases, tool_input, cwd, env = context(native)
-        if not matches(tool, aliases):
-            return 0
-        kind, detail = decide(tool_input, cwd, env)
+        kind, detail = decide(tool_input, cwd, env) if matches(tool, aliases) else ("none", "")
     except Exception as error:  # the wrapper itself failed: the group's failure rule applies
         if CONFIG["effect"] not in ("deny", "ask", "transform"):
             return 0

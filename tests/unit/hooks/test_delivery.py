@@ -81,9 +81,15 @@ def test_kimi_element_has_exactly_event_matcher_command_timeout() -> None:
         ("claude_code", "Stop", "ask", None, "cannot ask on Stop"),
         ("codex", "PreToolUse", "deny", "shell|search.web", "no tool for search.web"),
         ("codex", "PreToolUse", "observe", "search.web", "no tool for search.web"),
-        ("opencode", "PreToolUse", "deny", None, "JS plugin bridge is not generated yet"),
-        ("antigravity", "PreToolUse", "deny", None, "unverified"),
-        ("deepseek_harness", "PreToolUse", "deny", None, "bridge plugin"),
+        ("opencode", "PreToolUse", "ask", None, "cannot ask the user"),
+        ("opencode", "PreToolUse", "allow", None, "cannot approve"),
+        ("opencode", "Stop", "deny", None, "cannot deny on Stop (session.idle)"),
+        ("opencode", "PostToolUse", "deny", "file.edit", "cannot deny on PostToolUse"),
+        ("opencode", "PreToolUse", "deny", "agent.message", "no tool for agent.message"),
+        ("antigravity", "PreToolUse", "allow", None, "did not skip its review"),
+        ("antigravity", "PreToolUse", "transform", None, "no way for a hook to rewrite"),
+        ("antigravity", "Stop", "deny", None, "cannot deny on Stop"),
+        ("deepseek_harness", "PreToolUse", "deny", None, "ONE configPath per process"),
     ],
 )
 def test_groups_a_harness_cannot_honour_are_unsupported_with_the_reason(
