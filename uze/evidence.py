@@ -186,3 +186,10 @@ def latest(
         == (harness, version, capability, scope)
     ]
     return max(found, key=lambda r: r.checked_at, default=None)
+
+
+def add_local(paths: Paths, records: Iterable[Record]) -> None:
+    """Merge records into this machine's local evidence, under its own lock."""
+    path = local_path(paths)
+    with fs.file_lock(paths.uze_home / "locks" / "evidence.lock", paths.lock_timeout):
+        save(path, merge(load(path), records))
