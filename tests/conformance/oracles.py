@@ -304,6 +304,22 @@ def _opencode_mcp(lab: Lab) -> Seen:
     return Seen(count(m[2] for m in rows), out, connected)
 
 
+def _opencode_hooks(lab: Lab) -> Seen:
+    """`opencode debug config` `plugin`: the plugin modules it loads, as file:// URLs (probes
+    5.2). uze's plugin `uze-<package>.js` carries the package's hook groups (their labels are
+    in its `GROUPS` line); each group counts once per listing of that file."""
+    urls = json.loads(lab.run("opencode", "debug", "config").stdout).get("plugin") or []
+    groups: Counter[str] = Counter()
+    for url in urls:
+        path = Path(url.removeprefix("file://"))
+        if path.name == f"uze-{PACKAGE}.js" and path.is_file():
+            line = next(ln for ln in path.read_text(encoding="utf-8").splitlines()
+                        if ln.startswith("const GROUPS = JSON.parse("))
+            data = json.loads(json.loads(line.removeprefix("const GROUPS = JSON.parse(")[:-2]))
+            groups.update(g["label"].removeprefix(f"{PACKAGE}/") for g in data)
+    return Seen(groups, json.dumps({"plugin": urls, "groups": dict(groups)}, indent=1))
+
+
 OPENCODE = RealHarness(
     "opencode",
     "opencode",
@@ -315,11 +331,7 @@ OPENCODE = RealHarness(
             "OpenCode has no instructions listing: AGENTS.md shows only in the "
             "model request's system message; needs the scripted model"
         ),
-        "hook": NoOracle(
-            "hooks would be a JS plugin: `opencode debug config` `plugin` lists "
-            "plugin files; uze generates none yet",
-            needs_model=False,
-        ),
+        "hook": Oracle("opencode debug config (plugin: uze-<package>.js)", _opencode_hooks),
     },
 )
 
