@@ -10,11 +10,10 @@ import contextlib
 import os
 import stat
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
-
-import filelock
 
 from uze.errors import LockBusy, UzeError
 
@@ -58,6 +57,36 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
+
+
+def replace_unsynced(path: Path, data: bytes) -> None:
+    """Replace a file whose loss costs only time (a cache): temp file + rename, no fsync.
+
+    Readers still see the old bytes or the new ones; after a power cut the file may be lost or
+    empty, which its reader must treat as absent. Temp files a killed writer left in the same
+    folder for more than a minute are swept first.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _sweep_stale_temps(path.parent, max_age=60.0)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+
+
+def _sweep_stale_temps(folder: Path, max_age: float) -> None:
+    now = time.time()
+    for entry in os.scandir(folder):
+        if TEMP_MARK in entry.name and entry.is_file(follow_symlinks=False):
+            with contextlib.suppress(OSError):
+                if now - entry.stat(follow_symlinks=False).st_mtime > max_age:
+                    os.unlink(entry.path)
 
 
 def make_dir(path: Path, *, parents: bool = False) -> None:
@@ -114,6 +143,8 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
 
     The holder's pid is kept beside the lock so a waiting command can say who holds it.
     """
+    import filelock  # here, not at the top: read-only commands rarely lock
+
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = filelock.FileLock(str(path), timeout=timeout)
     owner = path.with_name(path.name + ".pid")

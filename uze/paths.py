@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-import platformdirs
-
 PROJECT_MARKERS: Final = (".uze", ".git")
 
 
@@ -30,11 +28,7 @@ class Paths:
         """Build Paths from `env` (default: the process environment)."""
         env = dict(os.environ if env is None else env)
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
-        uze_home = (
-            Path(env["UZE_HOME"])
-            if env.get("UZE_HOME")
-            else Path(platformdirs.user_data_dir("uze", appauthor=False))
-        )
+        uze_home = Path(env["UZE_HOME"]) if env.get("UZE_HOME") else _default_uze_home()
         timeout = float(env.get("UZE_LOCK_TIMEOUT", "10"))
         return cls(home=home.absolute(), uze_home=uze_home.absolute(), env=env, lock_timeout=timeout)
 
@@ -62,6 +56,12 @@ class Paths:
     def xdg_config(self) -> Path:
         """XDG_CONFIG_HOME or ~/.config."""
         return self.env_dir("XDG_CONFIG_HOME", self.home / ".config")
+
+
+def _default_uze_home() -> Path:
+    import platformdirs  # only when UZE_HOME is unset: 20 ms of every start-up otherwise
+
+    return Path(platformdirs.user_data_dir("uze", appauthor=False))
 
 
 def resolve_project(explicit: Path | None, cwd: Path) -> Path:

@@ -39,9 +39,9 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
     """The live state of one artifact: matched, missing, drifted, conflict or blocked."""
     path = record_path(ctx, record)
     if isinstance(record, TreeArtifact):
-        return tree.inspect(path, record.files)
+        return tree.inspect(path, record.files, ctx.hashes)
     if isinstance(record, FileArtifact):
-        return file.inspect(path, record.digest)
+        return file.inspect(path, record.digest, ctx.hashes)
     if isinstance(record, EntryArtifact):
         return entry.inspect(path, record.format, tuple(record.key_path), record.digest)
     if isinstance(record, ElementArtifact):

@@ -15,6 +15,7 @@ from uze import fs
 from uze.location import Location, Scope
 from uze.paths import Paths, resolve_project
 from uze.receipts import Receipt, list_receipts, load_receipt, receipt_path
+from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
 
 CREATED_SCHEMA: Final = 1
@@ -30,6 +31,7 @@ class ScopeContext:
     created_file: Path
     journal_root: Path
     lock_path: Path
+    hashes: DigestCache  # digests of delivered files by stat (ADR 0010); only status saves it
 
     @property
     def scope(self) -> Scope:
@@ -58,11 +60,13 @@ def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> S
         return ScopeContext(
             paths, loc, paths.user_receipts, paths.uze_home / "user-created.json",
             paths.uze_home / "journal" / "user", paths.uze_home / "locks" / "user.lock",
+            DigestCache(cache_file(paths.uze_home, "user")),
         )
     key = "project-" + blake3.blake3(str(root).encode()).hexdigest()[:16]
     return ScopeContext(
         paths, loc, root / ".uze" / "receipts", root / ".uze" / "created.json",
         paths.uze_home / "journal" / key, paths.uze_home / "locks" / f"{key}.lock",
+        DigestCache(cache_file(paths.uze_home, key)),
     )
 
 

@@ -162,8 +162,28 @@ def _check(fmt: str, key_path: KeyPath) -> None:
         raise ValueError(f"a key path is a non-empty tuple of strings, not {key_path!r}")
 
 
+_PARSED: dict[tuple[str, str], tuple[object, config_json.Node | None]] = {}
+_PARSED_MAX: Final = 64
+
+
 def _load(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
-    """The document as plain Python, and for JSON its parsed top-level value (None if none)."""
+    """The document as plain Python, and for JSON its parsed top-level value (None if none).
+
+    Memoised by (format, text): one command inspects many entries of the same few files
+    (every MCP server and hook group of every package), and parsing is pure. Callers treat the
+    result as read-only (every edit works on the text and copies what it changes).
+    """
+    key = (fmt, text)
+    found = _PARSED.get(key)
+    if found is None:
+        found = _parse(text, fmt)
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = found
+    return found
+
+
+def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
     with _parsing():
         if fmt == "toml":
             return config_toml.load(text), None

@@ -27,6 +27,21 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
         return []
 
 
+_DIGESTS: dict[int, tuple[list[object], frozenset[str]]] = {}
+
+
+def _digests(items: list[object]) -> frozenset[str]:
+    """The value digests of an array's elements, once per parsed array (parses are memoised,
+    and status looks up every hook group of every package in the same few arrays)."""
+    found = _DIGESTS.get(id(items))
+    if found is None or found[0] is not items:
+        found = (items, frozenset(value_digest(item) for item in items))
+        if len(_DIGESTS) >= 256:
+            _DIGESTS.clear()
+        _DIGESTS[id(items)] = found
+    return found[1]
+
+
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str, marker: str) -> str:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -35,7 +50,7 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
         items = _items(path, fmt, key_path)
     except ConfigUnreadable:
         return "blocked"
-    if any(value_digest(item) == digest for item in items):
+    if digest in _digests(items):
         return "matched"
     return "drifted" if any(marker in repr(item) for item in items) else "missing"
 

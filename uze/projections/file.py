@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import stat
 from pathlib import Path
 
-from uze.projections.digest import content_digest
+from uze.statcache import DigestCache
 from uze.transaction import Transaction
 
 
-def inspect(path: Path, digest: str) -> str:
+def inspect(path: Path, digest: str, hashes: DigestCache | None = None) -> str:
     """`matched` | `missing` | `drifted` | `conflict` for a file uze wrote with `digest`."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        return "conflict"
-    if not path.exists():
+    try:
+        st = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
         return "missing"
-    return "matched" if content_digest(path.read_bytes()) == digest else "drifted"
+    if not stat.S_ISREG(st.st_mode):
+        return "conflict"
+    found = (hashes or DigestCache(None)).digest(path, st)
+    return "matched" if found == digest else "drifted"
 
 
 def write(tx: Transaction, path: Path, data: bytes) -> None:

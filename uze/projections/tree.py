@@ -2,33 +2,46 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
 from uze.projections.digest import content_digest
+from uze.statcache import DigestCache
 from uze.transaction import Transaction
 
 
-def list_files(folder: Path) -> dict[str, Path]:
-    """Every file below `folder` (symlinks count as files), by POSIX relative path."""
-    found: dict[str, Path] = {}
-    for path in folder.rglob("*"):
-        if path.is_symlink() or path.is_file():
-            found[path.relative_to(folder).as_posix()] = path
+def list_files(folder: Path) -> dict[str, os.DirEntry[str]]:
+    """Every file below `folder` (symlinks count as files, never followed), by POSIX relative path."""
+    found: dict[str, os.DirEntry[str]] = {}
+    _walk(folder, "", found)
     return found
 
 
-def inspect(folder: Path, digests: Mapping[str, str]) -> str:
-    """`matched` | `missing` | `drifted` | `conflict` for a folder uze wrote with `digests`."""
+def _walk(folder: Path | str, prefix: str, found: dict[str, os.DirEntry[str]]) -> None:
+    with os.scandir(folder) as entries:
+        for item in entries:
+            if item.is_dir(follow_symlinks=False):
+                _walk(item.path, f"{prefix}{item.name}/", found)
+            elif item.is_symlink() or item.is_file(follow_symlinks=False):
+                found[prefix + item.name] = item
+
+
+def inspect(folder: Path, digests: Mapping[str, str], hashes: DigestCache | None = None) -> str:
+    """`matched` | `missing` | `drifted` | `conflict` for a folder uze wrote with `digests`.
+
+    With `hashes`, a file whose stat is unchanged since it was last hashed is not read again.
+    """
     if not folder.exists() and not folder.is_symlink():
         return "missing"
     if folder.is_symlink() or not folder.is_dir():
         return "conflict"
     live = list_files(folder)
-    if set(live) != set(digests):
+    if live.keys() != digests.keys():
         return "drifted"
-    for rel, path in live.items():
-        if path.is_symlink() or content_digest(path.read_bytes()) != digests[rel]:
+    hashes = hashes or DigestCache(None)
+    for rel, item in live.items():
+        if item.is_symlink() or hashes.digest(Path(item.path), item.stat(follow_symlinks=False)) != digests[rel]:
             return "drifted"
     return "matched"
 
