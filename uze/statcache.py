@@ -46,10 +46,13 @@ def read_file(path: Path) -> bytes:
 class DigestCache:
     """Content digests by absolute path, trusted only while the stat is unchanged."""
 
-    def __init__(self, path: Path | None) -> None:
-        """Use the cache file `path` (None: remember nothing); nothing is read until first use."""
+    def __init__(self, path: Path | None, *, started_ns: int | None = None) -> None:
+        """Use the cache file `path` (None: remember nothing); nothing is read until first use.
+
+        `started_ns`: when this command began, before any stat it takes (default: now).
+        """
         self.path = path
-        self._started = time.time_ns()  # before any stat this command takes
+        self._started = time.time_ns() if started_ns is None else started_ns
         self._known: dict[str, Entry] | None = None
         self._seen: dict[str, Entry] = {}
 
@@ -57,7 +60,7 @@ class DigestCache:
         """`content_digest` of the regular file `path`, whose `lstat` is `st`."""
         name = str(path)
         key = stat_key(st)
-        known = self._entries().get(name)
+        known = self._seen.get(name) or self._entries().get(name)
         if known is not None and known[:5] == key:
             self._seen[name] = known
             return str(known[5])

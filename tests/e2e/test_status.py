@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import subprocess
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +16,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, HARNESSES, Uze, as_json, assert_ok
+from tests.helpers import REPO
 
 pytestmark = pytest.mark.e2e
 
@@ -234,3 +239,49 @@ def test_status_for_a_package_that_is_not_installed_fails(uze: Uze) -> None:
     lines = result.stderr.splitlines()
     assert lines[0].startswith("uze: error: package 'nothing-here' is not installed")
     assert lines[1] == "hint: run `uze list` to see what is installed"
+
+
+def _opened_by_status(sandbox: Sandbox) -> list[Path]:
+    """Run `uze status --json` and return every file under the project it opened."""
+    log = sandbox.root / "opened.txt"
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.e2e.open_runner", str(log), "status", "--json"],
+        cwd=sandbox.project, env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    opened = [Path(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    return [p for p in opened if p.is_relative_to(sandbox.project) and ".uze" not in p.parts]
+
+
+def _skill_and_agent_files(sandbox: Sandbox) -> set[Path]:
+    roots = [sandbox.project / ".claude/skills", sandbox.project / ".agents/skills",
+             sandbox.project / ".claude/agents"]
+    return {p for root in roots for p in root.rglob("*") if p.is_file()}
+
+
+def test_status_does_not_reread_unchanged_files_and_still_sees_an_edit_with_mtime_forced_back(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    assert_ok(uze("install", EVERY_KIND, *HARNESSES))
+    delivered = _skill_and_agent_files(sandbox)
+    assert delivered
+    time.sleep(0.3)  # past the racy window (ADR 0010): files changed just before are re-read
+
+    first = set(_opened_by_status(sandbox))
+    assert delivered <= first  # nothing known yet: every delivered file is read and hashed
+    second = set(_opened_by_status(sandbox))
+    assert not delivered & second  # unchanged since the last hash: not one of them opened
+
+    guide = sandbox.project / ".claude/skills/every-kind-review/references/guide.md"
+    before = guide.stat()
+    data = guide.read_bytes()
+    guide.write_bytes(data[:-2] + (b"X" if data[-2:-1] != b"X" else b"Y") + data[-1:])  # same size
+    os.utime(guide, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old mtime
+    assert (guide.stat().st_size, guide.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+    third = set(_opened_by_status(sandbox))
+    assert third & delivered == {guide}  # its ctime moved: read again, the others still not
+    states = _states(_status(uze, sandbox))
+    assert states[("skill", "review", "claude_code")] == "drifted"
+    assert states[("skill", "review", "codex")] == "matched"  # the .agents/skills copy
