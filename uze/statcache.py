@@ -1,4 +1,4 @@
-"""Digests of files uze delivered, remembered by path and stat: the fast path of status (ADR 0010).
+"""Digests of files uze delivered, remembered by path and stat: the fast path of status (ADR 0011).
 
 A file whose (device, inode, size, mtime_ns, ctime_ns) equals what was seen when its bytes were
 last hashed is not read again. The cache says what a file holds, not whether it matches a

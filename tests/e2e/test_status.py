@@ -266,7 +266,7 @@ def test_status_does_not_reread_unchanged_files_and_still_sees_an_edit_with_mtim
     assert_ok(uze("install", EVERY_KIND, *HARNESSES))
     delivered = _skill_and_agent_files(sandbox)
     assert delivered
-    time.sleep(0.3)  # past the racy window (ADR 0010): files changed just before are re-read
+    time.sleep(0.3)  # past the racy window (ADR 0011): files changed just before are re-read
 
     first = set(_opened_by_status(sandbox))
     assert delivered <= first  # nothing known yet: every delivered file is read and hashed

@@ -31,7 +31,7 @@ class ScopeContext:
     created_file: Path
     journal_root: Path
     lock_path: Path
-    hashes: DigestCache  # digests of delivered files by stat (ADR 0010); only status saves it
+    hashes: DigestCache  # digests of delivered files by stat (ADR 0011); only status saves it
 
     @property
     def scope(self) -> Scope:
