@@ -58,15 +58,21 @@ function runWrapper(group, payload) {
       }
     };
     let child;
-    try {
-      child = spawn(group.wrapper, [], { stdio: ["pipe", "pipe", "pipe"] });
+    try {  // its own process group: a deadline kills the wrapper and all in its group
+      child = spawn(group.wrapper, [], { stdio: ["pipe", "pipe", "pipe"], detached: true });
     } catch (error) {
       finish({ failure: "could not start: " + error.message });
       return;
     }
     const out = [];
     const timer = setTimeout(() => {
-      child.kill("SIGKILL");
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch (error) {
+        child.kill("SIGKILL");
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
       finish({ failure: "timed out after " + group.timeout_ms + " ms" });
     }, group.timeout_ms);
     child.stdout.on("data", (chunk) => out.push(chunk));

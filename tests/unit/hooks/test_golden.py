@@ -1,0 +1,64 @@
+"""Golden tests: a recorded native hook input per harness, through the delivered wrapper.
+
+`golden/<harness>/pretooluse-shell.json` is the stdin the harness gives a PreToolUse hook for a
+shell call (shapes seen with the real binaries: probes 2.5 Claude, 3.4 Codex, 4.4 Gemini, 5.4
+OpenCode `output.args` as the generated plugin passes it on; Kimi Code and Antigravity from
+harnesses.md 6.1 and 5.5, unverified). `golden/cases.json` holds one hook group per case;
+`golden/<harness>/expected.json` the exact answer: exit code, stdout (JSON, or null for
+nothing) and stderr, or `unsupported` with the reason delivery gives instead of a wrapper.
+The wrapper is the one `deliver_hooks` produces, run as `python -I -S` (no uze importable).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from uze.hooks.delivery import deliver_hooks
+from uze.package.hooks import HooksFile
+
+GOLDEN = Path(__file__).with_name("golden")
+HARNESSES = ("claude_code", "codex", "gemini_cli", "kimi_code", "opencode", "antigravity")
+
+
+@cache
+def _json(rel: str) -> Any:
+    return json.loads((GOLDEN / rel).read_text(encoding="utf-8"))
+
+
+def _cases() -> list[tuple[str, str]]:
+    return [(harness, case) for harness in HARNESSES for case in _json("cases.json")]
+
+
+def test_every_harness_has_an_expected_answer_for_every_case() -> None:
+    for harness in HARNESSES:
+        assert set(_json(f"{harness}/expected.json")) == set(_json("cases.json")), harness
+
+
+@pytest.mark.parametrize(("harness", "case"), _cases())
+def test_recorded_native_input_gives_the_exact_native_answer(
+    tmp_path: Path, harness: str, case: str
+) -> None:
+    hooks = HooksFile.model_validate({"hooks": {"PreToolUse": [_json("cases.json")[case]]}})
+    (delivered,) = deliver_hooks(harness, hooks, "pkg", tmp_path, tmp_path / "root")
+    expected = _json(f"{harness}/expected.json")[case]
+    if "unsupported" in expected:
+        assert delivered.route == "unsupported" and delivered.wrapper is None
+        assert expected["unsupported"] in delivered.reason
+        return
+    assert delivered.wrapper is not None, delivered.reason
+    script = tmp_path / "wrapper.py"
+    script.write_bytes(delivered.wrapper.data)
+    stdin = (GOLDEN / harness / "pretooluse-shell.json").read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, "-I", "-S", str(script)], input=stdin,
+                          capture_output=True, text=True, timeout=60, check=False)
+    stdout = json.loads(done.stdout) if done.stdout else None
+    assert (done.returncode, stdout, done.stderr) == (
+        expected["code"], expected["stdout"], expected["stderr"]
+    )
