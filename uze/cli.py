@@ -237,6 +237,31 @@ def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     console.print(table)
 
 
+@app.command()
+def doctor(
+    project: ProjectOpt = None,
+    as_json: JsonOpt = False,
+    probe: Annotated[bool, typer.Option("--probe", help="Run each installed harness's own listings against this project.")] = False,
+) -> None:
+    """Show each harness: installed, version, what evidence proves, skill roots and collisions."""
+    from uze.commands.doctor import doctor as run_doctor
+    from uze.commands.doctor import explain, probe_lines
+
+    result = _run(lambda: run_doctor(_paths(), project=project, cwd=Path.cwd(), probe=probe))
+    if as_json:
+        _print_json(result.to_json())
+        return
+    table = Table("harness", "installed", "version", "discovery", "behavior", "status", "skill roots")
+    for h in result.harnesses:
+        table.add_row(h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
+                      h.behavior, h.status, "\n".join(h.skill_roots) or "-")
+    console = _out()
+    console.print(table)
+    for h in result.harnesses:
+        for line in explain(h) + probe_lines(h):
+            console.print(line, markup=False)
+
+
 store_app = typer.Typer(help="Inspect and clean the content-addressed store.", no_args_is_help=True)
 app.add_typer(store_app, name="store")
 

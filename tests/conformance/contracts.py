@@ -6,13 +6,17 @@ SessionStart hook and loopback MCP servers; EXPECTED names what each harness mus
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
 from tests.conformance.lab import MARKER, PACKAGE, Lab, hook_log
+from uze.probes import ANSI as ANSI  # the readers' vocabulary lives in uze (one copy)
+from uze.probes import Seen as Seen
+from uze.probes import count as count
+from uze.probes import lines as lines
+from uze.probes import strings as strings
 
 KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
 EXPECTED: Final[dict[str, tuple[str, ...]]] = {
@@ -28,20 +32,6 @@ HOOK_IDS: Final = {
     "SessionStart": "session-note",
 }  # portable event -> group id in the package
 SESSION_ONLY: Final = ("session-note",)
-ANSI = re.compile(r"\x1b\[[0-9;]*m|\[[0-9;]*m")
-
-
-@dataclass(frozen=True)
-class Seen:
-    """What one oracle run showed: each name with how often it was listed.
-
-    `connected` is the set of MCP servers the oracle reported connected, or None when the
-    oracle reads configuration only. `evidence` is the part of the output the counts come from.
-    """
-
-    counts: Counter[str]
-    evidence: str
-    connected: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -82,19 +72,9 @@ class RealHarness:
 Entry = Oracle | NoOracle
 
 
-def count(names: Iterable[str]) -> Counter[str]:
-    """How often each name occurs."""
-    return Counter(names)
-
-
 def instructions_seen(text: str) -> Counter[str]:
     """The package's instructions, counted as occurrences of their first line in `text`."""
     return Counter({PACKAGE: text.count(MARKER)})
-
-
-def lines(pattern: str, text: str) -> list[re.Match[str]]:
-    """The matches of `pattern` at the start of each line of `text`, colour codes removed."""
-    return [m for line in ANSI.sub("", text).splitlines() if (m := re.match(pattern, line))]
 
 
 def session_runs(lab: Lab, run: Callable[[], str]) -> tuple[int, str]:
@@ -104,15 +84,3 @@ def session_runs(lab: Lab, run: Callable[[], str]) -> tuple[int, str]:
     out = run()
     after = log.read_text(encoding="utf-8").count("session-note") if log.exists() else 0
     return after - before, out
-
-
-def strings(value: object) -> Iterable[str]:
-    """Every string inside a JSON value."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from strings(item)

@@ -1,0 +1,380 @@
+"""`uze doctor`: one record per harness (DESIGN section 9): installed, version, what evidence
+proves for that exact version, the skill roots it reads here and the skill names they share.
+
+`verified` needs a `passed` record for the exact version found on PATH, in every scope
+considered (shipped evidence, or local evidence a `--probe` run recorded). `--probe` runs the
+installed harness's own listing commands (uze/probes.py) and reports what it sees of each item
+the receipts say uze delivered. Nothing here prints.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Final, Literal
+
+from uze import compatibility, evidence
+from uze.commands.context import ScopeContext, open_scope
+from uze.evidence import Record, Status
+from uze.harnesses import REGISTRY, Harness
+from uze.location import Location, Scope
+from uze.paths import Paths
+from uze.receipts import TreeArtifact
+
+Problem = Literal[
+    "not_installed", "not_discoverable", "discovery_unverified", "collision",
+    "permission_denied", "behavior_failed", "behavior_unverified",
+]
+VERSION_TIMEOUT: Final = 20
+_VERSION: Final = re.compile(r"\d+\.\d+\.\d+")
+Runner = Callable[
+    [Sequence[str], dict[str, str], float, Path | None], "subprocess.CompletedProcess[str]"
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Collision:
+    """One skill name in several roots a harness reads; `owned_by_uze`: every copy is uze's."""
+
+    name: str
+    roots: tuple[str, ...]
+    owned_by_uze: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeItem:
+    """What `--probe` saw of one delivered item: `found` once, `missing`, `duplicate`, or
+    `unverified` (no oracle runs for this kind) / `denied` (the oracle could not read it)."""
+
+    scope: Scope
+    kind: str
+    name: str
+    package: str
+    state: Literal["found", "missing", "duplicate", "unverified", "denied"]
+    seen: int | None
+    command: str
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class HarnessRecord:
+    """One harness as doctor sees it on this machine and project."""
+
+    id: str
+    binary: str
+    installed: bool
+    path: str | None
+    version: str | None
+    discovery: Status
+    behavior: Status
+    scopes: tuple[Scope, ...]
+    skill_roots: tuple[str, ...]
+    collisions: tuple[Collision, ...]
+    checked_at: str
+    evidence_id: str | None
+    evidence: tuple[str, ...]
+    problems: tuple[Problem, ...]
+    notes: tuple[str, ...] = ()
+    probe: tuple[ProbeItem, ...] | None = None
+
+    @property
+    def status(self) -> str:
+        """`ok` or the first (most severe) problem."""
+        return self.problems[0] if self.problems else "ok"
+
+    def to_json(self) -> dict[str, Any]:
+        """The record of DESIGN.md section 9."""
+        doc: dict[str, Any] = {
+            "id": self.id, "binary": self.binary, "installed": self.installed,
+            "path": self.path, "version": self.version, "discovery": self.discovery,
+            "behavior": self.behavior, "scopes": list(self.scopes),
+            "skill_roots": list(self.skill_roots),
+            "collisions": [
+                {"name": c.name, "roots": list(c.roots), "owned_by_uze": c.owned_by_uze}
+                for c in self.collisions
+            ],
+            "checked_at": self.checked_at, "evidence_id": self.evidence_id,
+            "evidence": list(self.evidence), "status": self.status,
+            "problems": list(self.problems), "notes": list(self.notes),
+        }
+        if self.probe is not None:
+            doc["probe"] = [
+                {"scope": p.scope, "kind": p.kind, "name": p.name, "package": p.package,
+                 "state": p.state, "seen": p.seen, "command": p.command, "note": p.note}
+                for p in self.probe
+            ]
+        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class DoctorResult:
+    """Every harness, in registry order."""
+
+    project: Path
+    harnesses: tuple[HarnessRecord, ...]
+    local_evidence: Path | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """`{"schema": 1, "harnesses": [record...]}` plus the project."""
+        return {"schema": 1, "project": str(self.project),
+                "harnesses": [h.to_json() for h in self.harnesses]}
+
+
+@dataclass(frozen=True, slots=True)
+class _World:
+    """What every record reads: both scopes, their receipts and all evidence."""
+
+    paths: Paths
+    scopes: dict[Scope, ScopeContext]
+    records: tuple[Record, ...]
+    checked_at: str
+    run: Runner
+    owned: frozenset[Path] = field(default_factory=frozenset)
+
+
+def run_command(args: Sequence[str], env: dict[str, str], timeout: float,
+                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run a harness command in `cwd`: stdin /dev/null, own process group (killed after).
+
+    A timeout or an OSError becomes a failed CompletedProcess (returncode -1, why in stderr).
+    """
+    try:
+        proc = subprocess.Popen(
+            list(args), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True, start_new_session=True,
+        )
+    except OSError as exc:
+        return subprocess.CompletedProcess(list(args), -1, "", str(exc))
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc.pid)
+        out, err = proc.communicate()
+        return subprocess.CompletedProcess(list(args), -1, out, f"timed out after {timeout}s")
+    finally:
+        _kill(proc.pid)
+    return subprocess.CompletedProcess(list(args), proc.returncode, out, err)
+
+
+def _kill(pgid: int) -> None:
+    """End whatever the harness left running in its process group (MCP servers, updaters)."""
+    try:
+        os.killpg(pgid, 9)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def version_of(path: str, world: _World) -> str | None:
+    """The first x.y.z that `<binary> --version` prints, or None."""
+    from uze.probes import probe_env
+
+    result = world.run([path, "--version"], probe_env(world.paths.env), VERSION_TIMEOUT, None)
+    match = _VERSION.search(result.stdout) or _VERSION.search(result.stderr)
+    return match.group(0) if result.returncode == 0 and match else None
+
+
+def _skill_names(root: Path) -> tuple[list[str], bool]:
+    """Folders holding a SKILL.md in `root`, and whether the root could be read."""
+    try:
+        return sorted(p.name for p in root.iterdir() if (p / "SKILL.md").is_file()), True
+    except PermissionError:
+        return [], False
+
+
+def _roots(harness: Harness, world: _World) -> list[tuple[Location, Path]]:
+    found: list[tuple[Location, Path]] = []
+    for ctx in world.scopes.values():
+        for root in harness.skill_roots(ctx.location):
+            if root.is_dir() and all(root != seen for _, seen in found):
+                found.append((ctx.location, root))
+    return found
+
+
+def skill_roots(harness: Harness, world: _World) -> tuple[tuple[str, ...], tuple[Collision, ...],
+                                                          bool]:
+    """Existing roots (as shown to users), collisions among them, and whether all were read."""
+    names: dict[str, list[tuple[Location, Path]]] = {}
+    readable = True
+    for loc, root in _roots(harness, world):
+        listed, ok = _skill_names(root)
+        readable &= ok
+        for name in listed:
+            names.setdefault(name, []).append((loc, root / name))
+    collisions = tuple(
+        Collision(name, tuple(loc.display(p.parent) for loc, p in copies),
+                  all(p in world.owned for _, p in copies))
+        for name, copies in sorted(names.items()) if len(copies) > 1
+    )
+    shown = tuple(loc.display(root) for loc, root in _roots(harness, world))
+    return shown, collisions, readable
+
+
+def _scopes_of(harness: str, world: _World) -> tuple[Scope, ...]:
+    """Scopes where a receipt targets the harness; both when none does."""
+    used = tuple(
+        scope for scope, ctx in world.scopes.items()
+        if any(harness in r.harnesses for r in ctx.receipts())
+    )
+    return used or ("project", "user")
+
+
+def _status(harness: str, version: str | None, scopes: Sequence[Scope], world: _World,
+            discovery: bool) -> tuple[Status, list[Record]]:
+    """Discovery (or behaviour) status of the claimed cells, and the records it rests on."""
+    wanted = [c for c in compatibility.claims(harness) if c.endswith(".discovery") == discovery]
+    if version is None or not wanted:
+        return "unverified", []
+    found = [
+        compatibility.backing(world.records, harness, version, capability, scope)
+        for capability in wanted for scope in scopes
+    ]
+    return compatibility.status(found), [r for r in found if r is not None]
+
+
+def _problems(installed: bool, discovery: Status, behavior: Status,
+              collisions: Sequence[Collision], readable: bool,
+              probe: Sequence[ProbeItem] | None) -> tuple[Problem, ...]:
+    """Every problem, most severe first."""
+    missing = any(p.state in ("missing", "duplicate") for p in probe or ())
+    checks: list[tuple[bool, Problem]] = [
+        (not installed, "not_installed"),
+        (installed and (discovery == "failed" or missing), "not_discoverable"),
+        (any(not c.owned_by_uze for c in collisions), "collision"),
+        (not readable or "denied" in (discovery, behavior)
+         or any(p.state == "denied" for p in probe or ()), "permission_denied"),
+        (installed and behavior == "failed", "behavior_failed"),
+        (installed and discovery == "unverified" and not missing, "discovery_unverified"),
+        (installed and behavior == "unverified", "behavior_unverified"),
+    ]
+    return tuple(problem for hit, problem in checks if hit)
+
+
+def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
+    path = shutil.which(harness.binary, path=world.paths.env.get("PATH", ""))
+    version = version_of(path, world) if path else None
+    notes = [f"{path} --version printed no version"] if path and version is None else []
+    items = None
+    if probe and path and version:
+        from uze.probes import probe_harness
+
+        items = probe_harness(harness.id, path, world.paths, world.scopes, world.run)
+        world = _with_local(world, harness.id, version, items)
+    scopes = _scopes_of(harness.id, world)
+    discovery, found = _status(harness.id, version, scopes, world, discovery=True)
+    behavior, more = _status(harness.id, version, scopes, world, discovery=False)
+    roots, collisions, readable = skill_roots(harness, world)
+    used = sorted({r.evidence_id: r for r in (*found, *more)}.values(), key=lambda r: r.checked_at)
+    return HarnessRecord(
+        id=harness.id, binary=harness.binary, installed=path is not None, path=path,
+        version=version, discovery=discovery, behavior=behavior, scopes=scopes,
+        skill_roots=roots, collisions=collisions, checked_at=world.checked_at,
+        evidence_id=used[-1].evidence_id if used else None,
+        evidence=tuple(r.evidence_id for r in used),
+        problems=_problems(path is not None, discovery, behavior, collisions, readable, items),
+        notes=tuple(notes), probe=tuple(items) if items is not None else None,
+    )
+
+
+def _with_local(world: _World, harness: str, version: str, items: Sequence[ProbeItem]) -> _World:
+    """Record what the probe saw as local evidence; the world now includes it."""
+    records = probe_records(harness, version, items, world.paths)
+    if records:
+        evidence.add_local(world.paths, records)
+    return _World(world.paths, world.scopes, (*world.records, *records), world.checked_at,
+                  world.run, world.owned)
+
+
+def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
+                  paths: Paths) -> list[Record]:
+    """One `<kind>.discovery` record per kind and scope the probe checked."""
+    import platform
+
+    from uze import __version__
+
+    facts = {"os": f"{platform.system()} {platform.release()} {platform.machine()}",
+             "python": platform.python_version(), "harness_version": version,
+             "uze": __version__, "source": "uze doctor --probe"}
+    cells: dict[tuple[str, Scope], list[ProbeItem]] = {}
+    for item in items:
+        if item.state != "unverified":
+            cells.setdefault((item.kind, item.scope), []).append(item)
+    return [
+        evidence.make_record(
+            harness=harness, harness_version=version, capability=f"{kind}.discovery",
+            scope=scope, result=_result(found), environment=evidence.environment_digest(facts),
+            uze_version=__version__, detail="; ".join(f"{i.name}: {i.state}" for i in found),
+        )
+        for (kind, scope), found in sorted(cells.items())
+    ]
+
+
+def _result(items: Sequence[ProbeItem]) -> evidence.Result:
+    states = {i.state for i in items}
+    if "denied" in states:
+        return "denied"
+    return "passed" if states == {"found"} else "failed"
+
+
+def _owned(scopes: dict[Scope, ScopeContext]) -> frozenset[Path]:
+    """Every skill folder a receipt says uze wrote."""
+    return frozenset(
+        ctx.location.resolve(a.target)
+        for ctx in scopes.values() for r in ctx.receipts()
+        for a in r.artifacts if isinstance(a, TreeArtifact)
+    )
+
+
+def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool = False,
+           run: Runner = run_command) -> DoctorResult:
+    """A record per harness in registry order. Raises UzeError for unreadable evidence."""
+    scopes: dict[Scope, ScopeContext] = {
+        s: open_scope(paths, s, project, cwd) for s in ("project", "user")
+    }
+    records = (*evidence.shipped().records, *evidence.load(evidence.local_path(paths)).records)
+    now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    world = _World(paths, scopes, records, now, run, _owned(scopes))
+    found = tuple(_record(h, world, probe) for h in REGISTRY.values())
+    return DoctorResult(scopes["project"].location.project, found,
+                        evidence.local_path(paths) if probe else None)
+
+
+def explain(record: HarnessRecord) -> list[str]:
+    """One line per problem, in words, with the next step."""
+    lines = {
+        "not_installed": f"`{record.binary}` is not on PATH",
+        "not_discoverable": "the harness does not list everything uze installed"
+        + (" (see the probe lines)" if record.probe else "; run `uze doctor --probe`"),
+        "collision": "; ".join(
+            f"skill {c.name} is in {', '.join(c.roots)}"
+            for c in record.collisions if not c.owned_by_uze
+        ) + ": the harness reads more than one copy",
+        "permission_denied": "permission denied: a skill root or the harness refused access",
+        "behavior_failed": "a behaviour contract failed for this version (docs/compatibility.md)",
+        "discovery_unverified": f"no passed discovery evidence for {record.version}: "
+        "run `uze doctor --probe`",
+        "behavior_unverified": f"no passed behaviour evidence for {record.version} "
+        "(what reaches the model, hooks)",
+    }
+    return [f"{record.id}: {lines[p]}" for p in record.problems]
+
+
+def probe_lines(record: HarnessRecord) -> list[str]:
+    """What `--probe` saw, item by item; kinds it could not check summed up in one line."""
+    items = record.probe or ()
+    shown = [
+        f"{record.id}: {p.scope} {p.kind} {p.name}: {p.state}"
+        + (f" ({p.seen}x)" if p.state == "duplicate" else "") + (f"; {p.note}" if p.note else "")
+        for p in items if p.state != "unverified" or p.command
+    ]
+    skipped = sorted({p.kind for p in items if p.state == "unverified" and not p.command})
+    if skipped:
+        from uze.probes import NOT_PROBED
+
+        shown.append(f"{record.id}: not probed: {', '.join(skipped)} ({NOT_PROBED})")
+    return shown
