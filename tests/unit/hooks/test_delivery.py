@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from uze.hooks.delivery import GroupDelivery, deliver_hooks
+from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
 from uze.package.hooks import HooksFile
 from uze.projections.config_array import append_element, equal_to, remove_element
 
@@ -136,3 +136,40 @@ def test_delivered_wrapper_and_element_work_end_to_end(tmp_path: Path) -> None:
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
     mine = equal_to(d.element.value)
     assert remove_element(new, "json", d.element.key_path, mine, info) == settings
+
+
+def test_opencode_groups_are_carried_by_one_plugin_that_runs_their_wrappers() -> None:
+    hooks = HooksFile.model_validate({"hooks": {
+        "PreToolUse": [{"id": "guard", "matcher": "shell|file.edit", "effect": "deny", "hooks": [DENY]},
+                       {"effect": "ask", "hooks": [DENY]}],
+        "SessionStart": [{"hooks": [DENY]}],
+    }})
+    guard, ask, start = deliver_hooks("opencode", hooks, "pkg", WRAPPERS, ROOT)
+    assert guard.element is None and guard.wrapper is not None and guard.bridge is not None
+    assert guard.route == "adapted" and "generated OpenCode plugin uze-pkg.js" in guard.reason
+    assert guard.bridge.tools == ("bash", "edit", "apply_patch")
+    assert (guard.bridge.label, guard.bridge.blocking, guard.bridge.timeout_ms) == (
+        "pkg/guard", True, 15000)
+    assert guard.bridge.wrapper == f"{WRAPPERS}/opencode/PreToolUse-0-guard.py"
+    assert ask.route == "unsupported" and ask.bridge is None
+    assert start.bridge is not None and start.bridge.tools is None and not start.bridge.blocking
+    plugin = opencode_bridge("pkg", (guard, ask, start))
+    assert plugin is not None and b"pkg/guard" in plugin and b"pkg/SessionStart-0" in plugin
+    assert b"PreToolUse-1" not in plugin
+    assert opencode_bridge("pkg", (ask,)) is None
+
+
+def test_antigravity_gets_one_named_entry_per_group_with_no_matcher() -> None:
+    hooks = HooksFile.model_validate({"hooks": {
+        "PreToolUse": [{"id": "no rm", "matcher": "shell", "effect": "deny", "hooks": [DENY]}],
+        "Stop": [{"hooks": [DENY]}],
+    }})
+    guard, stop = deliver_hooks("antigravity", hooks, "pkg", WRAPPERS, ROOT)
+    assert guard.route == "adapted" and "unverified third-party documentation" in guard.reason
+    assert guard.element is not None and guard.element.named
+    assert (guard.element.role, guard.element.key_path) == ("antigravity hooks", ("uze-pkg-no-rm",))
+    command = f"{WRAPPERS}/antigravity/PreToolUse-0-no-rm.py"
+    handler = {"type": "command", "command": command, "timeout": 15}
+    assert guard.element.value == {"enabled": True, "PreToolUse": [{"hooks": [handler]}]}
+    assert stop.element is not None and stop.element.key_path == ("uze-pkg-Stop-0",)
+    assert stop.element.value["Stop"] == [{**handler, "command": f"{WRAPPERS}/antigravity/Stop-0.py"}]
