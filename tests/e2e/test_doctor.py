@@ -1,0 +1,190 @@
+"""`uze doctor`: one record per harness (DESIGN section 9), with the real command in a
+subprocess. PATH is cut down to a folder holding exactly the binaries a test wants: two real
+pinned harnesses (plus node), or small scripts standing in for a harness."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conformance.lab import BIN_DIR, NODE_DIR, PINS, require
+from tests.conftest import Sandbox
+from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
+from uze.evidence import shipped
+from uze.harnesses import HARNESS_IDS
+
+pytestmark = pytest.mark.e2e
+RECORD_KEYS = {
+    "id", "binary", "installed", "path", "version", "discovery", "behavior", "scopes",
+    "skill_roots", "collisions", "checked_at", "evidence_id", "evidence", "status", "problems",
+    "notes",
+}
+STATUSES = {"verified", "failed", "denied", "unverified"}
+SKILL = "---\nname: x\ndescription: a skill the user wrote\n---\nBody.\n"
+
+
+def _bin(sandbox: Sandbox, links: dict[str, Path], scripts: dict[str, str] | None = None) -> Path:
+    """A folder holding exactly these links and shell scripts: the whole PATH of a test."""
+    folder = sandbox.root / "bin"
+    folder.mkdir(exist_ok=True)
+    for name, target in links.items():
+        (folder / name).symlink_to(target)
+    for name, body in (scripts or {}).items():
+        (folder / name).write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+        (folder / name).chmod(0o755)
+    return folder
+
+
+def _doctor(uze: Uze, path: Path, *args: str) -> dict[str, Any]:
+    env = {**os.environ, "PATH": str(path)}
+    document = as_json(assert_ok(uze("doctor", "--json", *args, env=env)))
+    assert document["schema"] == 1
+    assert [h["id"] for h in document["harnesses"]] == list(HARNESS_IDS)
+    for record in document["harnesses"]:
+        assert RECORD_KEYS <= set(record), record
+        assert record["discovery"] in STATUSES and record["behavior"] in STATUSES
+    return {h["id"]: h for h in document["harnesses"]}
+
+
+def _skill(root: Path, name: str = "x") -> None:
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(SKILL, encoding="utf-8")
+
+
+@pytest.mark.conformance
+def test_with_two_real_harnesses_on_path_those_two_have_versions_and_evidence_the_rest_not(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    links = {name: require(name) for name in ("codex", "opencode")}
+    path = _bin(sandbox, {**links, "node": Path(NODE_DIR) / "node"})
+    before = snapshot(sandbox)
+    records = _doctor(uze, path)
+    after = snapshot(sandbox)  # `opencode --version` itself fills ~/.cache/opencode: not ours
+    assert (after["project"], after["uze_home"]) == (before["project"], before["uze_home"])
+    shipped_ids = {r.evidence_id: r for r in shipped().records}
+    for harness, binary in (("codex", "codex"), ("opencode", "opencode")):
+        record = records[harness]
+        assert record["installed"] is True and record["path"] == str(path / binary)
+        assert record["version"] == PINS[binary].version
+        assert record["evidence_id"] in record["evidence"]
+        used = [shipped_ids[e] for e in record["evidence"]]
+        assert used and all(
+            (r.harness, r.harness_version) == (harness, PINS[binary].version) for r in used
+        )
+        assert "not_installed" not in record["problems"]
+    assert records["codex"]["discovery"] == "verified"  # backed in both scopes (test_evidence)
+    for harness in set(HARNESS_IDS) - {"codex", "opencode"}:
+        record = records[harness]
+        assert (record["installed"], record["path"], record["version"]) == (False, None, None)
+        assert (record["discovery"], record["behavior"]) == ("unverified", "unverified")
+        assert record["evidence_id"] is None and record["evidence"] == []
+        assert record["problems"][0] == "not_installed" and record["status"] == "not_installed"
+
+
+def test_a_skill_name_in_two_roots_one_harness_reads_is_a_collision_for_that_harness_only(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    path = _bin(sandbox, {})
+    clean = _doctor(uze, path)
+    assert all(h["collisions"] == [] and "collision" not in h["problems"] for h in clean.values())
+    _skill(sandbox.project / ".claude" / "skills")
+    _skill(sandbox.project / ".agents" / "skills")
+    _skill(sandbox.home / ".claude" / "skills")
+    records = _doctor(uze, path)
+    assert records["opencode"]["collisions"] == [{
+        "name": "x", "roots": [".claude/skills", ".agents/skills", "~/.claude/skills"],
+        "owned_by_uze": False,
+    }]
+    assert records["claude_code"]["collisions"] == [
+        {"name": "x", "roots": [".claude/skills", "~/.claude/skills"], "owned_by_uze": False}
+    ]
+    assert records["codex"]["skill_roots"] == [".agents/skills"]
+    assert records["codex"]["collisions"] == [], "codex reads .agents/skills only of these"
+    for harness in ("opencode", "claude_code"):
+        assert records[harness]["problems"][:2] == ["not_installed", "collision"]
+    assert "collision" not in records["codex"]["problems"]
+    text = assert_ok(uze("doctor", env={**os.environ, "PATH": str(path)})).stdout
+    assert (
+        "opencode: skill x is in .claude/skills, .agents/skills, ~/.claude/skills: the harness "
+        "reads more than one copy" in text
+    )
+
+
+def test_the_copies_uze_itself_shares_between_roots_are_listed_but_not_a_problem(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    path = _bin(sandbox, {})
+    assert_ok(uze("install", str(EVERY_KIND), "--harness", "all", "--trust"))
+    records = _doctor(uze, path)
+    names = {c["name"]: c for c in records["opencode"]["collisions"]}
+    assert set(names) == {"every-kind-helper", "every-kind-review", "every-kind-ship"}
+    assert all(c["owned_by_uze"] and ".claude/skills" in c["roots"] for c in names.values())
+    assert "collision" not in records["opencode"]["problems"]
+    assert records["opencode"]["scopes"] == ["project"]
+    _skill(sandbox.project / ".agents" / "skills", "every-kind-foreign")
+    _skill(sandbox.project / ".claude" / "skills", "every-kind-foreign")
+    assert "collision" in _doctor(uze, path)["opencode"]["problems"]
+
+
+def test_a_binary_that_prints_no_version_is_installed_with_no_version_and_nothing_verified(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    path = _bin(sandbox, {}, {"claude": 'echo "hello"'})
+    record = _doctor(uze, path)["claude_code"]
+    assert (record["installed"], record["version"]) == (True, None)
+    assert record["notes"] == [f"{path / 'claude'} --version printed no version"]
+    assert (record["discovery"], record["behavior"], record["evidence_id"]) == (
+        "unverified", "unverified", None)
+    assert record["problems"] == ["discovery_unverified", "behavior_unverified"]
+
+
+FAKE_OPENCODE = """case "$*" in
+  --version) echo 1.18.33 ;;
+  "debug skill") echo "EACCES: permission denied, scandir '$PWD/.opencode/skills'" >&2; exit 1 ;;
+  "agent list") printf 'every-kind-reviewer (subagent)\\nevery-kind-reviewer (subagent)\\n' ;;
+  "mcp list") echo "  ✓ docs connected" ;;
+  *) exit 2 ;;
+esac"""
+
+
+def test_probe_reports_each_item_found_missing_twice_or_denied_and_keeps_it_as_local_evidence(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    path = _bin(sandbox, {}, {"opencode": FAKE_OPENCODE})
+    assert_ok(uze("install", str(EVERY_KIND), "--harness", "opencode", "--trust"))
+    record = _doctor(uze, path, "--probe")["opencode"]
+    states = {(p["kind"], p["name"]): (p["state"], p["seen"]) for p in record["probe"]}
+    assert states[("agent", "every-kind-reviewer")] == ("duplicate", 2)
+    assert states[("mcp", "docs")] == ("found", 1)
+    assert states[("mcp", "search")] == ("missing", 0)
+    assert states[("skill", "every-kind-review")] == ("denied", None)
+    assert states[("instructions", "every-kind")] == ("unverified", None)
+    assert {"not_discoverable", "permission_denied"} <= set(record["problems"])
+    assert record["discovery"] in ("failed", "denied")
+    local = json.loads((sandbox.uze_home / "evidence" / "local.json").read_text())
+    results = {(r["capability"], r["scope"]): r["result"] for r in local["records"]}
+    assert results == {
+        ("agent.discovery", "project"): "failed",
+        ("mcp.discovery", "project"): "failed",
+        ("skill.discovery", "project"): "denied",
+    }
+    assert record["evidence_id"] in {r["evidence_id"] for r in local["records"]} | {
+        r.evidence_id for r in shipped().records}
+
+
+def test_unreadable_local_evidence_is_an_error_naming_the_file_and_nothing_is_written(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    local = sandbox.uze_home / "evidence" / "local.json"
+    local.parent.mkdir(parents=True)
+    local.write_text("{broken", encoding="utf-8")
+    before = snapshot(sandbox)
+    result = uze("doctor", "--json")
+    assert result.returncode == 1 and result.stdout == ""
+    assert f"uze: error: {local}: not an evidence file" in result.stderr
+    assert "hint: delete it" in result.stderr
+    assert snapshot(sandbox) == before
