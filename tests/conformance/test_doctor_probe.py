@@ -1,0 +1,63 @@
+"""`uze doctor --probe` with the four real harnesses: after `uze install` each harness's own
+listings show every item doctor probes exactly once; a skill folder the user deleted shows as
+missing, for the harness that reads it, and is kept as failed local evidence."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from typing import Any
+
+import pytest
+
+from tests.conformance.lab import BIN_DIR, Lab, harness_env, require
+from tests.conformance.oracles import REAL_HARNESSES
+from tests.helpers import run_uze
+from uze.probes import DOCTOR_PROBES
+
+pytestmark = pytest.mark.conformance
+
+
+def _doctor(lab: Lab) -> dict[str, Any]:
+    env = harness_env(lab.sandbox)
+    env["PATH"] = f"{BIN_DIR}{os.pathsep}{env['PATH']}"
+    result = run_uze("doctor", "--probe", "--json", cwd=lab.sandbox.project, env=env)
+    assert result.returncode == 0, result.stderr
+    return {h["id"]: h for h in json.loads(result.stdout)["harnesses"]}
+
+
+def _states(record: dict[str, Any]) -> dict[tuple[str, str], str]:
+    return {(p["kind"], p["name"]): p["state"] for p in record["probe"]}
+
+
+def test_doctor_probe_sees_each_item_uze_installed_and_a_deleted_skill_as_missing(
+    lab: Lab,
+) -> None:
+    for harness in REAL_HARNESSES.values():
+        require(harness.binary)
+    lab.install(",".join(REAL_HARNESSES), "project")
+    records = _doctor(lab)
+    for harness in REAL_HARNESSES:
+        record = records[harness]
+        probed = {k for probe in DOCTOR_PROBES[harness] for k in probe.kinds}
+        states = _states(record)
+        assert {k for k, _ in states} >= probed, (harness, states)
+        for (kind, name), state in states.items():
+            expected = "found" if kind in probed else "unverified"
+            assert state == expected, (harness, kind, name, record["probe"])
+        assert "not_discoverable" not in record["problems"], record
+        assert record["discovery"] != "failed", record
+    claude_skill = lab.sandbox.project / ".claude" / "skills" / "every-kind-review"
+    assert claude_skill.is_dir()
+    shutil.rmtree(claude_skill)
+    after = _doctor(lab)
+    assert _states(after["claude_code"])[("skill", "every-kind-review")] == "missing"
+    assert _states(after["claude_code"])[("skill", "every-kind-helper")] == "found"
+    assert after["claude_code"]["discovery"] == "failed"
+    assert after["claude_code"]["problems"][0] == "not_discoverable"
+    assert _states(after["codex"])[("agent", "every-kind-reviewer")] == "found"
+    local = json.loads((lab.sandbox.uze_home / "evidence" / "local.json").read_text())
+    claude = {r["capability"]: r["result"] for r in local["records"]
+              if r["harness"] == "claude_code" and r["scope"] == "project"}
+    assert claude["skill.discovery"] == "failed" and claude["mcp.discovery"] == "passed"
