@@ -308,7 +308,8 @@ def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path
     display = b.loc.display(path)
     if d.element.named:
         b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}")
-        b.artifacts.append(PlannedEntry(path, display, d.element.fmt, key, d.element.value, (harness,)))
+        entry = PlannedEntry(path, display, d.element.fmt, key, d.element.value, (harness,))
+        b.artifacts.append(entry)
         return True
     b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
     b.artifacts.append(PlannedElement(path, display, d.element.fmt, key, owner, d.element.value,

@@ -56,7 +56,9 @@ _EFFECT_WHY: Final = {
     ("antigravity", "transform"): "Antigravity documents no way for a hook to rewrite a tool's "
     "input (harnesses.md 5.5)",
 }
-_OPENCODE_BRIDGE: Final = "run by the generated OpenCode plugin {plugin} (OpenCode has no command hooks)"
+_OPENCODE_BRIDGE: Final = (
+    "run by the generated OpenCode plugin {plugin} (OpenCode has no command hooks)"
+)
 _ANTIGRAVITY: Final = (
     "Antigravity's hook format is unverified third-party documentation (harnesses.md 5.5): agy "
     "drops the whole hooks.json on any schema error; the wrapper answers every PreToolUse call "
@@ -156,7 +158,9 @@ def _timeout(group: HookGroup) -> int:
     return sum(h.timeout for h in group.hooks) + GRACE
 
 
-def _antigravity_entry(event: str, group: HookGroup, command: str, package: str, name: str) -> HookElement:
+def _antigravity_entry(
+    event: str, group: HookGroup, command: str, package: str, name: str
+) -> HookElement:
     """A named hook `uze-<package>-<group>`. No matcher: the wrapper filters tools itself, as it
     is unverified whether agy's matcher is a regex or a tool name (a miss would run unguarded)."""
     handler: dict[str, object] = {"type": "command", "command": command, "timeout": _timeout(group)}
@@ -198,9 +202,10 @@ def _deliver_group(
     route, reason = _route(harness, event, group, _notes(harness, event, group, package))
     wrapper = WrapperFile(rel, script)
     if harness == "opencode":
-        tools = native_names(harness, group.matcher) if event in ("PreToolUse", "PostToolUse") else None
+        has_tool = event in ("PreToolUse", "PostToolUse")
+        tools = native_names(harness, group.matcher) if has_tool else None
         bridge = BridgeGroup(label, event, tools, group.effect in BLOCKING,
-                             str(wrapper_dir / rel), (_timeout(group)) * 1000)
+                             str(wrapper_dir / rel), _timeout(group) * 1000)
         return GroupDelivery(name, event, route, reason, wrapper, bridge=bridge)
     if harness == "antigravity":
         element = _antigravity_entry(event, group, command, package, name)

@@ -164,8 +164,8 @@ export const UzeHooks = async ({ directory }) => ({
 def render_plugin(package: str, groups: tuple[BridgeGroup, ...]) -> bytes:
     """The plugin module for `package`'s delivered groups (in file order). Deterministic."""
     data = [
-        {"label": g.label, "event": g.event, "tools": list(g.tools) if g.tools is not None else None,
-         "blocking": g.blocking, "wrapper": g.wrapper, "timeout_ms": g.timeout_ms}
+        {"label": g.label, "event": g.event, "blocking": g.blocking, "wrapper": g.wrapper,
+         "tools": list(g.tools) if g.tools is not None else None, "timeout_ms": g.timeout_ms}
         for g in groups
     ]
     label = " ".join(package.split())

@@ -140,8 +140,10 @@ def test_delivered_wrapper_and_element_work_end_to_end(tmp_path: Path) -> None:
 
 def test_opencode_groups_are_carried_by_one_plugin_that_runs_their_wrappers() -> None:
     hooks = HooksFile.model_validate({"hooks": {
-        "PreToolUse": [{"id": "guard", "matcher": "shell|file.edit", "effect": "deny", "hooks": [DENY]},
-                       {"effect": "ask", "hooks": [DENY]}],
+        "PreToolUse": [
+            {"id": "guard", "matcher": "shell|file.edit", "effect": "deny", "hooks": [DENY]},
+            {"effect": "ask", "hooks": [DENY]},
+        ],
         "SessionStart": [{"hooks": [DENY]}],
     }})
     guard, ask, start = deliver_hooks("opencode", hooks, "pkg", WRAPPERS, ROOT)
@@ -172,4 +174,5 @@ def test_antigravity_gets_one_named_entry_per_group_with_no_matcher() -> None:
     handler = {"type": "command", "command": command, "timeout": 15}
     assert guard.element.value == {"enabled": True, "PreToolUse": [{"hooks": [handler]}]}
     assert stop.element is not None and stop.element.key_path == ("uze-pkg-Stop-0",)
-    assert stop.element.value["Stop"] == [{**handler, "command": f"{WRAPPERS}/antigravity/Stop-0.py"}]
+    stop_command = f"{WRAPPERS}/antigravity/Stop-0.py"
+    assert stop.element.value["Stop"] == [{**handler, "command": stop_command}]

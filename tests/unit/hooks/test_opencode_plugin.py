@@ -82,7 +82,8 @@ def _call(plugin: Path, tool: str = "bash", hook: str = "before", **more: Any) -
 
 def test_a_deny_throws_the_handlers_reason(tmp_path: Path) -> None:
     plugin = _install(tmp_path, {"PreToolUse": [
-        {"matcher": "shell", "effect": "deny", "hooks": [_sh('echo "no: $HOOK_COMMAND" >&2; exit 3')]},
+        {"matcher": "shell", "effect": "deny",
+         "hooks": [_sh('echo "no: $HOOK_COMMAND" >&2; exit 3')]},
     ]})
     assert _call(plugin)["threw"] == "no: git push --force"
 
@@ -119,7 +120,9 @@ def test_a_tool_outside_the_matcher_spawns_nothing(tmp_path: Path) -> None:
     assert marker.exists()
 
 
-def test_a_missing_wrapper_blocks_a_deny_group_and_is_skipped_by_an_observer(tmp_path: Path) -> None:
+def test_a_missing_wrapper_blocks_a_deny_group_and_is_skipped_by_an_observer(
+    tmp_path: Path,
+) -> None:
     plugin = _install(tmp_path, {"PreToolUse": [
         {"effect": "observe", "hooks": [_sh("exit 0")]},
         {"effect": "deny", "hooks": [_sh("exit 0")]},
