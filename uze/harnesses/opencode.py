@@ -17,7 +17,8 @@ def config_dir(paths: Paths) -> Path:
 
 def plugins_dir(loc: Location) -> Path:
     """Where OpenCode 1.x auto-loads plugin modules (probes 5.1): `.opencode/plugins/` or
-    `~/.config/opencode/plugins/`. OPENCODE_CONFIG_DIR only adds a folder; this one is read too."""
+    `~/.config/opencode/plugins/`. OPENCODE_CONFIG_DIR only adds a folder: with it set, the real
+    opencode 1.18.33 still lists the plugin here in `debug config` (one copy, no duplicate)."""
     return loc.pick(".opencode/plugins", config_dir(loc.paths) / "plugins")
 
 
