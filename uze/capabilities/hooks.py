@@ -32,8 +32,10 @@ _SAME = {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop
 HOOK_EVENTS: Final[dict[str, dict[str, HookEvent]]] = {
     "claude_code": _events(_SAME, {"PreToolUse", "Stop"}, ("command", "http", "mcp_tool", "prompt")),
     "codex": _events(_SAME, {"PreToolUse", "Stop"}, ("command",)),
-    # OpenCode has no shell hooks: a generated JS plugin maps tool.execute.before/after and
-    # session events; throwing in tool.execute.before blocks (harnesses.md 3.6).
+    # OpenCode has no shell hooks: the generated plugin uze-<package>.js maps
+    # tool.execute.before/after and the session.created/session.idle bus events; throwing in
+    # tool.execute.before blocks (harnesses.md 3.6). All four fire in `opencode run` with the
+    # real 1.18.33 (tests/conformance/test_opencode_hook_bridge.py).
     "opencode": _events(
         {"PreToolUse": "tool.execute.before", "PostToolUse": "tool.execute.after",
          "Stop": "session.idle", "SessionStart": "session.created"},
@@ -44,9 +46,11 @@ HOOK_EVENTS: Final[dict[str, dict[str, HookEvent]]] = {
          "SessionStart": "SessionStart"},
         {"PreToolUse", "Stop"}, ("command",),
     ),
+    # Antigravity: named hooks in hooks.json; PreToolUse decides (harnesses.md 5.5, unverified).
     "antigravity": _events(_SAME, {"PreToolUse"}, ("command", "prompt")),
     "kimi_code": _events(_SAME, {"PreToolUse", "Stop"}, ("command",)),
-    # DeepSeek runs Claude-format hooks through its dsh-hooks-claude-code bridge plugin.
+    # DeepSeek runs Claude-format hooks through its dsh-hooks-claude-code bridge plugin; uze
+    # does not deliver there (one configPath per process: adr/0010).
     "deepseek_harness": _events(_SAME, {"PreToolUse", "Stop"}, ("command",)),
 }
 
