@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import tomllib
 from pathlib import Path
@@ -199,3 +200,26 @@ def test_check_reports_opencode_ask_and_deepseek_hooks_as_unsupported_with_why(
     assert "cannot ask the user" in rows["opencode"]["reason"]
     assert rows["deepseek_harness"]["route"] == "unsupported"
     assert "ONE configPath per process" in rows["deepseek_harness"]["reason"]
+
+
+def test_an_upgrade_that_changes_a_group_rewrites_the_plugin_and_the_named_entry(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    package = tmp_path / "every-kind"
+    shutil.copytree(EVERY_KIND, package)
+    before = tree_bytes(sandbox.project)
+    args = ("--harness", "opencode,antigravity", "--trust")
+    assert run_uze("install", package, *args, cwd=sandbox.project).returncode == 0
+    plugin, hooks_json = _bridge_files(sandbox, "project")
+    for name, old, new in (("hooks.json", '"timeout": 10', '"timeout": 20'),
+                           ("plugin.json", '"1.2.3"', '"1.3.0"')):
+        (package / name).write_text((package / name).read_text().replace(old, new))
+    assert run_uze("install", package, *args, cwd=sandbox.project).returncode == 0
+    assert b'\\"timeout_ms\\": 25000' in plugin.read_bytes()
+    guard = json.loads(hooks_json.read_text())["uze-every-kind-no-force-push"]
+    assert guard["PreToolUse"][0]["hooks"][0]["timeout"] == 25
+    status = json.loads(run_uze("status", "every-kind", "--json", cwd=sandbox.project).stdout)
+    states = {p["state"] for p in status["packages"][0]["projections"] if p["kind"] == "hook"}
+    assert states == {"matched"}
+    assert run_uze("uninstall", "every-kind", cwd=sandbox.project).returncode == 0
+    assert tree_bytes(sandbox.project) == before
