@@ -1,8 +1,9 @@
 """What a real harness's own offline commands show it discovered (real-harness-probes.md).
 
 The pure part: the commands and the readers that turn their output into `Seen` (how often
-each name is listed). The conformance suite (tests/conformance/oracles.py) and
-`uze doctor --probe` (`probe_harness`) both use these, so there is one copy of each reader.
+each name is listed), and DOCTOR_PROBES, the commands `uze doctor --probe` runs
+(uze/probe_run.py). The conformance suite (tests/conformance/oracles.py) uses the same
+readers, so there is one copy of each.
 """
 
 from __future__ import annotations
@@ -17,11 +18,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
     import subprocess
-
-    from uze.commands.context import ScopeContext
-    from uze.commands.doctor import ProbeItem, Runner
-    from uze.location import Scope
-    from uze.paths import Paths
 
 ANSI: Final = re.compile(r"\x1b\[[0-9;]*m|\[[0-9;]*m")
 REGION: Final = re.compile(r"<!-- uze:begin ([^/\s]+)(?:/\S*)? -->")
@@ -253,6 +249,7 @@ class Probe:
     args: tuple[str, ...]
     kinds: tuple[str, ...]
     read: Callable[[subprocess.CompletedProcess[str]], dict[str, Seen]]
+    calls: tuple[str, ...] = ()  # JSON-RPC methods (params: the project as `cwds`)
 
 
 def _claude_context(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
@@ -271,6 +268,16 @@ def _codex_prompt(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
     return {"agent": codex_agents(items), "instructions": Seen(regions_seen(text), text)}
 
 
+_WRAPPER: Final = re.compile(r"/hooks/([^/]+)/[a-z_]+/([^/'\"\s]+)\.py")
+
+
+def _codex_app(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
+    skills, hooks = (answer["data"][0] for answer in json.loads(result.stdout))
+    commands = [h["command"] for h in hooks["hooks"]]
+    wrappers = count(f"{m[1]}/{m[2]}" for c in commands if (m := _WRAPPER.search(c)))
+    return {"skill": codex_skills(skills), "hook": Seen(wrappers, "\n".join(commands))}
+
+
 def _one(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> Callable[
         [subprocess.CompletedProcess[str]], dict[str, Seen]]:
     return lambda r: {kind: reader(r.stdout + (r.stderr if stderr else ""))}
@@ -282,6 +289,7 @@ DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
         Probe(CLAUDE_MCP, ("mcp",), _one("mcp", claude_mcp)),
     ),
     "codex": (
+        Probe(CODEX_APP_SERVER, ("skill", "hook"), _codex_app, ("skills/list", "hooks/list")),
         Probe(CODEX_PROMPT_INPUT, ("agent", "instructions"), _codex_prompt),
         Probe(CODEX_MCP, ("mcp",), _one("mcp", codex_mcp)),
     ),
@@ -295,83 +303,3 @@ DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
         Probe(OPENCODE_MCP, ("mcp",), _one("mcp", opencode_mcp)),
     ),
 }
-NOT_PROBED: Final = (
-    "no one-shot offline listing shows this kind (it needs a model session or a long-running "
-    "server); see docs/compatibility.md for what the conformance suite proved"
-)
-_DENIED: Final = re.compile(r"permission denied|EACCES|EPERM", re.IGNORECASE)
-
-
-@dataclass(frozen=True)
-class Expected:
-    """One item a receipt says uze delivered to the harness, and the name it lists it under."""
-
-    scope: Scope
-    package: str
-    kind: str
-    name: str
-
-
-def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[Expected]:
-    """Every delivered (not unsupported) projection of `harness` in the receipts."""
-    found = []
-    for scope, ctx in scopes.items():
-        for receipt in ctx.receipts():
-            for p in receipt.projections:
-                if p.harness != harness or p.route == "unsupported":
-                    continue
-                target = Path(p.target)
-                name = {"skill": target.name, "agent": target.stem,
-                        "instructions": receipt.name}.get(p.kind, p.resource)
-                found.append(Expected(scope, receipt.name, p.kind, name))
-    return found
-
-
-def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path,
-               run: Runner) -> dict[str, Seen] | str:
-    """What the probe shows per kind, or why it could not be read (prefixed `denied:`)."""
-    env = probe_env(paths.env) | {"PWD": str(project)}  # OpenCode takes its folder from PWD
-    result = run([binary, *probe.args], env, PROBE_TIMEOUT, project)
-    command = f"{Path(binary).name} {' '.join(probe.args)}"
-    if result.returncode != 0:
-        why = (result.stderr.strip() or result.stdout.strip()).splitlines()[:1]
-        prefix = "denied: " if _DENIED.search(result.stderr) else ""
-        return f"{prefix}`{command}` exited {result.returncode}: {''.join(why)[:200]}"
-    try:
-        return probe.read(result)
-    except (ValueError, KeyError, StopIteration, OSError) as exc:
-        return f"`{command}` printed something uze cannot read ({type(exc).__name__}: {exc})"
-
-
-def probe_harness(harness: str, binary: str, paths: Paths,
-                  scopes: Mapping[Scope, ScopeContext], run: Runner) -> list[ProbeItem]:
-    """Run the harness's own listings in the project; one ProbeItem per delivered item."""
-    expected = expected_items(harness, scopes)
-    project = next(iter(scopes.values())).location.project
-    seen: dict[str, tuple[str, dict[str, Seen] | str]] = {}
-    for probe in DOCTOR_PROBES.get(harness, ()):
-        if any(e.kind in probe.kinds for e in expected):
-            shown = _run_probe(probe, binary, paths, project, run)
-            seen |= {kind: (" ".join(probe.args), shown) for kind in probe.kinds}
-    return [_item(e, Path(binary).name, seen.get(e.kind)) for e in expected]
-
-
-def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str] | None,
-          ) -> ProbeItem:
-    from uze.commands.doctor import ProbeItem
-
-    if found is None:
-        return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, "", NOT_PROBED)
-    args, shown = found
-    command = f"{binary} {args}"
-    if isinstance(shown, str):
-        state = "denied" if shown.startswith("denied: ") else "unverified"
-        return ProbeItem(e.scope, e.kind, e.name, e.package, state, None, command, shown)
-    seen = shown[e.kind]
-    n = seen.counts[e.name]
-    once = n >= 1 if e.kind == "instructions" else n == 1  # one region per scope's file
-    state = "found" if once else ("missing" if n == 0 else "duplicate")
-    note = ""
-    if state == "found" and seen.connected is not None and e.name not in seen.connected:
-        note = "listed but not connected"
-    return ProbeItem(e.scope, e.kind, e.name, e.package, state, n, command, note)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.lab import BIN_DIR, NODE_DIR, PINS, require
+from tests.conformance.lab import NODE_DIR, PINS, require
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
 from uze.evidence import shipped

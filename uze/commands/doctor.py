@@ -9,15 +9,13 @@ the receipts say uze delivered. Nothing here prints.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 from uze import compatibility, evidence
 from uze.commands.context import ScopeContext, open_scope
@@ -26,6 +24,9 @@ from uze.harnesses import REGISTRY, Harness
 from uze.location import Location, Scope
 from uze.paths import Paths
 from uze.receipts import TreeArtifact
+
+if TYPE_CHECKING:
+    import subprocess
 
 Problem = Literal[
     "not_installed", "not_discoverable", "discovery_unverified", "collision",
@@ -138,38 +139,6 @@ class _World:
     owned: frozenset[Path] = field(default_factory=frozenset)
 
 
-def run_command(args: Sequence[str], env: dict[str, str], timeout: float,
-                cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run a harness command in `cwd`: stdin /dev/null, own process group (killed after).
-
-    A timeout or an OSError becomes a failed CompletedProcess (returncode -1, why in stderr).
-    """
-    try:
-        proc = subprocess.Popen(
-            list(args), cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True, start_new_session=True,
-        )
-    except OSError as exc:
-        return subprocess.CompletedProcess(list(args), -1, "", str(exc))
-    try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _kill(proc.pid)
-        out, err = proc.communicate()
-        return subprocess.CompletedProcess(list(args), -1, out, f"timed out after {timeout}s")
-    finally:
-        _kill(proc.pid)
-    return subprocess.CompletedProcess(list(args), proc.returncode, out, err)
-
-
-def _kill(pgid: int) -> None:
-    """End whatever the harness left running in its process group (MCP servers, updaters)."""
-    try:
-        os.killpg(pgid, 9)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
 def version_of(path: str, world: _World) -> str | None:
     """The first x.y.z that `<binary> --version` prints, or None."""
     from uze.probes import probe_env
@@ -261,7 +230,7 @@ def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
     notes = [f"{path} --version printed no version"] if path and version is None else []
     items = None
     if probe and path and version:
-        from uze.probes import probe_harness
+        from uze.probe_run import probe_harness
 
         items = probe_harness(harness.id, path, world.paths, world.scopes, world.run)
         world = _with_local(world, harness.id, version, items)
@@ -331,13 +300,15 @@ def _owned(scopes: dict[Scope, ScopeContext]) -> frozenset[Path]:
 
 
 def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool = False,
-           run: Runner = run_command) -> DoctorResult:
+           run: Runner | None = None) -> DoctorResult:
     """A record per harness in registry order. Raises UzeError for unreadable evidence."""
     scopes: dict[Scope, ScopeContext] = {
         s: open_scope(paths, s, project, cwd) for s in ("project", "user")
     }
     records = (*evidence.shipped().records, *evidence.load(evidence.local_path(paths)).records)
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if run is None:
+        from uze.probe_run import run_command as run
     world = _World(paths, scopes, records, now, run, _owned(scopes))
     found = tuple(_record(h, world, probe) for h in REGISTRY.values())
     return DoctorResult(scopes["project"].location.project, found,
@@ -374,7 +345,7 @@ def probe_lines(record: HarnessRecord) -> list[str]:
     ]
     skipped = sorted({p.kind for p in items if p.state == "unverified" and not p.command})
     if skipped:
-        from uze.probes import NOT_PROBED
+        from uze.probe_run import NOT_PROBED
 
         shown.append(f"{record.id}: not probed: {', '.join(skipped)} ({NOT_PROBED})")
     return shown
