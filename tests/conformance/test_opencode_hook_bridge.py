@@ -168,3 +168,28 @@ def test_a_rewrite_is_what_runs_and_observers_see_tool_and_session_events(lab: L
         f"PostToolUse bash touch {project}/rewritten.txt",
         "Stop  ",
     ]
+
+
+def _observer_package(dest: Path, name: str) -> Path:
+    """A package `name` whose SessionStart and PreToolUse observers log its name."""
+    dest.mkdir(parents=True)
+    (dest / "plugin.json").write_text(json.dumps({"name": name}) + "\n")
+    line = f'echo "{name} $HOOK_EVENT" >> "$UZE_CONFORMANCE_HOOK_LOG"'
+    group = {"hooks": [{"type": "command", "command": line}]}
+    hooks = {"hooks": {"SessionStart": [group], "PreToolUse": [{"matcher": "shell", **group}]}}
+    (dest / "hooks.json").write_text(json.dumps(hooks) + "\n")
+    return dest
+
+
+def test_two_packages_plugins_both_run(lab: Lab) -> None:
+    """Each package has its own uze-<package>.js exporting the same name; both load and run."""
+    require("opencode")
+    for name in ("alpha", "beta"):
+        package = _observer_package(lab.sandbox.root / name, name)
+        lab.uze("install", str(package), "--harness", "opencode", "--trust")
+    with scripted_model("echo hi") as url:
+        _use_stub(lab, url)
+        assert _bash_call(lab)["status"] == "completed"
+    log = hook_log(lab.sandbox).read_text(encoding="utf-8").splitlines()
+    assert sorted(log) == ["alpha PreToolUse", "alpha SessionStart",
+                           "beta PreToolUse", "beta SessionStart"]
