@@ -1,9 +1,11 @@
 """Golden tests: a recorded native hook input per harness, through the delivered wrapper.
 
 `golden/<harness>/pretooluse-shell.json` is the stdin the harness gives a PreToolUse hook for a
-shell call (shapes seen with the real binaries: probes 2.5 Claude, 3.4 Codex, 4.4 Gemini, 5.4
-OpenCode `output.args` as the generated plugin passes it on; Kimi Code and Antigravity from
-harnesses.md 6.1 and 5.5, unverified). `golden/cases.json` holds one hook group per case;
+shell call. Claude Code 2.1.197, Codex 0.171.0 and Gemini CLI 0.61.0: recorded verbatim from
+the real binaries (a scripted model asked for `git push --force origin main`; a project hook
+ran `cat > file`). OpenCode: what the generated plugin sends, with `output.args` as the real
+opencode 1.18.33 gives it (probes 5.4). Kimi Code and Antigravity: from harnesses.md 6.1 and
+5.5 (unverified; no binary here). `golden/cases.json` holds one hook group per case;
 `golden/<harness>/expected.json` the exact answer: exit code, stdout (JSON, or null for
 nothing) and stderr, or `unsupported` with the reason delivery gives instead of a wrapper.
 The wrapper is the one `deliver_hooks` produces, run as `python -I -S` (no uze importable).
