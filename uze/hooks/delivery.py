@@ -159,13 +159,16 @@ def _timeout(group: HookGroup) -> int:
 
 
 def _antigravity_entry(
-    event: str, group: HookGroup, command: str, package: str, name: str
+    event: str, index: int, group: HookGroup, command: str, package: str
 ) -> HookElement:
-    """A named hook `uze-<package>-<group>`. No matcher: the wrapper filters tools itself, as it
-    is unverified whether agy's matcher is a regex or a tool name (a miss would run unguarded)."""
+    """A named hook `uze-<package>-<group>` (`<Event>-<index>` for an id with other characters
+    than letters, digits, `.`, `_`, `-`, so two ids cannot end up with one name). No matcher:
+    the wrapper filters tools itself, as it is unverified whether agy's matcher is a regex or a
+    tool name (a miss would run unguarded)."""
     handler: dict[str, object] = {"type": "command", "command": command, "timeout": _timeout(group)}
     handlers = [{"hooks": [handler]}] if event in ("PreToolUse", "PostToolUse") else [handler]
-    key = _SLUG.sub("-", f"uze-{package}-{name}").strip("-")
+    name = group.id if group.id and not _SLUG.search(group.id) else f"{event}-{index}"
+    key = f"uze-{package}-{name}"
     role, fmt, _, _ = _TARGETS["antigravity"]
     return HookElement(role, fmt, (key,), {"enabled": True, event: handlers}, named=True)
 
@@ -208,7 +211,7 @@ def _deliver_group(
                              str(wrapper_dir / rel), _timeout(group) * 1000)
         return GroupDelivery(name, event, route, reason, wrapper, bridge=bridge)
     if harness == "antigravity":
-        element = _antigravity_entry(event, group, command, package, name)
+        element = _antigravity_entry(event, index, group, command, package)
     else:
         element = _element(harness, event, group, command, label)
     return GroupDelivery(name, event, route, reason, wrapper, element)

@@ -169,10 +169,21 @@ def test_antigravity_gets_one_named_entry_per_group_with_no_matcher() -> None:
     guard, stop = deliver_hooks("antigravity", hooks, "pkg", WRAPPERS, ROOT)
     assert guard.route == "adapted" and "unverified third-party documentation" in guard.reason
     assert guard.element is not None and guard.element.named
-    assert (guard.element.role, guard.element.key_path) == ("antigravity hooks", ("uze-pkg-no-rm",))
+    assert guard.element.key_path == ("uze-pkg-PreToolUse-0",)  # the id has a space
+    assert guard.element.role == "antigravity hooks"
     command = f"{WRAPPERS}/antigravity/PreToolUse-0-no-rm.py"
     handler = {"type": "command", "command": command, "timeout": 15}
     assert guard.element.value == {"enabled": True, "PreToolUse": [{"hooks": [handler]}]}
     assert stop.element is not None and stop.element.key_path == ("uze-pkg-Stop-0",)
     stop_command = f"{WRAPPERS}/antigravity/Stop-0.py"
     assert stop.element.value["Stop"] == [{**handler, "command": stop_command}]
+
+
+def test_antigravity_names_never_collide_when_ids_differ_only_in_odd_characters() -> None:
+    hooks = HooksFile.model_validate({"hooks": {"PreToolUse": [
+        {"id": "a-b", "effect": "deny", "hooks": [DENY]},
+        {"id": "a b", "effect": "deny", "hooks": [DENY]},
+    ]}})
+    keys = [d.element.key_path for d in deliver_hooks("antigravity", hooks, "pkg", WRAPPERS, ROOT)
+            if d.element is not None]
+    assert keys == [("uze-pkg-a-b",), ("uze-pkg-PreToolUse-1",)]
