@@ -119,7 +119,8 @@ def _as_delivered(document: dict[str, Any]) -> dict[tuple[str, str, str], str]:
 def test_status_after_install_matches_the_design_shape_and_reports_every_pair(
     sandbox: Sandbox, uze: Uze
 ) -> None:
-    harnesses = ("claude_code", "opencode")
+    # DeepSeek Harness takes no MCP servers, agents or hooks from uze: undelivered pairs.
+    harnesses = ("claude_code", "opencode", "deepseek_harness")
     assert_ok(uze("install", EVERY_KIND, "--harness", ",".join(harnesses), "--trust"))
 
     document = _status(uze, sandbox)
