@@ -128,3 +128,15 @@ class Blocked(UzeError):
             f"cannot safely edit {target}: {why}",
             hint="repair the file by hand (each uze:begin needs its uze:end), then run again",
         )
+
+
+class DiskFull(UzeError):
+    """A write failed because the file system is full (ENOSPC) or the quota is used up (EDQUOT)."""
+
+    def __init__(self, path: Path, why: str = "no space left on device") -> None:
+        super().__init__(
+            f"{why.lower()} while writing {path}",
+            hint="free some space on that file system, then run the command again; what this "
+                 "command changed was put back (or is, by the next uze command)",
+        )
+        self.path = path

@@ -1,23 +1,48 @@
 """The only module that writes to disk: atomic writes, directory creation, removal, locks.
 
 Every write is `temp file in the same directory -> fsync -> os.replace -> fsync(dir)`, so a
-reader (or a crash) sees either the old bytes or the new bytes, never a torn file.
+reader (or a crash) sees either the old bytes or the new bytes, never a torn file. A full
+file system (ENOSPC, EDQUOT) raises DiskFull naming the path, never a bare OSError. Bytes reach
+the disk only through `_put` and folders through `_mkdir` (where tests inject a full disk).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import stat
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
 
-from uze.errors import LockBusy, UzeError
+from uze.errors import DiskFull, LockBusy, UzeError
 
 TEMP_MARK: Final = ".uze-tmp-"
+_FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
+
+
+def _put(handle: BinaryIO, data: bytes) -> None:
+    """Write `data` to an open file: the one place bytes go to disk."""
+    handle.write(data)
+
+
+def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:
+    """Create a folder: the one place folders are made."""
+    path.mkdir(parents=parents, exist_ok=exist_ok)
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a full file system into DiskFull(path); other errors pass unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno in _FULL:
+            raise DiskFull(path, exc.strerror or "no space left on device") from None
+        raise
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -43,20 +68,21 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         )
     if mode is None and path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)
-    tmp = Path(tmp_name)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644 if mode is None else mode)
-        os.replace(tmp, path)
-        _fsync_dir(path.parent)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with _writing(path):
+        _mkdir(path.parent, parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)
+        tmp = Path(tmp_name)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                _put(handle, data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.chmod(tmp, 0o644 if mode is None else mode)
+            os.replace(tmp, path)
+            _fsync_dir(path.parent)
+        finally:
+            with contextlib.suppress(FileNotFoundError):
+                tmp.unlink()
 
 
 def replace_unsynced(path: Path, data: bytes) -> None:
@@ -91,7 +117,8 @@ def _sweep_stale_temps(folder: Path, max_age: float) -> None:
 
 def make_dir(path: Path, *, parents: bool = False) -> None:
     """Create one folder (`parents`: and missing parents; an existing folder is fine then)."""
-    path.mkdir(parents=parents, exist_ok=parents)
+    with _writing(path):
+        _mkdir(path, parents=parents, exist_ok=parents)
 
 
 def rename(source: Path, target: Path) -> None:
@@ -145,7 +172,8 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """
     import filelock  # here, not at the top: read-only commands rarely lock
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    with _writing(path):
+        _mkdir(path.parent, parents=True, exist_ok=True)
     lock = filelock.FileLock(str(path), timeout=timeout)
     owner = path.with_name(path.name + ".pid")
     try:
@@ -167,11 +195,12 @@ def append_durable(path: Path, data: bytes) -> None:
     Journals are the one append-only exception to atomic_write: a torn last line is ignored
     when the journal is read back, because each line is written before the change it records.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
+    with _writing(path):
+        _mkdir(path.parent, parents=True, exist_ok=True)
+        with path.open("ab") as handle:
+            _put(handle, data)
+            handle.flush()
+            os.fsync(handle.fileno())
 
 
 def remove_tree(path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from uze import fs
+from uze.errors import UzeError
 
 
 class Transaction:
@@ -106,8 +107,14 @@ class Transaction:
         finish_journal(self.folder)
 
     def rollback(self) -> None:
-        """Undo every journaled change in reverse order, then forget the journal."""
-        undo_journal(self.folder)
+        """Undo every journaled change in reverse order, then forget the journal.
+
+        If an undo step fails too (the disk is still full), the journal stays behind and the
+        next command that takes the same lock finishes the undo (`recover`); the error that
+        caused the rollback is the one the caller reports.
+        """
+        with contextlib.suppress(OSError, UzeError):
+            undo_journal(self.folder)
 
 
 def _undo(op: dict[str, Any], folder: Path) -> None:
@@ -159,8 +166,20 @@ def undo_journal(folder: Path) -> None:
     if ops and ops[-1]["op"] == "commit":
         finish_journal(folder)
         return
-    for op in reversed(ops):
-        _undo(op, folder)
+    # A folder put back from the trash by an earlier, interrupted undo of this journal: its
+    # `newtree` undo already ran, and running it again would delete the folder put back.
+    restored = {op["path"] for op in ops if op["op"] == "trash" and not Path(op["trash"]).exists()
+                and Path(op["path"]).exists()}
+    failed: Exception | None = None
+    for op in reversed(ops):  # every step can run again: one that fails is retried next time
+        if op["op"] == "newtree" and op["path"] in restored:
+            continue
+        try:
+            _undo(op, folder)
+        except (OSError, UzeError) as exc:
+            failed = failed or exc
+    if failed is not None:
+        raise failed
     fs.remove_tree(folder)
 
 

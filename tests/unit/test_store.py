@@ -346,6 +346,31 @@ def test_a_failed_replace_keeps_existing_objects(
     assert files_under(store.root) == [store.object_path(kept).relative_to(store.root).as_posix()]
 
 
+def test_a_full_disk_part_way_through_ingest_takes_back_only_what_that_ingest_added(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+
+    kept = store.put(b"kept")
+    real_put = fs._put
+    writes = {"n": 0}
+
+    def fill_up_at_third(handle: object, data: bytes) -> None:
+        writes["n"] += 1
+        if writes["n"] == 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_put(handle, data)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fs, "_put", fill_up_at_third)
+    with pytest.raises(UzeError, match="no space left on device while writing"):
+        store.ingest([("a", b"new-1", False), ("b", b"new-2", False), ("c", b"kept", False),
+                      ("d", b"new-3", False)], META)
+    monkeypatch.undo()
+    assert writes["n"] == 3  # two new objects were written before the disk filled up
+    assert files_under(store.root) == [store.object_path(kept).relative_to(store.root).as_posix()]
+    assert store.read(kept) == b"kept"
+
+
 def test_put_tree_with_a_missing_blob_raises_and_writes_no_tree(store: Store) -> None:
     absent = digest_bytes(b"never stored")
     with pytest.raises(StoreCorrupt, match=absent):

@@ -418,7 +418,12 @@ def install(
         steps = preflight(ctx, plan, previous, force)
         entries, meta, _digest = package_tree(package)
         files = ((e.path, package.files[e.path].data, e.executable) for e in entries)
-        Store(paths.store).ingest(files, meta)
-        receipt, writes = _apply(ctx, plan, steps)
+        store = Store(paths.store)
+        store.ingest(files, meta)
+        try:
+            receipt, writes = _apply(ctx, plan, steps)
+        except BaseException:
+            store.discard_added()  # the store as before, like the project (rolled back)
+            raise
     return InstallResult(plan, tuple(s.action for s in steps), False, receipt, writes)
 

@@ -75,6 +75,7 @@ class Store:
     def __init__(self, root: Path) -> None:
         """Use `root` as the store folder; nothing is created until the first write."""
         self.root = root
+        self.added: list[Path] = []  # entries written by this value, oldest first
 
     def object_path(self, digest: str) -> Path:
         """Where the blob `digest` lives. Raises ValueError if `digest` is not 64 hex."""
@@ -129,9 +130,26 @@ class Store:
         listed = list(files)
         entries = [TreeEntry(path, digest_bytes(data), exe) for path, data, exe in listed]
         encode_manifest(entries, meta)
-        for entry, (_, data, _) in zip(entries, listed, strict=True):
-            self._write_once(self.object_path(entry.digest), entry.digest, data)
-        return self.put_tree(entries, meta)
+        mark = len(self.added)
+        try:
+            for entry, (_, data, _) in zip(entries, listed, strict=True):
+                self._write_once(self.object_path(entry.digest), entry.digest, data)
+            return self.put_tree(entries, meta)
+        except BaseException:  # a full disk part way: take back what this ingest added
+            self.discard_added(since=mark)
+            raise
+
+    def discard_added(self, since: int = 0) -> None:
+        """Remove the objects and trees this Store value wrote, from the `since`-th on (the
+        install they were for failed).
+
+        None of them was there before, so no receipt can reference them. The caller holds the
+        store lock.
+        """
+        for path in reversed(self.added[since:]):
+            fs.remove_read_only(path)
+            fs.remove_dir_if_empty(path.parent)
+        del self.added[since:]
 
     def read_tree(self, digest: str) -> tuple[TreeEntry, ...]:
         """Return the entries of tree `digest`, sorted by path.
@@ -204,12 +222,13 @@ class Store:
             raise ValueError(f"not a blake3 digest: {digest!r}")
         return self.root / kind / digest[:2] / digest[2:]
 
-    def _write_once(self, path: Path, digest: str, data: bytes) -> None:
+    def _write_once(self, path: Path, digest: str, data: bytes) -> bool:
+        """Write the entry unless an intact copy is there; return whether it was written."""
         if path.is_symlink():
             fs.remove_file(path)
         elif path.exists():
             if _is_intact(path, digest):
-                return
+                return False
             fs.remove_read_only(path)
         try:
             fs.atomic_write(path, data, mode=_READ_ONLY)
@@ -218,6 +237,8 @@ class Store:
             fs.remove_dir_if_empty(path.parent)
             raise
         fs.set_read_only(path)
+        self.added.append(path)
+        return True
 
     def _read_verified(self, path: Path, digest: str) -> bytes:
         try:
