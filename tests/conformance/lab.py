@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import hashlib
 import json
 import os
 import queue
@@ -199,6 +200,22 @@ def build_package(dest: Path, http_url: str) -> Path:
     return dest
 
 
+BEHAVIOUR_HOOKS = REPO / "tests" / "data" / "behaviour-hooks"
+
+
+def build_behaviour_package(dest: Path, http_url: str) -> Path:
+    """The package under test with tests/data/behaviour-hooks instead of its own hooks.
+
+    Four PreToolUse shell groups, one per effect: `observe-shell` logs every call to the hook
+    log, `deny-marked` denies calls containing UZE_DENY_ME, `transform-marked` rewrites
+    UZE_TRANSFORM_ME to UZE_TRANSFORMED, `ask-marked` asks about calls containing UZE_ASK_ME.
+    """
+    build_package(dest, http_url)
+    shutil.copy(BEHAVIOUR_HOOKS / "hooks.json", dest / "hooks.json")
+    shutil.copytree(BEHAVIOUR_HOOKS / "scripts", dest / "scripts", dirs_exist_ok=True)
+    return dest
+
+
 def _script(path: Path, line: str) -> None:
     path.write_text(f"#!/bin/sh\n{line}\n", encoding="utf-8")
     path.chmod(0o755)
@@ -233,9 +250,11 @@ class Lab:
         """`uze uninstall <package> --scope S`."""
         self.uze("uninstall", PACKAGE, "--scope", scope)
 
-    def run(self, binary: str, *args: str) -> subprocess.CompletedProcess[str]:
-        """Run a pinned harness binary in the project. Fails the test unless it exits 0."""
-        proc = self.start(binary, *args)
+    def run(
+        self, binary: str, *args: str, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run a pinned harness binary (with `env` added) in the project; it must exit 0."""
+        proc = self.start(binary, *args, extra_env=env)
         try:
             out, err = proc.communicate(timeout=TIMEOUT)
         except subprocess.TimeoutExpired:
@@ -317,6 +336,99 @@ class Lab:
             ]
         finally:
             _end(proc)
+
+
+# --- model-driven runs against tests/conformance/model_server.py (probes sections 2.4-5.4, 9) --
+def model_run(lab: Lab, binary: str, url: str, prompt: str) -> tuple[tuple[str, ...], dict[str, str]]:
+    """The arguments and environment of one non-interactive turn of `binary` against the
+    scripted model at `url` (loopback): a prompt in, tools allowed to run, JSON lines out."""
+    if binary == "claude":
+        args = ("-p", prompt, "--output-format", "stream-json", "--verbose",
+                "--allowedTools", "Bash", *scripted_user(lab))
+        return args, {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "dummy"}
+    if binary == "codex":
+        provider = ("-c", "model_provider=stub", "-c", "model=stub-model",
+                    "-c", "model_providers.stub.name=stub",
+                    "-c", f'model_providers.stub.base_url="{url}/v1"',
+                    "-c", "model_providers.stub.wire_api=responses")
+        return ("exec", "--json", "-s", "danger-full-access", *provider, prompt), {}
+    if binary == "gemini":
+        args = ("-p", prompt, "--approval-mode", "yolo", "-o", "stream-json")
+        return args, {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url}
+    if binary == "opencode":
+        return ("run", "--format", "json", prompt), {"OPENCODE_CONFIG": str(opencode_stub(lab, url))}
+    raise AssertionError(f"no model-driven run for {binary}: add it to lab.model_run")
+
+
+def asked_log(sandbox: Sandbox) -> Path:
+    """Where the scripted user logs each permission question a harness asked it."""
+    return sandbox.root / "asked.jsonl"
+
+
+def scripted_user(lab: Lab) -> tuple[str, ...]:
+    """Claude's flags for a user who is asked on `ask` (permissionDecision) and approves.
+
+    `-p` has no terminal to ask on; `--permission-prompt-tool` names an MCP tool that answers
+    instead (model_server.py run as a script: it logs the question and allows). The MCP config
+    comes from the command line, so nothing of it is in a file uze reads or writes.
+    """
+    server = {"command": sys.executable,
+              "args": [str(Path(__file__).with_name("model_server.py")),
+                       str(asked_log(lab.sandbox))]}
+    config = json.dumps({"mcpServers": {"uze-user": server}})
+    return "--mcp-config", config, "--permission-prompt-tool", "mcp__uze-user__approve"
+
+
+def opencode_stub(lab: Lab, url: str) -> Path:
+    """OPENCODE_CONFIG with the scripted model as provider, outside the project (uze edits the
+    project's opencode.json for MCP; OpenCode merges this file over it)."""
+    path = lab.sandbox.root / "opencode-model.json"
+    provider = {"npm": "@ai-sdk/openai-compatible", "name": "Stub",
+                "options": {"baseURL": f"{url}/v1", "apiKey": "dummy"},
+                "models": {"stub-model": {"name": "stub-model"}}}
+    config = {"provider": {"stub": provider}, "model": "stub/stub-model",
+              "small_model": "stub/stub-model"}
+    path.write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def trust_codex_hooks(lab: Lab) -> list[str]:
+    """Do what a user does in Codex's /hooks: trust every hook it lists (probes 3.1).
+
+    Appends `[hooks.state."<key>"] trusted_hash = "<currentHash>"` to the user config.toml for
+    each untrusted hook `hooks/list` reports; returns the keys trusted.
+    """
+    args = ("app-server", "--disable", "plugins", "--listen", "stdio://")
+    params: dict[str, object] = {"cwds": [str(lab.sandbox.project)]}
+    (result,) = lab.rpc("codex", args, [("hooks/list", params)])
+    hooks = result["data"][0]["hooks"]  # type: ignore[index]
+    untrusted = [h for h in hooks if h["trustStatus"] != "trusted"]
+    config = lab.sandbox.home / ".codex" / "config.toml"
+    with config.open("a", encoding="utf-8") as handle:
+        for hook in untrusted:
+            key, digest = json.dumps(hook["key"]), json.dumps(hook["currentHash"])
+            handle.write(f"\n[hooks.state.{key}]\ntrusted_hash = {digest}\n")
+    return [h["key"] for h in untrusted]
+
+
+def acknowledge_gemini_agents(lab: Lab) -> list[str]:
+    """Do what a user does when Gemini CLI reports new project agents: acknowledge them.
+
+    Gemini 0.61.0 offers a project agent (`.gemini/agents/*.md`) to the model only once
+    ~/.gemini/acknowledgments/agents.json maps the project and agent name to the sha256 of the
+    file's text (AgentRegistry.loadAgents in the bundle); user agents need no acknowledgement.
+    """
+    folder = lab.sandbox.project / ".gemini" / "agents"
+    path = lab.sandbox.home / ".gemini" / "acknowledgments" / "agents.json"
+    known = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    project = known.setdefault(str(lab.sandbox.project), {})
+    for agent in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        text = agent.read_text(encoding="utf-8")
+        name = re.search(r"^name:\s*(\S+)\s*$", text, flags=re.M)
+        project[name[1] if name else agent.stem] = hashlib.sha256(text.encode()).hexdigest()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(known, indent=2) + "\n", encoding="utf-8")
+    return sorted(project)
 
 
 def _end(proc: subprocess.Popen[str]) -> None:
