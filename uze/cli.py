@@ -46,32 +46,43 @@ def _err() -> Console:
     return Console(stderr=True, soft_wrap=True, highlight=False)
 
 
-def _fail(exc: UzeError) -> None:
+def _print_error(exc: UzeError) -> int:
     err = _err()
     for line in exc.details:
         err.print(line, markup=False)
     err.print(f"uze: error: {exc.message}", markup=False)
     if exc.hint:
         err.print(f"hint: {exc.hint}", markup=False)
-    raise typer.Exit(2 if isinstance(exc, UsageError) else 1)
+    return 2 if isinstance(exc, UsageError) else 1
+
+
+def _fail(exc: UzeError) -> None:
+    raise typer.Exit(_print_error(exc))
+
+
+def failure_code(exc: BaseException) -> int:
+    """Render what escaped a command (never a traceback) and return its exit code.
+
+    Shared with the `status --json` fast path in `uze.__main__`, so both fail byte for byte alike.
+    """
+    if isinstance(exc, UzeError):
+        return _print_error(exc)
+    if isinstance(exc, KeyboardInterrupt):
+        return 130
+    log = Path(tempfile.mkstemp(prefix="uze-bug-", suffix=".log")[1])
+    log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
+    _err().print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
+    return 3
 
 
 def _run(action: Callable[[], T]) -> T:
     """Call into the core; render a UzeError, log a bug, never show a traceback to the user."""
     try:
         return action()
-    except UzeError as exc:
-        _fail(exc)
-        raise  # pragma: no cover - _fail always raises
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
     except (typer.Exit, typer.Abort):
         raise
-    except Exception:
-        log = Path(tempfile.mkstemp(prefix="uze-bug-", suffix=".log")[1])
-        log.write_text(traceback.format_exc(), encoding="utf-8")
-        _err().print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
-        raise typer.Exit(3) from None
+    except (Exception, KeyboardInterrupt) as exc:
+        raise typer.Exit(failure_code(exc)) from None
 
 
 def _paths() -> Any:
