@@ -15,8 +15,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-import tomlkit
-
 from uze.projections import config_json, config_toml
 from uze.projections.config_entry import (
     MISSING,
@@ -275,6 +273,8 @@ def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, 
 def _render_table(key_path: KeyPath, value: object, eol: str) -> str:
     if not isinstance(value, dict):
         raise TypeError("a TOML array element is a table: give a dict")
+    import tomlkit  # only edits need it; status reads with tomllib (issue 8)
+
     doc = tomlkit.document()
     container: Any = doc
     for key in key_path[:-1]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Iterator, Mapping
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
-import tomlkit
-from tomlkit.exceptions import ParseError
-from tomlkit.items import InlineTable, Table
+if TYPE_CHECKING:  # tomlkit is imported by the edits only: reading is tomllib (issue 8)
+    import tomlkit
+    from tomlkit.items import Table
 
 from uze.projections.config_json import detect_eol
 
@@ -60,6 +60,9 @@ def _parses(text: str) -> dict[str, Any] | None:
 
 
 def _edit(text: str) -> tomlkit.TOMLDocument:
+    import tomlkit
+    from tomlkit.exceptions import ParseError
+
     try:
         return tomlkit.parse(text)
     except ParseError as error:
@@ -75,6 +78,8 @@ def _is_table_like(value: object) -> bool:
 
 def _table(value: Mapping[str, object]) -> Table:
     """A tomlkit table for `value`; plain values first, as TOML needs them before sub-tables."""
+    import tomlkit
+
     table = tomlkit.table()
     for key, item in sorted(value.items(), key=lambda pair: _is_table_like(pair[1])):
         if isinstance(item, dict):
@@ -91,6 +96,8 @@ def _table(value: Mapping[str, object]) -> Table:
 
 def _render_tables(key_path: tuple[str, ...], value: Mapping[str, object], eol: str) -> str:
     """`[a.b.name]` with `value`'s keys (and sub-tables), as appended at a document's end."""
+    import tomlkit
+
     doc = tomlkit.document()
     container: Any = doc
     for key in key_path[:-1]:
@@ -120,6 +127,8 @@ def _separator(text: str, eol: str) -> str:
 
 def _inline(value: object) -> Any:
     """A tomlkit value that fits anywhere, inside inline tables too: tables become inline."""
+    import tomlkit
+
     if isinstance(value, list | tuple):
         array = tomlkit.array()
         array.extend(_inline(item) for item in value)
@@ -227,6 +236,8 @@ def add(
     inside the document as `key = value` (in an inline table, or placed by tomlkit) with the
     whitespace `lead` and `tail` around it.
     """
+    from tomlkit.items import InlineTable
+
     eol = detect_eol(text)
     tables = _as_tables(key_path, value, eol)
     if tables is not None:
@@ -340,6 +351,8 @@ def replace(text: str, key_path: tuple[str, ...], value: object) -> str:
 
     Goes through tomlkit when neither form is there as one piece.
     """
+    from tomlkit.items import Table
+
     plain = load(text)
     expected = _without(plain, key_path)
     for old, new in _rewrites(key_path, _leaf(plain, key_path), value, detect_eol(text)):
