@@ -1,0 +1,77 @@
+"""Issue 8: a read-only command does not import what only install needs.
+
+`uze status --json` runs in a fresh interpreter (through `uze.__main__`, as the console script
+does) on a project where a package is installed into every harness; the modules it loaded are
+checked by name, not by time. The `status --json` fast path must print the same bytes and exit
+with the same code as the full (typer) command line.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+
+PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
+# Install-only modules and the libraries only install, the parser or the tables need.
+HEAVY = ("uze.plan", "uze.commands.install", "uze.harnesses", "uze.package", "uze.store",
+         "uze.cli", "uze.render", "tomlkit", "yaml", "typer", "click", "rich")
+SHOW_MODULES = """
+import contextlib, io, json, sys
+sys.argv = ["uze", *sys.argv[1:]]
+from uze.__main__ import main
+with contextlib.redirect_stdout(io.StringIO()) as out:
+    try:
+        main()
+    except SystemExit as stop:
+        assert not stop.code, stop.code
+assert json.loads(out.getvalue())["packages"], "nothing installed"
+print(json.dumps(sorted(sys.modules)))
+"""
+FULL_CLI = "import sys; sys.argv[0] = 'uze'; from uze.cli import main; main()"
+
+
+def _python(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], cwd=cwd, capture_output=True, text=True,
+                          timeout=120, check=False)
+
+
+@pytest.fixture
+def installed(sandbox: Sandbox) -> Path:
+    """The sandbox project with every-kind installed into every harness."""
+    done = _python("-m", "uze", "install", str(PACKAGE), "--harness", "all", "--trust",
+                   cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    return sandbox.project
+
+
+def test_status_json_imports_no_install_parser_or_table_module(installed: Path) -> None:
+    done = _python("-c", SHOW_MODULES, "status", "--json", cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    heavy = [m for m in loaded if m in HEAVY or m.startswith(tuple(f"{h}." for h in HEAVY))]
+    assert heavy == []
+
+
+ARGVS = (
+    ("status", "--json"),
+    ("status", "every-kind", "--json"),
+    ("status", "--json", "--scope", "project", "--project", "."),
+    ("status", "--json", "--scope", "user"),
+    ("status", "--json", "not-installed"),
+    ("status", "--json", "--scope", "everywhere"),
+    ("status", "--json", "--scope=project"),
+    ("status", "--json", "--help"),
+)
+
+
+def test_status_json_fast_path_prints_what_the_full_command_line_prints(installed: Path) -> None:
+    for argv in ARGVS:
+        fast = _python("-m", "uze", *argv, cwd=installed)
+        full = _python("-c", FULL_CLI, *argv, cwd=installed)
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
