@@ -167,6 +167,17 @@ def test_the_claim_check_catches_a_missing_and_a_failed_cell() -> None:
     ]
 
 
+@pytest.mark.parametrize("harness", sorted(REAL_HARNESSES))
+def test_every_route_claimed_for_a_testable_harness_is_backed_by_passing_evidence(
+    harness: str,
+) -> None:
+    """The capability map claims native or adapted only where the shipped evidence of the
+    pinned binary passed, in both scopes (a run of `UZE_RECORD_EVIDENCE=1 pytest
+    tests/conformance` updates it)."""
+    assert claims(harness), f"{harness}: the map claims nothing; the check would be empty"
+    assert _unbacked(harness, shipped()) == []
+
+
 def test_shipped_evidence_json_is_sorted_and_has_the_schema_version() -> None:
     raw = json.loads((REPO / "uze" / "data" / "evidence.json").read_text(encoding="utf-8"))
     assert raw["schema_version"] == 1
