@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -60,4 +61,12 @@ def remove(tx: Transaction, folder: Path) -> None:
 
 def digests_of(files: Mapping[str, bytes]) -> dict[str, str]:
     """The receipt's view of a planned folder."""
-    return {rel: content_digest(data) for rel, data in files.items()}
+    return {rel: _planned_digest(data) for rel, data in files.items()}
+
+
+@functools.lru_cache(maxsize=8192)
+def _planned_digest(data: bytes) -> str:
+    """content_digest, remembered: one command digests the same planned bytes several times
+    (each skill root's copy, preflight before and after the lock, the receipt). Only planned
+    bytes, which the plan holds anyway, come here; files read from disk never do."""
+    return content_digest(data)
