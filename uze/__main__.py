@@ -1,37 +1,45 @@
 """`python -m uze` and the `uze` console script.
 
-Two command lines answer before typer and rich are imported, since start-up is most of their
+Some command lines answer before typer and rich are imported, since start-up is most of their
 cost: `uze --version`, the command people and scripts run most to check an install, and a plain
-`uze status ... --json`, what scripts and editors poll (issue 8). typer builds a pydantic adapter
-per option and rich loads its whole console before a command runs. Anything else, `--help` and
-every argument the fast path does not recognise included, goes to the full command line
-(`uze.cli`), and a failure is rendered by the same code there, so both paths print the same bytes.
+`uze status ... --json` or `uze list ... --json`, what scripts and editors poll (issue 8). typer
+builds a pydantic adapter per option and rich loads its whole console before a command runs.
+Anything else, `--help` and every argument a fast path does not recognise included, goes to the
+full command line (`uze.cli`), and a failure is rendered by the same code there, so both paths
+print the same bytes and exit with the same code.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, Final
 
-_STATUS_OPTIONS = ("--scope", "--project")
+# The options (each taking one value) and whether a NAME argument is accepted, per command.
+_FAST: Final[dict[str, tuple[tuple[str, ...], bool]]] = {
+    "status": (("--scope", "--project"), True),
+    "list": (("--project",), False),
+}
 
 
-def _status_json_args(args: list[str]) -> dict[str, str] | None:
-    """The arguments of `status [NAME] [--scope S] [--project P] --json`, each at most once.
+def _json_args(args: list[str]) -> dict[str, str] | None:
+    """The arguments of `status [NAME] [--scope S] [--project P] --json` or
+    `list [--project P] --json`, each at most once, by option (NAME under "name").
 
     None for anything else, so the parser decides: a help flag, an unknown option, an `=`
     form, a repeated or empty value, a value that looks like an option, a second name.
     """
-    if not args or args[0] != "status" or "--json" not in args:
+    if not args or args[0] not in _FAST or "--json" not in args:
         return None
-    found: dict[str, str] = {}
+    options, takes_name = _FAST[args[0]]
+    found = {"command": args[0]}
     rest = iter(args[1:])
     for token in rest:
         key = token if token.startswith("-") else "name"
-        value = next(rest, "") if key in _STATUS_OPTIONS else token
+        value = next(rest, "") if key in options else token
         if key == "--json":
             value = "yes"
-        elif key not in (*_STATUS_OPTIONS, "name") or not value or value.startswith("-") or "\0" in value:
+        elif (key not in options and not (key == "name" and takes_name)) or not value \
+                or value.startswith("-") or "\0" in value:
             return None
         if key in found:
             return None
@@ -39,28 +47,39 @@ def _status_json_args(args: list[str]) -> dict[str, str] | None:
     return found
 
 
-def _status_json(found: dict[str, str]) -> int:
-    """`uze status --json` without typer: the same core call and the same bytes as `uze.cli`."""
-    import json
+def _document(found: dict[str, str]) -> dict[str, Any]:
+    """Run the command as `uze.cli` would and return its JSON document (raises as it does)."""
     from pathlib import Path
 
+    from uze.paths import Paths
+
+    project = None if "--project" not in found else Path(found["--project"])
+    if found["command"] == "list":
+        from uze.commands.listing import list_installed, listing_json
+
+        return listing_json(*list_installed(Paths.from_env(), project=project, cwd=Path.cwd()))
+    from uze.commands.status import status
+
+    scope: Any = found.get("--scope", "all")
+    if scope not in ("project", "user", "all"):
+        from uze.errors import UsageError
+
+        raise UsageError(f"invalid --scope {scope!r}", hint="use one of: project, user, all")
+    return status(Paths.from_env(), found.get("name"), scope=scope, project=project,
+                  cwd=Path.cwd()).to_json()
+
+
+def _print_document(found: dict[str, str]) -> int:
+    """`uze status|list --json` without typer: the same core call and bytes as `uze.cli`."""
+    import json
+
     try:
-        from uze.commands.status import status
-        from uze.paths import Paths
-
-        scope: Any = found.get("--scope", "all")
-        if scope not in ("project", "user", "all"):
-            from uze.errors import UsageError
-
-            raise UsageError(f"invalid --scope {scope!r}", hint="use one of: project, user, all")
-        project = found.get("--project")
-        result = status(Paths.from_env(), found.get("name"), scope=scope,
-                        project=None if project is None else Path(project), cwd=Path.cwd())
+        document = _document(found)
     except (Exception, KeyboardInterrupt) as exc:
         from uze.cli import failure_code
 
         return failure_code(exc)
-    sys.stdout.write(json.dumps(result.to_json(), indent=2, sort_keys=True) + "\n")
+    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
     return 0
 
 
@@ -72,9 +91,9 @@ def main() -> None:
 
         sys.stdout.write(f"uze {__version__}\n")
         return
-    found = _status_json_args(args)
+    found = _json_args(args)
     if found is not None:
-        sys.exit(_status_json(found))
+        sys.exit(_print_document(found))
     from uze.cli import main as cli_main
 
     cli_main()

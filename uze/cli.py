@@ -230,13 +230,11 @@ def check(
 @app.command("list")
 def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """List installed packages (project and user scope)."""
-    from uze.commands.listing import list_installed
+    from uze.commands.listing import list_installed, listing_json
 
     root, found = _run(lambda: list_installed(_paths(), project=project, cwd=Path.cwd()))
     if as_json:
-        _print_json({"schema": 1, "project": str(root), "packages": [
-            {"name": p.name, "version": p.version, "scope": p.scope,
-             "harnesses": list(p.harnesses), "tree": p.tree} for p in found]})
+        _print_json(listing_json(root, found))
         return
     console = _out()
     if not found:

@@ -1,9 +1,9 @@
 """Issue 8: a read-only command does not import what only install needs.
 
-`uze status --json` runs in a fresh interpreter (through `uze.__main__`, as the console script
-does) on a project where a package is installed into every harness; the modules it loaded are
-checked by name, not by time. The `status --json` fast path must print the same bytes and exit
-with the same code as the full (typer) command line.
+`uze status --json` and `uze list --json` run in a fresh interpreter (through `uze.__main__`,
+as the console script does) on a project where a package is installed into every harness; the
+modules they loaded are checked by name, not by time. Their fast path must print the same bytes
+and exit with the same code as the full (typer) command line.
 """
 
 from __future__ import annotations
@@ -50,8 +50,9 @@ def installed(sandbox: Sandbox) -> Path:
     return sandbox.project
 
 
-def test_status_json_imports_no_install_parser_or_table_module(installed: Path) -> None:
-    done = _python("-c", SHOW_MODULES, "status", "--json", cwd=installed)
+@pytest.mark.parametrize("command", ["status", "list"])
+def test_read_only_json_command_imports_no_install_parser_or_table_module(installed: Path, command: str) -> None:
+    done = _python("-c", SHOW_MODULES, command, "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     heavy = [m for m in loaded if m in HEAVY or m.startswith(tuple(f"{h}." for h in HEAVY))]
@@ -67,10 +68,15 @@ ARGVS = (
     ("status", "--json", "--scope", "everywhere"),
     ("status", "--json", "--scope=project"),
     ("status", "--json", "--help"),
+    ("status", "--json", "a", "b"),
+    ("list", "--json"),
+    ("list", "--json", "--project", "."),
+    ("list", "--json", "every-kind"),
+    ("list", "--json", "--scope", "user"),
 )
 
 
-def test_status_json_fast_path_prints_what_the_full_command_line_prints(installed: Path) -> None:
+def test_json_fast_path_prints_what_the_full_command_line_prints(installed: Path) -> None:
     for argv in ARGVS:
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)

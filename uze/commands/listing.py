@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from uze.commands.context import open_scope
 from uze.paths import Paths
@@ -29,3 +30,10 @@ def list_installed(paths: Paths, *, project: Path | None = None, cwd: Path) -> t
         for r in ctx.receipts()
     ]
     return contexts[0].location.project, found
+
+
+def listing_json(root: Path, found: list[Installed]) -> dict[str, Any]:
+    """The whole `list --json` document."""
+    return {"schema": 1, "project": str(root), "packages": [
+        {"name": p.name, "version": p.version, "scope": p.scope,
+         "harnesses": list(p.harnesses), "tree": p.tree} for p in found]}
