@@ -34,8 +34,7 @@ class Location:
         """The inverse of display: a receipt's target back to an absolute path."""
         if target.startswith("~/"):
             return self.paths.home / target[2:]
-        candidate = Path(target)
-        return candidate if candidate.is_absolute() else self.project / candidate
+        return self.project / target  # an absolute target replaces the project (pathlib joins)
 
     def pick(self, project: str, user: Path) -> Path:
         """`project` (relative to the project root) in project scope, else `user`."""
