@@ -1,31 +1,31 @@
-"""Shared by install, uninstall and status: keys, live state and removal of receipt artifacts."""
+"""Shared by install, uninstall and status: keys, live state and removal of receipt artifacts.
+
+Artifacts are told apart by their `type` tag, not by class, so that status on a scope with no
+receipt never imports the receipt models (pydantic; issue 8).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from uze.commands.context import Created, ScopeContext
 from uze.projections import element, entry, file, region_file, tree
 from uze.projections.config_array import ElementInfo
 from uze.projections.config_entry import AddInfo, format_key_path
-from uze.receipts import (
-    Artifact,
-    ElementArtifact,
-    EntryArtifact,
-    FileArtifact,
-    RegionArtifact,
-    TreeArtifact,
-)
-from uze.transaction import Transaction
+
+if TYPE_CHECKING:
+    from uze.receipts import Artifact
+    from uze.transaction import Transaction
 
 
 def record_key(record: Artifact) -> str:
     """Identity of a receipt artifact (same form as planned_key)."""
-    if isinstance(record, RegionArtifact):
+    if record.type == "region":
         return f"{record.target}#{record.region}"
-    if isinstance(record, EntryArtifact):
+    if record.type == "entry":
         return f"{record.target}#{format_key_path(tuple(record.key_path))}"
-    if isinstance(record, ElementArtifact):
+    if record.type == "element":
         return f"{record.target}#{format_key_path(tuple(record.key_path))}[{record.group}]"
     return record.target
 
@@ -38,13 +38,13 @@ def record_path(ctx: ScopeContext, record: Artifact) -> Path:
 def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
     """The live state of one artifact: matched, missing, drifted, conflict or blocked."""
     path = record_path(ctx, record)
-    if isinstance(record, TreeArtifact):
+    if record.type == "tree":
         return tree.inspect(path, record.files, ctx.hashes)
-    if isinstance(record, FileArtifact):
+    if record.type == "file":
         return file.inspect(path, record.digest, ctx.hashes)
-    if isinstance(record, EntryArtifact):
+    if record.type == "entry":
         return entry.inspect(path, record.format, tuple(record.key_path), record.digest)
-    if isinstance(record, ElementArtifact):
+    if record.type == "element":
         return element.inspect(path, record.format, tuple(record.key_path), record.digest, record.marker)
     return region_file.inspect(path, record.region, record.digest)
 
@@ -52,6 +52,8 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
 def removal_order(records: list[Artifact]) -> list[Artifact]:
     """Config entries go in reverse order of their adds (an add may have made the container
     a later add went into); everything else keeps its order."""
+    from uze.receipts import ElementArtifact, EntryArtifact
+
     entries = [r for r in records if isinstance(r, EntryArtifact | ElementArtifact)]
     others = [r for r in records if not isinstance(r, EntryArtifact | ElementArtifact)]
     return others + sorted(entries, key=lambda r: r.seq, reverse=True)
@@ -64,16 +66,16 @@ def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created:
     package created it (`created` is the scope's record, updated here).
     """
     path = record_path(ctx, record)
-    if isinstance(record, TreeArtifact):
+    if record.type == "tree":
         tree.remove(tx, path)
-    elif isinstance(record, FileArtifact):
+    elif record.type == "file":
         file.remove(tx, path)
-    elif isinstance(record, ElementArtifact):
+    elif record.type == "element":
         info_e = ElementInfo.from_json(record.info)
         if element.remove(tx, path, record.format, tuple(record.key_path), record.digest, info_e,
                           record.target in created.files):
             created.files.discard(record.target)
-    elif isinstance(record, EntryArtifact):
+    elif record.type == "entry":
         info = AddInfo.from_json(record.add_info)
         if entry.remove(tx, path, record.format, tuple(record.key_path), info, record.target in created.files):
             created.files.discard(record.target)

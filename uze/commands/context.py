@@ -7,16 +7,18 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import blake3
 
 from uze import fs
 from uze.location import Location, Scope
 from uze.paths import Paths, resolve_project
-from uze.receipts import Receipt, list_receipts, load_receipt, receipt_path
 from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
+
+if TYPE_CHECKING:  # the receipt models load pydantic: only once there is a receipt (issue 8)
+    from uze.receipts import Receipt
 
 CREATED_SCHEMA: Final = 1
 
@@ -40,15 +42,23 @@ class ScopeContext:
 
     def receipt_file(self, name: str) -> Path:
         """Where package `name`'s receipt lives in this scope."""
+        from uze.receipts import receipt_path
+
         return receipt_path(self.receipts_dir, name)
 
     def receipt(self, name: str) -> Receipt | None:
         """The receipt of `name` in this scope, if any."""
+        from uze.receipts import load_receipt
+
         path = self.receipt_file(name)
         return load_receipt(path) if path.exists() else None
 
     def receipts(self) -> list[Receipt]:
         """Every receipt in this scope."""
+        if not self.receipts_dir.is_dir():  # as list_receipts, without importing it
+            return []
+        from uze.receipts import list_receipts
+
         return list_receipts(self.receipts_dir)
 
 

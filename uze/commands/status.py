@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from uze.commands import artifacts as arts
 from uze.commands.context import ScopeContext, locked, open_scope
 from uze.errors import NotInstalled
 from uze.paths import Paths
-from uze.receipts import Receipt
+
+if TYPE_CHECKING:
+    from uze.receipts import Receipt
 
 
 @dataclass(frozen=True, slots=True)
