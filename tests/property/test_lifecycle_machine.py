@@ -1,7 +1,9 @@
-"""A state machine over install, upgrade, user edits and uninstall (issue 6).
+"""A state machine over install, upgrade, user edits, uninstall and crashes (issue 6).
 
 It asserts that bytes no receipt owns never change, and that uninstalling everything gives
-back the initial tree, except the uze-owned content the user edited, which is kept.
+back the initial tree, except the uze-owned content the user edited, which is kept. A crash
+stops an install or uninstall at its Nth write with nothing run after it (no rollback, no
+clean-up: the journal stays, like after SIGKILL); the next command recovers it.
 """
 
 from __future__ import annotations
@@ -9,17 +11,25 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from tests.helpers import tree_bytes
+from uze import fs
 from uze.commands.install import install
+from uze.commands.status import status
 from uze.commands.uninstall import uninstall
 from uze.errors import UzeError
 from uze.paths import Paths
+from uze.store.store import Store
+from uze.transaction import Transaction
 
 USER_FILES = {
     "AGENTS.md": b"# House rules\r\nBe kind.\r\n",
@@ -37,6 +47,34 @@ def _write_package(root: Path, name: str, version: int) -> Path:
     (pkg / "AGENTS.md").write_text(f"{name} rules, version {version}.\n")
     (pkg / "skills/s/SKILL.md").write_text(f"---\nname: s\ndescription: {name} v{version}\n---\nbody {version}\n")
     return pkg
+
+
+class Crash(BaseException):
+    """The process died here: nothing after this point runs (no rollback, no discard)."""
+
+
+def _crash_at(step: int, command: Callable[[], Any]) -> bool:
+    """Run `command`, killed at its `step`-th write of bytes; return whether it was killed."""
+    real_put = fs._put
+    count = {"n": 0}
+
+    def put(handle: Any, data: bytes) -> None:
+        count["n"] += 1
+        if count["n"] == step:
+            raise Crash
+        real_put(handle, data)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(fs, "_put", put)
+        patch.setattr(Transaction, "rollback", lambda self: None)
+        patch.setattr(Store, "discard_added", lambda self, since=0: None)
+        try:
+            command()
+        except Crash:
+            return True
+        except UzeError:
+            return False
+    return False
 
 
 class Lifecycle(RuleBasedStateMachine):
@@ -89,6 +127,32 @@ class Lifecycle(RuleBasedStateMachine):
         if skill.exists():
             skill.write_bytes(skill.read_bytes() + b"my edit\n")
             self.edited.add(f"{root}/{name}-s")
+
+    @rule(name=st.sampled_from(PACKAGES), version=st.integers(1, 3), step=st.integers(1, 40),
+          uninstalling=st.booleans())
+    def crash_mid_command(self, name: str, version: int, step: int, uninstalling: bool) -> None:
+        source = self.tmp / "src" / f"{name}-v{version}"
+        if not source.exists():
+            _write_package(self.tmp / "src", name, version)
+        if uninstalling and name in self.installed:
+            def command() -> Any:
+                return uninstall(self.paths, name, project=self.project, cwd=self.project)
+        else:
+            def command() -> Any:
+                return install(self.paths, source, project=self.project,
+                               harness="claude_code,codex", cwd=self.project)
+        if _crash_at(step, command):
+            status(self.paths, project=self.project, cwd=self.project)  # the next one recovers
+            leftovers = [p for root in (self.project, self.paths.uze_home) for p in root.rglob("*")
+                         if fs.TEMP_MARK in p.name or ".uze-trash-" in p.name]
+            assert leftovers == []
+            assert not any((self.paths.uze_home / "journal").rglob("ops.jsonl"))
+        # killed (rolled back or finished by the recovery), done, or refused: the receipts say
+        receipts = self.project / ".uze" / "receipts"
+        self.installed = {
+            p.stem: int(json.loads(p.read_text())["version"].split(".")[0])
+            for p in (receipts.glob("*.json") if receipts.is_dir() else [])
+        }
 
     @rule(rel=st.sampled_from(sorted(USER_FILES)), text=st.binary(max_size=8))
     def user_edits_their_own_file(self, rel: str, text: bytes) -> None:
