@@ -29,6 +29,7 @@ from uze.projections.config_entry import (
     _load,
     _lookup,
     _parsing,
+    _plain,
     _refuse_null,
     add_entry,
     format_key_path,
@@ -91,7 +92,7 @@ class ElementInfo:
 def read_array(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> list[object]:
     """The elements at `key_path` ([] when missing). Raises ConfigUnreadable, NotAnArray."""
     _check(fmt, key_path)
-    found = _lookup(_load(_decode(data), fmt)[0], key_path)
+    found = _lookup(_plain(_decode(data), fmt), key_path)
     if found is MISSING:
         return []
     if not isinstance(found, list):

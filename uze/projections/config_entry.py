@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, NoReturn
 
 from uze.projections import config_json, config_toml
 
@@ -191,6 +191,37 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
         return ({} if root is None else root.value), root
 
 
+_PLAIN: dict[tuple[str, str], object] = {}
+_FAST_BRACKETS: Final = 400  # config_json's nesting limit: fewer brackets cannot reach it
+
+
+def _no_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _plain(text: str, fmt: str) -> object:
+    """`_load(text, fmt)[0]`, through the C `json` module when it accepts the text (issue 8).
+
+    A read (status looks up every entry of every package) needs no spans. Wherever `json.loads`
+    and config_json could disagree (NaN, Infinity, a byte-order mark, comments, trailing
+    commas, deep nesting, any error) config_json parses, so values and errors are `_load`'s.
+    Memoised like `_load`; callers treat the result as read-only.
+    """
+    key = (fmt, text)
+    if key in _PLAIN:
+        return _PLAIN[key]
+    if key in _PARSED or fmt == "toml" or text.count("{") + text.count("[") >= _FAST_BRACKETS:
+        return _load(text, fmt)[0]
+    try:
+        found: object = json.loads(text, parse_constant=_no_constant)
+    except ValueError:
+        return _load(text, fmt)[0]
+    if len(_PLAIN) >= _PARSED_MAX:
+        _PLAIN.pop(next(iter(_PLAIN)))
+    _PLAIN[key] = found
+    return found
+
+
 def _lookup(plain: object, key_path: KeyPath) -> object:
     node = plain
     for key in key_path:
@@ -203,14 +234,14 @@ def _lookup(plain: object, key_path: KeyPath) -> object:
 def read_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> object:
     """The value at `key_path` as plain Python, or `MISSING`. Raises ConfigUnreadable."""
     _check(fmt, key_path)
-    return _lookup(_load(_decode(data), fmt)[0], key_path)
+    return _lookup(_plain(_decode(data), fmt), key_path)
 
 
 def read_document(data: bytes, fmt: ConfigFormat) -> object:
     """The whole document as plain Python (empty bytes: `{}`). Raises ConfigUnreadable."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown config format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return _load(_decode(data), fmt)[0]
+    return _plain(_decode(data), fmt)
 
 
 def _first_new_key(plain: object, key_path: KeyPath) -> int:
