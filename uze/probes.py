@@ -26,13 +26,17 @@ PROBE_TIMEOUT: Final = 60
 OFFLINE_ENV: Final = {
     "NO_COLOR": "1",
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    # Claude 2.1.197 still resolves api.anthropic.com in `mcp list` and `-p /context` (strace);
+    # a closed loopback port keeps it local and costs nothing (no key: no model call anyway).
     "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
     "DISABLE_AUTOUPDATER": "1",
-    "GEMINI_CLI_NO_RELAUNCH": "true",
+    "GEMINI_CLI_NO_RELAUNCH": "true",  # no second node process for a bigger heap: -1.7 s a call
     "OPENCODE_DISABLE_MODELS_FETCH": "1",
     "OPENCODE_DISABLE_AUTOUPDATE": "1",
     "OPENCODE_DISABLE_SHARE": "1",
     "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+    # OpenCode runs a background `npm install @opencode-ai/plugin` in every config folder it
+    # reads (seen in 1.18.33: ~/.npm filled from the registry); keep npm offline and on loopback.
     "npm_config_offline": "true",
     "npm_config_registry": "http://127.0.0.1:9/",
 }

@@ -30,6 +30,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.helpers import DATA, REPO, run_uze
+from uze.probes import OFFLINE_ENV
 
 INSTALL_SCRIPT = REPO / "scripts" / "install-harnesses.sh"
 BIN_DIR = Path(os.environ.get("UZE_HARNESS_CACHE", REPO / ".cache" / "harnesses")) / "bin"
@@ -40,25 +41,9 @@ NODE_DIR = str(Path(shutil.which("node") or "/usr/bin/node").parent)
 PACKAGE = "every-kind"
 MARKER = "Prefer small, reviewable changes."  # first line of every-kind/AGENTS.md
 
-# Offline settings from ../shared/reference/real-harness-probes.md sections 1, 8 and 9.
-HARNESS_ENV = {
-    "NO_COLOR": "1",
-    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-    # Claude 2.1.197 still resolves api.anthropic.com in `mcp list` and `-p /context` (strace);
-    # a closed loopback port keeps it local and costs nothing (no key: no model call anyway).
-    "ANTHROPIC_BASE_URL": "http://127.0.0.1:9",
-    "DISABLE_AUTOUPDATER": "1",
-    "GEMINI_CLI_TRUST_WORKSPACE": "true",
-    "GEMINI_CLI_NO_RELAUNCH": "true",  # no second node process for a bigger heap: -1.7 s a call
-    "OPENCODE_DISABLE_MODELS_FETCH": "1",
-    "OPENCODE_DISABLE_AUTOUPDATE": "1",
-    "OPENCODE_DISABLE_SHARE": "1",
-    "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
-    # OpenCode runs a background `npm install @opencode-ai/plugin` in every config folder it
-    # reads (seen in 1.18.33: ~/.npm filled from the registry); keep npm offline and on loopback.
-    "npm_config_offline": "true",
-    "npm_config_registry": "http://127.0.0.1:9/",
-}
+# Offline settings from ../shared/reference/real-harness-probes.md sections 1, 8 and 9 (the
+# ones `uze doctor --probe` uses too), and a trusted workspace for Gemini CLI.
+HARNESS_ENV = {**OFFLINE_ENV, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
 # Credentials and endpoints from the outer environment must never reach a harness.
 DROPPED_ENV = re.compile(r"^(ANTHROPIC_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|OPENCODE_|CLAUDE_)")
 
