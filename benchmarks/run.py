@@ -207,7 +207,10 @@ def ratios(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
 
 def sandbox_env(home: Path, uze_home: Path) -> dict[str, str]:
     """The process environment with every home pointed into the sandbox."""
-    env = {k: v for k, v in os.environ.items() if k not in _REDIRECTS}
+    # PYTHONDONTWRITEBYTECODE (set in some sandboxes) would make every run recompile uze from
+    # source (~50 ms for status); an installed uze has its bytecode cached (export_ref compiles).
+    env = {k: v for k, v in os.environ.items()
+           if k not in _REDIRECTS and k != "PYTHONDONTWRITEBYTECODE"}
     env.update(HOME=str(home), UZE_HOME=str(uze_home),
                XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
                XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
@@ -1034,6 +1037,7 @@ def export_ref(ref: str) -> Path:
         dest.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(["git", "-C", str(REPO), "archive", sha, "uze"], capture_output=True, check=True)
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(dest / "uze")], check=True)
     return dest
 
 
