@@ -71,7 +71,7 @@ class Shape:
 
 
 # One package of a project carrying dozens: 3 skills of 4 files, an agent, AGENTS.md, and a
-# couple of MCP servers and hook groups (not delivered yet: they show they cost nothing).
+# couple of MCP servers and hook groups (all delivered, so installs pass --trust).
 FLEET_SHAPE = Shape(3, 4, 2048, agents=1, mcp_servers=2, hook_groups=2, instructions=True)
 # Skills only: the work every peer does too.
 SMALL_SKILLS = Shape(3, 4, 2048)
@@ -429,8 +429,8 @@ def _status_point(sb: Sandbox, reps: int) -> dict[str, Any]:
 def _reinstall_check(sb: Sandbox, fixture: Fixture, reps: int) -> dict[str, Any]:
     """Re-install an unchanged package `reps` times; snapshot the project and UZE_HOME around it."""
     before = snapshot(sb.project, sb.uze_home)
-    first = sb.uze("install", str(fixture.path), "--harness", "all", "--json", capture=True)
-    samples = [first, *(sb.uze("install", str(fixture.path), "--harness", "all", "--json")
+    first = sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json", capture=True)
+    samples = [first, *(sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json")
                         for _ in range(reps - 1))]
     after = snapshot(sb.project, sb.uze_home)
     doc = json.loads(first.stdout)
@@ -448,7 +448,7 @@ def bench_fleet(mode: Mode, work: Path) -> dict[str, Any]:
     status_up: dict[int, Any] = {}
     target: dict[str, Any] = {}
     for i, fixture in enumerate(fixtures, start=1):
-        installs.append(sb.uze("install", str(fixture.path), "--harness", "all", "--json"))
+        installs.append(sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json"))
         if i in mode.checkpoints:
             log(f"fleet: {i} installed; status")
             status_up[i] = {**_status_point(sb, mode.status_reps), "store": store_stats(sb.uze_home / "store")}
@@ -526,7 +526,7 @@ def bench_large(mode: Mode, work: Path) -> dict[str, Any]:
     fresh, layout, keep = [], {}, None
     for r in range(mode.large_reps):
         sb = Sandbox(work, "large")
-        fresh.append(sb.uze("install", str(fixture.path), "--harness", "all", "--json"))
+        fresh.append(sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json"))
         layout = skill_layout(sb.project, fixture)
         if keep is not None:
             keep.remove()
@@ -536,7 +536,7 @@ def bench_large(mode: Mode, work: Path) -> dict[str, Any]:
     warm = []  # the store already holds every blob; a new project
     for r in range(mode.large_reps):
         project = new_project(sb.root / f"project-warm-{r}")
-        warm.append(sb.uze("install", str(fixture.path), "--harness", "all", "--json", cwd=project))
+        warm.append(sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json", cwd=project))
     log("large: re-install, status, store verify, uninstall")
     reinstall = _reinstall_check(sb, fixture, mode.reinstall_reps)
     status = summary(repeat(mode.reinstall_reps, [*UZE, "status", "--json"], cwd=sb.project, env=sb.env))
@@ -545,7 +545,7 @@ def bench_large(mode: Mode, work: Path) -> dict[str, Any]:
 
     def reinstall_untimed() -> None:
         if not (sb.project / ".uze" / "receipts" / "large.json").exists():
-            sb.uze("install", str(fixture.path), "--harness", "all", "--json")
+            sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json")
 
     uninstall = summary(repeat(min(3, mode.reinstall_reps), [*UZE, "uninstall", "large", "--json"],
                                cwd=sb.project, env=sb.env, before=reinstall_untimed))
@@ -571,7 +571,7 @@ def bench_dedup(mode: Mode, work: Path) -> dict[str, Any]:
     rows, fixture = [], None
     for v in range(mode.dedup_versions):
         fixture = make_package(work / "fixtures" / f"dedup-v{v}", "dedup", DEDUP_SHAPE, seed="dedup", edit=v)
-        sample = sb.uze("install", str(fixture.path), "--harness", "all", "--json")
+        sample = sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json")
         rows.append({"version": v + 1, "install_s": sample.wall, **store_stats(sb.uze_home / "store")})
     sb.remove()
     for prev, row in zip(rows, rows[1:], strict=False):
@@ -739,7 +739,7 @@ class _UzePeer(Peer):
     """uze itself, run through the same scenario code as the peers."""
 
     def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*UZE, "install", str(fixture.path), "--harness", "all", "--json"]
+        return [*UZE, "install", str(fixture.path), "--harness", "all", "--trust", "--json"]
 
     def status(self, project: Path) -> list[str] | None:
         return [*UZE, "status", "--json"]
@@ -1011,17 +1011,17 @@ def profile(mode: Mode, work: Path) -> dict[str, str]:
         written[name] = str(out)
 
     prof("version", "--version")
-    prof("install-large-fresh", "install", str(large.path), "--harness", "all", "--json")
-    prof("reinstall-large", "install", str(large.path), "--harness", "all", "--json")
+    prof("install-large-fresh", "install", str(large.path), "--harness", "all", "--trust", "--json")
+    prof("reinstall-large", "install", str(large.path), "--harness", "all", "--trust", "--json")
     prof("status-large", "status", "--json")
     prof("store-verify-large", "store", "verify")
     prof("uninstall-large", "uninstall", "large", "--json")
     for i in range(1, mode.status_target_n + 1):
         fixture = make_package(work / "fixtures" / f"prof-fleet-{i}", f"fleet-{i:03d}", FLEET_SHAPE, seed=i)
-        sb.uze("install", str(fixture.path), "--harness", "all", "--json")
+        sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json")
     prof(f"status-fleet-{mode.status_target_n}", "status", "--json")
     prof("install-fleet-next", "install", str(make_package(
-        work / "fixtures" / "prof-fleet-x", "fleet-next", FLEET_SHAPE, seed=999).path), "--harness", "all", "--json")
+        work / "fixtures" / "prof-fleet-x", "fleet-next", FLEET_SHAPE, seed=999).path), "--harness", "all", "--trust", "--json")
     sb.remove()
     return written
 
