@@ -56,15 +56,16 @@ class DigestCache:
         self._known: dict[str, Entry] | None = None
         self._seen: dict[str, Entry] = {}
 
-    def digest(self, path: Path, st: os.stat_result) -> str:
-        """`content_digest` of the regular file `path`, whose `lstat` is `st`."""
-        name = str(path)
+    def digest(self, path: Path | str, st: os.stat_result) -> str:
+        """`content_digest` of the regular file `path`, whose `lstat` is `st` (a str path spares
+        a Path per file on the hot loop of status)."""
+        name = os.fspath(path)
         key = stat_key(st)
         known = self._seen.get(name) or self._entries().get(name)
         if known is not None and known[:5] == key:
             self._seen[name] = known
             return str(known[5])
-        digest = content_digest(read_file(path))
+        digest = content_digest(read_file(Path(name)))
         if self._settled(st):
             self._seen[name] = [*key, digest]
         return digest

@@ -8,6 +8,7 @@ there, so remove(insert(text)) == text for any text.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -39,6 +40,13 @@ def detect_eol(text: bytes) -> bytes:
 
 def scan_regions(text: bytes) -> dict[str, RegionSpan]:
     """Every region in `text` by id. Raises BrokenMarkers for unpaired, nested or repeated ones."""
+    return dict(_scan(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(text: bytes) -> dict[str, RegionSpan]:
+    """scan_regions, remembered by content: status reads the same AGENTS.md, CLAUDE.md and
+    GEMINI.md once for each package's region (a failure is not remembered; it raises again)."""
     spans: dict[str, RegionSpan] = {}
     open_id: tuple[str, int, int, int] | None = None
     offset = 0

@@ -42,7 +42,7 @@ def inspect(folder: Path, digests: Mapping[str, str], hashes: DigestCache | None
         return "drifted"
     hashes = hashes or DigestCache(None)
     for rel, item in live.items():
-        if item.is_symlink() or hashes.digest(Path(item.path), item.stat(follow_symlinks=False)) != digests[rel]:
+        if item.is_symlink() or hashes.digest(item.path, item.stat(follow_symlinks=False)) != digests[rel]:
             return "drifted"
     return "matched"
 
