@@ -368,15 +368,15 @@ def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step]) -> tuple[Receipt, 
 
 def _prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
-) -> tuple[ScopeContext, Package, Plan, Receipt | None]:
+) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
     package = read_package(source)
     ctx = open_scope(paths, scope, project, cwd)
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
-    _entries, _meta, digest = package_tree(package)
+    entries, meta, digest = package_tree(package)
     plan = plan_install(package, digest, ctx.location, harnesses)
     check_requirements(plan)
-    return ctx, package, plan, previous
+    return ctx, package, plan, previous, entries, meta
 
 
 def check_requirements(plan: Plan) -> None:
@@ -407,7 +407,7 @@ def install(
 
     Raises TrustRequired when the package runs commands not yet accepted (unless `trust`).
     """
-    ctx, package, plan, previous = _prepare(paths, source, scope, project, harness, cwd)
+    ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness, cwd)
     steps = preflight(ctx, plan, previous, force)
     actions = tuple(step.action for step in steps)
     if dry_run:
@@ -416,10 +416,8 @@ def install(
     with locked(ctx, store=True):
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)
-        entries, meta, _digest = package_tree(package)
-        files = ((e.path, package.files[e.path].data, e.executable) for e in entries)
         store = Store(paths.store)
-        store.ingest(files, meta)
+        store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta)
         try:
             receipt, writes = _apply(ctx, plan, steps)
         except BaseException:

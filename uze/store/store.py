@@ -8,8 +8,10 @@ lock; the store itself never locks.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable, Mapping
+import stat
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -129,12 +131,20 @@ class Store:
         """
         listed = list(files)
         entries = [TreeEntry(path, digest_bytes(data), exe) for path, data, exe in listed]
-        encode_manifest(entries, meta)
+        return self.ingest_entries(entries, {path: data for path, data, _ in listed}, meta)
+
+    def ingest_entries(self, entries: Sequence[TreeEntry], data: Mapping[str, bytes],
+                       meta: Mapping[str, str]) -> str:
+        """`ingest` for entries whose digests the caller computed already: `data[entry.path]`
+        are the bytes of each (install hashed them for the plan's tree digest)."""
+        manifest = encode_manifest(entries, meta)
         mark = len(self.added)
         try:
-            for entry, (_, data, _) in zip(entries, listed, strict=True):
-                self._write_once(self.object_path(entry.digest), entry.digest, data)
-            return self.put_tree(entries, meta)
+            for entry in entries:
+                self._write_once(self.object_path(entry.digest), entry.digest, data[entry.path])
+            digest = digest_bytes(manifest)  # every blob was just checked or written
+            self._write_once(self.tree_path(digest), digest, manifest)
+            return digest
         except BaseException:  # a full disk part way: take back what this ingest added
             self.discard_added(since=mark)
             raise
@@ -224,9 +234,13 @@ class Store:
 
     def _write_once(self, path: Path, digest: str, data: bytes) -> bool:
         """Write the entry unless an intact copy is there; return whether it was written."""
-        if path.is_symlink():
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            mode = None
+        if mode is not None and stat.S_ISLNK(mode):
             fs.remove_file(path)
-        elif path.exists():
+        elif mode is not None:
             if _is_intact(path, digest):
                 return False
             fs.remove_read_only(path)
