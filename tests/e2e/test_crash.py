@@ -46,8 +46,11 @@ def _no_temp_files(root: Path) -> bool:
 
 
 def _run_kills(sandbox: Sandbox, command: tuple[str | Path, ...], before: dict, after: dict,  # type: ignore[type-arg]
-               package: Path) -> int:
-    """Kill `command` at step 1, 2, ... until it completes; return the number of kill points."""
+               package: Path, redo: tuple[str | Path, ...] | None = None) -> int:
+    """Kill `command` at step 1, 2, ... until it completes; return the number of kill points.
+
+    `redo` takes the project from `after` back to `before` (default: the opposite command).
+    """
     step = 0
     while True:
         step += 1
@@ -61,8 +64,10 @@ def _run_kills(sandbox: Sandbox, command: tuple[str | Path, ...], before: dict, 
         assert state in (before, after), f"torn state after a kill at step {step}"
         assert _no_temp_files(sandbox.project) and _no_temp_files(sandbox.home)
         if state != before:  # killed after the commit: start the next round from `before` again
-            redo = ("uninstall", "crashy") if command[0] == "install" else ("install", package, *ARGS)
-            assert run_uze(*redo, cwd=sandbox.project).returncode == 0
+            back = redo or (("uninstall", "crashy") if command[0] == "install"
+                            else ("install", package, *ARGS))
+            assert run_uze(*back, cwd=sandbox.project).returncode == 0
+            assert tree_bytes(sandbox.project) == before
 
 
 def test_a_kill_at_any_write_step_of_install_leaves_before_or_after(sandbox: Sandbox, package: Path) -> None:
@@ -86,3 +91,31 @@ def test_a_kill_at_any_write_step_of_uninstall_leaves_before_or_after(sandbox: S
     print(f"uninstall: {kills} kill points exercised")
     assert kills >= 10
     assert tree_bytes(sandbox.project) == empty
+
+
+def test_a_kill_at_any_write_step_of_an_upgrade_leaves_the_old_or_the_new_version(
+    sandbox: Sandbox, package: Path
+) -> None:
+    """v1 -> v2 changes the region, a skill and the MCP entry, drops skill t and adds skill u."""
+    (package / "skills/t").mkdir()
+    (package / "skills/t/SKILL.md").write_text("---\nname: t\ndescription: Dropped in v2.\n---\nT.\n")
+    newer = sandbox.root / "crashy-2"
+    for rel, text in SMALL.items():
+        (newer / rel).parent.mkdir(parents=True, exist_ok=True)
+        (newer / rel).write_text(text.replace("1.0.0", "2.0.0").replace("careful", "very careful")
+                                 .replace("Do it.", "Do it twice.").replace("run.sh", "run2.sh"))
+    (newer / "run2.sh").write_text("#!/bin/sh\n")
+    (newer / "skills/u").mkdir()
+    (newer / "skills/u/SKILL.md").write_text("---\nname: u\ndescription: New in v2.\n---\nU.\n")
+    (sandbox.project / "AGENTS.md").write_bytes(b"mine\r\n")
+    assert run_uze("install", newer, *ARGS, cwd=sandbox.project).returncode == 0
+    upgraded = tree_bytes(sandbox.project)
+    assert run_uze("uninstall", "crashy", cwd=sandbox.project).returncode == 0
+    assert run_uze("install", package, *ARGS, cwd=sandbox.project).returncode == 0
+    old = tree_bytes(sandbox.project)
+    assert old != upgraded
+    kills = _run_kills(sandbox, ("install", newer, *ARGS), old, upgraded, package,
+                       redo=("install", package, *ARGS))
+    print(f"upgrade: {kills} kill points exercised")
+    assert kills >= 20
+    assert tree_bytes(sandbox.project) == upgraded
