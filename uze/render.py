@@ -10,7 +10,8 @@ from rich.text import Text
 
 if TYPE_CHECKING:
     from uze.commands.check import CheckResult
-    from uze.commands.install import Action, InstallResult
+    from uze.commands.artifacts import Action
+    from uze.commands.install import InstallResult
     from uze.commands.status import StatusResult
     from uze.commands.uninstall import UninstallResult
 

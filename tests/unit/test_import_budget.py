@@ -67,6 +67,19 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
     assert _heavy(json.loads(done.stdout), (*HEAVY, "pydantic", "uze.receipts")) == []
 
 
+def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
+    """Uninstall goes through typer (it may render a table), but it never plans or reads a
+    package: the planner, harness, package and store modules and YAML stay unloaded (tomlkit
+    is loaded here, for Codex's config.toml), and the package is really gone afterwards."""
+    done = _python("-c", SHOW_MODULES, "uninstall", "every-kind", "--json", cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert "uze.commands.uninstall" in loaded
+    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.harnesses", "uze.package",
+                           "uze.store", "yaml")) == []
+    assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
+
+
 ARGVS = (
     ("status", "--json"),
     ("status", "every-kind", "--json"),

@@ -6,6 +6,7 @@ receipt never imports the receipt models (pydantic; issue 8).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +18,16 @@ from uze.projections.config_entry import AddInfo, format_key_path
 if TYPE_CHECKING:
     from uze.receipts import Artifact
     from uze.transaction import Transaction
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """What install or uninstall does (or would do) to one artifact."""
+
+    target: str
+    action: str  # create | replace | unchanged | kept | merge | remove
+    detail: str = ""
+    new_value: str = ""  # for a kept region: the text the new version would have written
 
 
 def record_key(record: Artifact) -> str:

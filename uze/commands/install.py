@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uze.commands import artifacts as arts
+from uze.commands.artifacts import Action
 from uze.commands import upgrade
 from uze.commands.context import (
     Created,
@@ -50,16 +51,6 @@ from uze.receipts import (
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """What install does (or would do) to one artifact."""
-
-    target: str
-    action: str  # create | replace | unchanged | kept | merge | remove
-    detail: str = ""
-    new_value: str = ""  # for a kept region: the text the new version would have written
 
 
 @dataclass(frozen=True, slots=True)

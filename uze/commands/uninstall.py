@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uze.commands import artifacts as arts
+from uze.commands.artifacts import Action
 from uze.commands.context import (
     Created,
     ScopeContext,
@@ -15,9 +16,8 @@ from uze.commands.context import (
     register_project,
     save_created,
 )
-from uze.commands.install import Action
 from uze.errors import NotInstalled
-from uze.harnesses.base import Scope
+from uze.location import Scope
 from uze.paths import Paths
 from uze.receipts import Receipt
 from uze.transaction import Transaction
