@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uze.commands import artifacts as arts
-from uze.commands.artifacts import Action
 from uze.commands import upgrade
+from uze.commands.artifacts import Action
 from uze.commands.context import (
     Created,
     ScopeContext,
