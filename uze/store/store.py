@@ -232,8 +232,8 @@ class Store:
             raise ValueError(f"not a blake3 digest: {digest!r}")
         return self.root / kind / digest[:2] / digest[2:]
 
-    def _write_once(self, path: Path, digest: str, data: bytes) -> bool:
-        """Write the entry unless an intact copy is there; return whether it was written."""
+    def _write_once(self, path: Path, digest: str, data: bytes) -> None:
+        """Write the entry unless an intact copy is there (what it writes goes to `added`)."""
         try:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
@@ -242,7 +242,7 @@ class Store:
             fs.remove_file(path)
         elif mode is not None:
             if _is_intact(path, digest):
-                return False
+                return
             fs.remove_read_only(path)
         try:
             fs.atomic_write(path, data, mode=_READ_ONLY)
@@ -252,7 +252,6 @@ class Store:
             raise
         fs.set_read_only(path)
         self.added.append(path)
-        return True
 
     def _read_verified(self, path: Path, digest: str) -> bytes:
         try:
