@@ -1,7 +1,10 @@
 """The only module that writes to disk: atomic writes, directory creation, removal, locks.
 
 Every write is `temp file in the same directory -> fsync -> os.replace -> fsync(dir)`, so a
-reader (or a crash) sees either the old bytes or the new bytes, never a torn file. A full
+reader (or a crash) sees either the old bytes or the new bytes, never a torn file. Files that
+replace no bytes (new files in a folder a transaction created, store objects) may skip the
+per-file fsync when their writer makes them durable with one `barrier()` before it commits
+(ADR 0014). A full
 file system (ENOSPC, EDQUOT) raises DiskFull naming the path, never a bare OSError. Bytes reach
 the disk only through `_put` and folders through `_mkdir` (where tests inject a full disk).
 """
@@ -10,11 +13,13 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import os
 import stat
+import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -55,11 +60,13 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Replace `path` with `data` atomically.
 
     Keeps the mode of the file it replaces unless `mode` is given. Refuses to write through a
     symlink (uze never follows a link it did not create). Leaves no temp file behind on failure.
+    `durable=False` skips the fsyncs: the caller must pass `path` to `barrier()` before anything
+    durable refers to it (ADR 0014).
     """
     if path.is_symlink():
         raise UzeError(
@@ -75,14 +82,76 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         try:
             with os.fdopen(fd, "wb") as handle:
                 _put(handle, data)
-                handle.flush()
-                os.fsync(handle.fileno())
+                if durable:
+                    handle.flush()
+                    os.fsync(handle.fileno())
             os.chmod(tmp, 0o644 if mode is None else mode)
             os.replace(tmp, path)
-            _fsync_dir(path.parent)
+            if durable:
+                _fsync_dir(path.parent)
         finally:
             with contextlib.suppress(FileNotFoundError):
                 tmp.unlink()
+
+
+def barrier(paths: Iterable[Path]) -> None:
+    """Make files written with `durable=False` (and the folders naming them) durable.
+
+    On Linux one `syncfs(2)` per file system they live on: the disk gets the data and metadata
+    of all of them in one flush instead of two fsyncs per file. Elsewhere (or when syncfs is
+    missing) each file and each of their folders is fsynced. Errors of the flush are raised:
+    a commit must not stand on bytes that never reached the disk.
+    """
+    files = list(paths)
+    folders = {path.parent for path in files}
+    syncfs = _syncfs_function()
+    if syncfs is not None:
+        devices: dict[int, Path] = {}
+        for folder in folders:
+            with contextlib.suppress(FileNotFoundError):  # a folder a later step removed
+                devices.setdefault(os.stat(folder).st_dev, folder)
+        for folder in devices.values():
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                with _writing(folder):  # a write-back error (ENOSPC, EIO) surfaces here
+                    if syncfs(fd) != 0:
+                        error = _errno()
+                        raise OSError(error, os.strerror(error), str(folder))
+            finally:
+                os.close(fd)
+        return
+    for path in files:  # pragma: no cover - the fallback for systems without syncfs
+        with contextlib.suppress(FileNotFoundError):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+    for folder in folders:  # pragma: no cover
+        with contextlib.suppress(FileNotFoundError):
+            _fsync_dir(folder)
+
+
+@functools.cache
+def _syncfs_function() -> Callable[[int], int] | None:
+    """libc's syncfs(2), or None where there is none (not Linux)."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover
+        return None
+    import ctypes  # here, not at the top: read-only commands never flush
+
+    try:
+        function = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):  # pragma: no cover
+        return None
+    function.argtypes = [ctypes.c_int]
+    function.restype = ctypes.c_int
+    return function
+
+
+def _errno() -> int:
+    import ctypes  # here, not at the top: read-only commands never flush
+
+    return ctypes.get_errno()
 
 
 def replace_unsynced(path: Path, data: bytes) -> None:

@@ -3,6 +3,10 @@
 Before each change a line goes to `journal/<id>/ops.jsonl` (with a backup of any bytes it will
 replace). A failure rolls every change back in reverse; a crash leaves the journal behind, and
 the next command that takes the same lock rolls it back (`recover`). Commit deletes the journal.
+
+Files written inside a folder the transaction created replace nothing, so they skip the
+per-file fsync: commit makes them all durable with one `fs.barrier()` before the journal goes,
+and until then a power cut leaves the journal, whose rollback removes the folder (ADR 0014).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ class Transaction:
         self.writes = 0
         self.created_dirs: list[Path] = []
         self._doomed: set[Path] = set()  # trash and folders that go at commit
+        self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
 
     def _log(self, op: dict[str, Any], backup: bytes | None = None) -> None:
         if backup is not None:
@@ -74,8 +79,13 @@ class Transaction:
     def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a file inside a folder made by create_folder (no backup needed)."""
         fs.make_dir(path.parent, parents=True)
-        fs.atomic_write(path, data, mode)
+        fs.atomic_write(path, data, mode, durable=False)
+        self._unsynced.append(path)
         self.writes += 1
+
+    def sync_at_commit(self, paths: list[Path]) -> None:
+        """Files written elsewhere without fsync (new store objects) that this commit stands on."""
+        self._unsynced.extend(paths)
 
     def remove_dir(self, path: Path) -> bool:
         """Remove an empty folder; return whether it was removed."""
@@ -101,7 +111,11 @@ class Transaction:
         self.writes += 1
 
     def commit(self) -> None:
-        """The changes stand: mark the journal committed, empty the trash, forget the journal."""
+        """The changes stand: make the unsynced files durable, mark the journal committed, empty
+        the trash, forget the journal."""
+        if self._unsynced:
+            fs.barrier(self._unsynced)
+            self._unsynced = []
         if self._doomed:
             fs.append_durable(self._ops, b'{"op": "commit"}\n')
         finish_journal(self.folder)

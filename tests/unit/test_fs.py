@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 from uze import fs
-from uze.errors import LockBusy, UzeError
+from uze.errors import DiskFull, LockBusy, UzeError
 
 
 @pytest.fixture
@@ -71,3 +73,38 @@ def test_remove_temp_files_removes_only_leftovers(folder: Path) -> None:
     (folder / "a.md").write_bytes(b"keep")
     fs.remove_temp_files(folder)
     assert [p.name for p in folder.iterdir()] == ["a.md"]
+
+
+def test_a_barrier_flushes_each_file_system_once(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[int] = []
+
+    def syncfs(fd: int) -> int:
+        calls.append(os.fstat(fd).st_dev)
+        return 0
+
+    monkeypatch.setattr(fs, "_syncfs_function", lambda: syncfs)
+    paths = [folder / "a" / "one", folder / "b" / "two", folder / "b" / "three"]
+    for path in paths:
+        fs.atomic_write(path, b"bytes", durable=False)
+    fs.barrier(paths)
+    assert calls == [folder.stat().st_dev]  # three files in two folders, one file system
+    assert [p.read_bytes() for p in paths] == [b"bytes"] * 3
+
+
+def test_a_barrier_that_fails_for_a_full_disk_raises_disk_full(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fs, "_syncfs_function", lambda: lambda fd: -1)
+    monkeypatch.setattr(fs, "_errno", lambda: errno.ENOSPC)
+    fs.atomic_write(folder / "f", b"x", durable=False)
+    with pytest.raises(DiskFull, match="no space left on device"):
+        fs.barrier([folder / "f"])
+
+
+def test_the_real_syncfs_is_found_and_succeeds_on_linux(folder: Path) -> None:
+    if not sys.platform.startswith("linux"):
+        pytest.skip("syncfs(2) is Linux only; elsewhere each file is fsynced")
+    assert fs._syncfs_function() is not None
+    fs.atomic_write(folder / "f", b"x", durable=False)
+    fs.barrier([folder / "f"])  # raises if the call fails
+    assert (folder / "f").read_bytes() == b"x"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -102,3 +103,59 @@ def test_a_crash_after_the_commit_line_is_finished_not_undone(world: Path, tmp_p
     assert recover(tmp_path / "journal") == 1
     assert not (world / "skill").exists()
     assert not any("uze-trash" in p.name for p in world.iterdir())
+
+
+class _Flushes:
+    """Counts fsyncs and records each barrier with whether the journal still existed then."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, journal: Path) -> None:
+        self.fsyncs = 0
+        self.barriers: list[tuple[list[Path], bool]] = []
+        real_fsync, real_barrier = os.fsync, fs.barrier
+
+        def fsync(fd: int) -> None:
+            self.fsyncs += 1
+            real_fsync(fd)
+
+        def barrier(paths: list[Path]) -> None:
+            files = list(paths)
+            self.barriers.append((files, journal.exists() and any(journal.iterdir())))
+            real_barrier(files)
+
+        monkeypatch.setattr(os, "fsync", fsync)
+        monkeypatch.setattr(fs, "barrier", barrier)
+
+
+def test_files_of_a_new_folder_are_flushed_once_at_commit_while_the_journal_exists(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    journal = tmp_path / "journal"
+    flushes = _Flushes(monkeypatch, journal)
+    tx = Transaction(journal)
+    tx.create_folder(world / "skill")
+    files = [world / "skill" / f"ref-{i:02d}.md" for i in range(40)]
+    for path in files:
+        tx.write_new(path, b"reference\n")
+    fsyncs_for_forty_files = flushes.fsyncs
+    stored = [tmp_path / "store" / "object"]
+    fs.atomic_write(stored[0], b"blob", durable=False)
+    tx.sync_at_commit(stored)
+    assert flushes.barriers == []  # nothing is flushed before the commit
+    tx.commit()
+    # The journal lines are durable (a few fsyncs), but no file costs one of its own.
+    assert fsyncs_for_forty_files < 5
+    assert flushes.barriers == [(files + stored, True)]  # once, before the journal went
+    assert not journal.exists()
+    assert [p.read_bytes() for p in files] == [b"reference\n"] * 40
+
+
+def test_a_rolled_back_transaction_flushes_nothing(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    flushes = _Flushes(monkeypatch, tmp_path / "journal")
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    _change_everything(tx, world)
+    tx.rollback()
+    assert flushes.barriers == []
+    assert tree_bytes(world) == before

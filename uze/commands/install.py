@@ -334,10 +334,12 @@ def check_trust(plan: Plan, previous: Receipt | None, trusted: bool) -> None:
     raise TrustRequired(lines, changed=previous is not None and bool(previous.executions))
 
 
-def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step]) -> tuple[Receipt, int]:
+def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path]) -> tuple[Receipt, int]:
+    """Apply the steps in one transaction; its commit also makes the `stored` objects durable."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
+    tx.sync_at_commit(stored)
     try:
         records = [r for r in (_apply_step(tx, ctx, s, created) for s in ordered) if r is not None]
         receipt = build_receipt(plan, records)
@@ -408,9 +410,10 @@ def install(
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)
         store = Store(paths.store)
-        store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta)
+        store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
+                             sync=False)
         try:
-            receipt, writes = _apply(ctx, plan, steps)
+            receipt, writes = _apply(ctx, plan, steps, store.added)
         except BaseException:
             store.discard_added()  # the store as before, like the project (rolled back)
             raise

@@ -134,9 +134,13 @@ class Store:
         return self.ingest_entries(entries, {path: data for path, data, _ in listed}, meta)
 
     def ingest_entries(self, entries: Sequence[TreeEntry], data: Mapping[str, bytes],
-                       meta: Mapping[str, str]) -> str:
+                       meta: Mapping[str, str], *, sync: bool = True) -> str:
         """`ingest` for entries whose digests the caller computed already: `data[entry.path]`
-        are the bytes of each (install hashed them for the plan's tree digest)."""
+        are the bytes of each (install hashed them for the plan's tree digest).
+
+        `sync=False` leaves what it wrote unflushed: the caller passes `added` to the barrier
+        of the transaction that will refer to it (ADR 0014).
+        """
         manifest = encode_manifest(entries, meta)
         mark = len(self.added)
         try:
@@ -144,6 +148,8 @@ class Store:
                 self._write_once(self.object_path(entry.digest), entry.digest, data[entry.path])
             digest = digest_bytes(manifest)  # every blob was just checked or written
             self._write_once(self.tree_path(digest), digest, manifest)
+            if sync:
+                fs.barrier(self.added[mark:])
             return digest
         except BaseException:  # a full disk part way: take back what this ingest added
             self.discard_added(since=mark)
@@ -245,7 +251,7 @@ class Store:
                 return
             fs.remove_read_only(path)
         try:
-            fs.atomic_write(path, data, mode=_READ_ONLY)
+            fs.atomic_write(path, data, mode=_READ_ONLY, durable=False)  # see ingest_entries
         except BaseException:
             # Roll back the fan-out folder atomic_write may have created, then re-raise.
             fs.remove_dir_if_empty(path.parent)
