@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 DATA = Path(__file__).parent / "data" / "packages"
 REPO = Path(__file__).parent.parent
@@ -52,3 +53,27 @@ def run_uze(*args: str | Path, cwd: Path, env: Mapping[str, str] | None = None,
         timeout=120,
         check=False,
     )
+
+
+class Flushes:
+    """While patched in: counts `os.fsync` calls, and records each `fs.barrier` call with the
+    files it flushed and what `probe()` returned at that moment (ADR 0014)."""
+
+    def __init__(self, patch: Any, probe: Callable[[], object]) -> None:
+        from uze import fs
+
+        self.fsyncs = 0
+        self.barriers: list[tuple[list[Path], object]] = []
+        real_fsync, real_barrier = os.fsync, fs.barrier
+
+        def fsync(fd: int) -> None:
+            self.fsyncs += 1
+            real_fsync(fd)
+
+        def barrier(paths: Any) -> None:
+            files = list(paths)
+            self.barriers.append((files, probe()))
+            real_barrier(files)
+
+        patch.setattr(os, "fsync", fsync)
+        patch.setattr(fs, "barrier", barrier)

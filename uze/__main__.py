@@ -2,7 +2,7 @@
 
 Some command lines answer before typer and rich are imported, since start-up is most of their
 cost: `uze --version`, the command people and scripts run most to check an install, and a plain
-`uze status ... --json` or `uze list ... --json`, what scripts and editors poll (issue 8). typer
+`uze status|list|install|uninstall ... --json`, what scripts, editors and CI run (issue 8). typer
 builds a pydantic adapter per option and rich loads its whole console before a command runs.
 Anything else, `--help` and every argument a fast path does not recognise included, goes to the
 full command line (`uze.cli`), and a failure is rendered by the same code there, so both paths
@@ -14,37 +14,51 @@ from __future__ import annotations
 import sys
 from typing import Any, Final
 
-# The options (each taking one value) and whether a NAME argument is accepted, per command.
-_FAST: Final[dict[str, tuple[tuple[str, ...], bool]]] = {
-    "status": (("--scope", "--project"), True),
-    "list": (("--project",), False),
+# Per command: the options taking one value, the flags, and its argument (None: it takes none).
+_FAST: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {
+    "status": (("--scope", "--project"), (), "optional"),
+    "list": (("--project",), (), None),
+    "install": (("--scope", "--project", "--harness"), ("--dry-run", "--force", "--trust"), "required"),
+    "uninstall": (("--scope", "--project"), ("--dry-run", "--force"), "required"),
 }
 
 
 def _json_args(args: list[str]) -> dict[str, str] | None:
-    """The arguments of `status [NAME] [--scope S] [--project P] --json` or
-    `list [--project P] --json`, each at most once, by option (NAME under "name").
+    """The arguments of a `status`, `list`, `install` or `uninstall` command line with `--json`,
+    each at most once, by option (the argument under "name", a flag as "yes").
 
     None for anything else, so the parser decides: a help flag, an unknown option, an `=`
-    form, a repeated or empty value, a value that looks like an option, a second name.
+    form, a repeated or empty value, a value that looks like an option, a second or a missing
+    argument.
     """
     if not args or args[0] not in _FAST or "--json" not in args:
         return None
-    options, takes_name = _FAST[args[0]]
+    options, flags, argument = _FAST[args[0]]
     found = {"command": args[0]}
     rest = iter(args[1:])
     for token in rest:
         key = token if token.startswith("-") else "name"
         value = next(rest, "") if key in options else token
-        if key == "--json":
+        if key == "--json" or key in flags:
             value = "yes"
-        elif (key not in options and not (key == "name" and takes_name)) or not value \
+        elif (key not in options and not (key == "name" and argument)) or not value \
                 or value.startswith("-") or "\0" in value:
             return None
         if key in found:
             return None
         found[key] = value
+    if argument == "required" and "name" not in found:
+        return None
     return found
+
+
+def _scope(found: dict[str, str], default: str, allowed: tuple[str, ...]) -> Any:
+    scope = found.get("--scope", default)
+    if scope not in allowed:
+        from uze.errors import UsageError
+
+        raise UsageError(f"invalid --scope {scope!r}", hint=f"use one of: {', '.join(allowed)}")
+    return scope
 
 
 def _document(found: dict[str, str]) -> dict[str, Any]:
@@ -54,23 +68,35 @@ def _document(found: dict[str, str]) -> dict[str, Any]:
     from uze.paths import Paths
 
     project = None if "--project" not in found else Path(found["--project"])
-    if found["command"] == "list":
+    command = found["command"]
+    if command == "list":
         from uze.commands.listing import list_installed, listing_json
 
         return listing_json(*list_installed(Paths.from_env(), project=project, cwd=Path.cwd()))
+    if command == "install":  # --json never asks: a package that needs consent is refused
+        from uze.commands.install import install
+        from uze.documents import install_json
+
+        return install_json(install(
+            Paths.from_env(), Path(found["name"]), scope=_scope(found, "project", ("project", "user")),
+            project=project, harness=found.get("--harness"), dry_run="--dry-run" in found,
+            force="--force" in found, trust="--trust" in found, cwd=Path.cwd()))
+    if command == "uninstall":
+        from uze.commands.uninstall import uninstall
+        from uze.documents import uninstall_json
+
+        return uninstall_json(uninstall(
+            Paths.from_env(), found["name"], scope=_scope(found, "project", ("project", "user")),
+            project=project, dry_run="--dry-run" in found, force="--force" in found, cwd=Path.cwd()))
     from uze.commands.status import status
 
-    scope: Any = found.get("--scope", "all")
-    if scope not in ("project", "user", "all"):
-        from uze.errors import UsageError
-
-        raise UsageError(f"invalid --scope {scope!r}", hint="use one of: project, user, all")
+    scope = _scope(found, "all", ("project", "user", "all"))
     return status(Paths.from_env(), found.get("name"), scope=scope, project=project,
                   cwd=Path.cwd()).to_json()
 
 
 def _print_document(found: dict[str, str]) -> int:
-    """`uze status|list --json` without typer: the same core call and bytes as `uze.cli`."""
+    """A `--json` command without typer: the same core call and bytes as `uze.cli`."""
     import json
 
     try:

@@ -151,7 +151,8 @@ def install(
 ) -> None:
     """Install or upgrade a package into every targeted harness."""
     from uze.commands.install import install as run_install
-    from uze.render import install_json, install_view
+    from uze.documents import install_json
+    from uze.render import install_view
 
     def attempt(trusted: bool) -> Any:
         return run_install(
@@ -177,7 +178,8 @@ def uninstall(
 ) -> None:
     """Remove what uze owns; keep and report every artifact the user edited."""
     from uze.commands.uninstall import uninstall as run_uninstall
-    from uze.render import uninstall_json, uninstall_view
+    from uze.documents import uninstall_json
+    from uze.render import uninstall_view
 
     result = _run(lambda: run_uninstall(
         _paths(), name, scope=_scope(scope, ("project", "user")), project=project,
@@ -216,7 +218,8 @@ def check(
 ) -> None:
     """Validate a package and print the route each resource would take; writes nothing."""
     from uze.commands.check import check as run_check
-    from uze.render import check_json, check_view
+    from uze.documents import check_json
+    from uze.render import check_view
 
     result = _run(lambda: run_check(_paths(), source, harness=harness, cwd=Path.cwd()))
     if as_json:

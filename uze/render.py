@@ -1,4 +1,4 @@
-"""Human and JSON views of command results. Builds renderables; cli.py prints them."""
+"""Human views of command results: rich renderables, which cli.py prints (JSON: uze.documents)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
+
+from uze.documents import planned_rows
 
 if TYPE_CHECKING:
     from uze.commands.check import CheckResult
@@ -36,38 +38,6 @@ def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableT
     return [table, *notes]
 
 
-def _planned_rows(result: InstallResult) -> list[dict[str, Any]]:
-    by_target = {a.target: a.action for a in result.actions}
-    return [
-        {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
-         "reason": p.reason, "target": p.target,
-         "action": by_target.get(p.target, "none") if p.route != "unsupported" else "none"}
-        for p in result.plan.projections
-    ]
-
-
-def install_json(result: InstallResult) -> dict[str, Any]:
-    """The `install --json` document."""
-    package = result.plan.package
-    return {
-        "schema": 1, "dry_run": result.dry_run, "project": str(result.plan.location.project),
-        "package": {"name": package.name, "version": package.version, "tree": result.plan.tree,
-                    "scope": result.plan.location.scope},
-        "harnesses": list(result.plan.harnesses),
-        "projections": _planned_rows(result),
-        "actions": [_action_json(a) for a in result.actions],
-        "executions": [e.describe() for e in result.plan.executions],
-        "writes": result.writes,
-    }
-
-
-def _action_json(action: Action) -> dict[str, str]:
-    out = {"target": action.target, "action": action.action, "detail": action.detail}
-    if action.new_value:
-        out["new_value"] = action.new_value
-    return out
-
-
 def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
     out: list[RenderableType] = []
     for a in actions:
@@ -87,7 +57,7 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
         f"for {', '.join(result.plan.harnesses)}"
     )]
-    out += _projection_table(_planned_rows(result), "action")
+    out += _projection_table(planned_rows(result), "action")
     out += _kept_lines(result.actions)
     if result.dry_run and result.plan.executions:
         out.append(Text("It will run (install asks before it does):"))
@@ -95,13 +65,6 @@ def install_view(result: InstallResult) -> list[RenderableType]:
     if not result.dry_run and result.writes == 0:
         out.append(Text("Already installed: nothing changed."))
     return out
-
-
-def uninstall_json(result: UninstallResult) -> dict[str, Any]:
-    """The `uninstall --json` document."""
-    return {"schema": 1, "name": result.name, "dry_run": result.dry_run,
-            "actions": [_action_json(a) for a in result.actions],
-            "kept": [_action_json(a) for a in result.kept]}
 
 
 def uninstall_view(result: UninstallResult) -> list[RenderableType]:
@@ -130,24 +93,6 @@ def status_view(result: StatusResult) -> list[RenderableType]:
             out.append(Text("Runs (accepted at install):"))
             out += [Text(f"  {line}") for line in data["executions"]]
     return out
-
-
-def _projection_json(p: Any) -> dict[str, Any]:
-    return {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
-            "reason": p.reason, "target": p.target, "level": p.level}
-
-
-def check_json(result: CheckResult) -> dict[str, Any]:
-    """The `check --json` document: the package and exactly what install would project."""
-    plan = result.plan
-    package = plan.package
-    return {
-        "schema": 1,
-        "package": {"name": package.name, "version": package.version, "tree": plan.tree},
-        "harnesses": list(plan.harnesses),
-        "projections": [_projection_json(p) for p in plan.projections],
-        "unmet_requirements": [_projection_json(p) for p in plan.unmet_requirements()],
-    }
 
 
 def check_view(result: CheckResult) -> list[RenderableType]:

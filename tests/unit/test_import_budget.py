@@ -68,16 +68,27 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
-    """Uninstall goes through typer (it may render a table), but it never plans or reads a
-    package: the planner, harness, package and store modules and YAML stay unloaded (tomlkit
-    is loaded here, for Codex's config.toml), and the package is really gone afterwards."""
+    """Uninstall never plans or reads a package: the planner, harness, package and store
+    modules and YAML stay unloaded (tomlkit is loaded here, for Codex's config.toml); with
+    --json neither do the parser and the tables. The package is really gone afterwards."""
     done = _python("-c", SHOW_MODULES, "uninstall", "every-kind", "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert "uze.commands.uninstall" in loaded
     assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.harnesses", "uze.package",
-                           "uze.store", "yaml")) == []
+                           "uze.store", "yaml", "uze.cli", "uze.render", "typer", "click",
+                           "rich")) == []
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
+
+
+def test_install_json_loads_neither_the_parser_nor_the_tables(sandbox: Sandbox) -> None:
+    done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--harness", "all", "--trust",
+                   "--json", cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert "uze.commands.install" in loaded
+    assert _heavy(loaded, ("uze.cli", "uze.render", "typer", "click", "rich")) == []
+    assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
 
 ARGVS = (
@@ -102,3 +113,51 @@ def test_json_fast_path_prints_what_the_full_command_line_prints(installed: Path
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+
+
+# Install and uninstall lines that leave the project as it is (dry runs, re-installs, refusals).
+STEADY = (
+    ("install", str(PACKAGE), "--json", "--harness", "all", "--trust"),
+    ("install", str(PACKAGE), "--json", "--dry-run", "--harness", "claude_code"),
+    ("install", str(PACKAGE), "--json", "--scope", "everywhere"),
+    ("install", str(PACKAGE), "--json", "--harness", "no-such-harness"),
+    ("install", str(PACKAGE.parent / "no-such-package"), "--json"),
+    ("install", "--json"),
+    ("install", str(PACKAGE), "--json", "--trust", "--trust"),
+    ("install", str(PACKAGE), "--json", "--force=yes"),
+    ("uninstall", "every-kind", "--json", "--dry-run"),
+    ("uninstall", "not-installed", "--json"),
+    ("uninstall", "every-kind", "--json", "--scope", "user"),
+    ("uninstall", "--json"),
+    ("uninstall", "every-kind", "--json", "--help"),
+)
+
+
+def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_prints(
+    installed: Path,
+) -> None:
+    for argv in STEADY:
+        fast = _python("-m", "uze", *argv, cwd=installed)
+        full = _python("-c", FULL_CLI, *argv, cwd=installed)
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+    # Lines that change the project: each runs from the same state on both paths.
+    uninstall = ("uninstall", "every-kind", "--json")
+    install = ("install", str(PACKAGE), "--json", "--harness", "all", "--trust")
+    fast = _python("-m", "uze", *uninstall, cwd=installed)
+    assert fast.returncode == 0, fast.stderr
+    fast_install = _python("-m", "uze", *install, cwd=installed)
+    full = _python("-c", FULL_CLI, *uninstall, cwd=installed)
+    full_install = _python("-c", FULL_CLI, *install, cwd=installed)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (fast_install.returncode, fast_install.stdout, fast_install.stderr) == \
+        (full_install.returncode, full_install.stdout, full_install.stderr)
+    assert fast_install.returncode == 0 and json.loads(fast_install.stdout)["writes"] > 0
+
+
+def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: Sandbox) -> None:
+    argv = ("install", str(PACKAGE), "--json", "--harness", "claude_code")
+    fast = _python("-m", "uze", *argv, cwd=sandbox.project)
+    full = _python("-c", FULL_CLI, *argv, cwd=sandbox.project)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert fast.returncode == 1 and "--trust" in fast.stderr
+    assert not (sandbox.project / ".uze" / "receipts").exists()

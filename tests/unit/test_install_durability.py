@@ -7,13 +7,12 @@ removes them, and one after it finds them on disk.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from uze import fs
+from tests.helpers import Flushes
 from uze.commands.install import install
 from uze.paths import Paths
 
@@ -32,22 +31,8 @@ class _Run:
         (self.project / ".git").mkdir(parents=True)
         self.paths = Paths(home=root / "h", uze_home=root / "uze-home", env={})
         journals = self.paths.uze_home / "journal"
-        self.fsyncs = 0
-        self.barriers: list[tuple[list[Path], int]] = []  # (files, journals alive then)
-        real_fsync, real_barrier = os.fsync, fs.barrier
-
-        def fsync(fd: int) -> None:
-            self.fsyncs += 1
-            real_fsync(fd)
-
-        def barrier(files: list[Path]) -> None:
-            files = list(files)
-            self.barriers.append((files, len(list(journals.rglob("ops.jsonl")))))
-            real_barrier(files)
-
         with monkeypatch.context() as patch:
-            patch.setattr(os, "fsync", fsync)
-            patch.setattr(fs, "barrier", barrier)
+            self.flushes = Flushes(patch, lambda: len(list(journals.rglob("ops.jsonl"))))
             install(self.paths, source, project=self.project, harness="all", cwd=self.project)
         self.journals_left = list(journals.rglob("ops.jsonl"))
 
@@ -56,8 +41,8 @@ def test_install_flushes_new_files_and_store_objects_in_one_barrier_before_the_j
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     run = _Run(tmp_path, 30, monkeypatch)
-    assert len(run.barriers) == 1
-    flushed, live_journals = run.barriers[0]
+    assert len(run.flushes.barriers) == 1
+    flushed, live_journals = run.flushes.barriers[0]
     assert live_journals == 1, "the barrier must run while the journal can still roll back"
     assert run.journals_left == []
     objects = [p for p in (run.paths.uze_home / "store").rglob("*") if p.is_file()]
@@ -73,5 +58,5 @@ def test_the_fsyncs_of_an_install_do_not_grow_with_its_files(
     large = _Run(tmp_path / "large", 40, monkeypatch)
     assert len(list(large.project.rglob("ref-*.md"))) == 80
     # Journal lines, config files and receipts still get their own fsync: the same number.
-    assert small.fsyncs > 0
-    assert large.fsyncs == small.fsyncs
+    assert small.flushes.fsyncs > 0
+    assert large.flushes.fsyncs == small.flushes.fsyncs

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import build_tree, tree_bytes
+from tests.helpers import Flushes, build_tree, tree_bytes
 from uze import fs
 from uze.transaction import Transaction, recover
 
@@ -105,32 +104,11 @@ def test_a_crash_after_the_commit_line_is_finished_not_undone(world: Path, tmp_p
     assert not any("uze-trash" in p.name for p in world.iterdir())
 
 
-class _Flushes:
-    """Counts fsyncs and records each barrier with whether the journal still existed then."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch, journal: Path) -> None:
-        self.fsyncs = 0
-        self.barriers: list[tuple[list[Path], bool]] = []
-        real_fsync, real_barrier = os.fsync, fs.barrier
-
-        def fsync(fd: int) -> None:
-            self.fsyncs += 1
-            real_fsync(fd)
-
-        def barrier(paths: list[Path]) -> None:
-            files = list(paths)
-            self.barriers.append((files, journal.exists() and any(journal.iterdir())))
-            real_barrier(files)
-
-        monkeypatch.setattr(os, "fsync", fsync)
-        monkeypatch.setattr(fs, "barrier", barrier)
-
-
 def test_files_of_a_new_folder_are_flushed_once_at_commit_while_the_journal_exists(
     world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     journal = tmp_path / "journal"
-    flushes = _Flushes(monkeypatch, journal)
+    flushes = Flushes(monkeypatch, lambda: journal.exists() and any(journal.iterdir()))
     tx = Transaction(journal)
     tx.create_folder(world / "skill")
     files = [world / "skill" / f"ref-{i:02d}.md" for i in range(40)]
@@ -152,7 +130,7 @@ def test_files_of_a_new_folder_are_flushed_once_at_commit_while_the_journal_exis
 def test_a_rolled_back_transaction_flushes_nothing(
     world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    flushes = _Flushes(monkeypatch, tmp_path / "journal")
+    flushes = Flushes(monkeypatch, lambda: None)
     before = tree_bytes(world)
     tx = Transaction(tmp_path / "journal")
     _change_everything(tx, world)
