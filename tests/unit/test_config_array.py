@@ -15,6 +15,7 @@ from uze.projections.config_array import (
     read_array,
     remove_element,
 )
+from uze.projections import config_entry, config_json
 from uze.projections.config_entry import AddInfo, ConfigUnreadable, KeyPathBlocked, UnsafeEdit
 
 PRE = ("hooks", "PreToolUse")
@@ -186,3 +187,21 @@ def test_an_info_of_another_format_is_refused() -> None:
     _, info = append_element(b"", "toml", ("hooks",), KIMI)
     with pytest.raises(ValueError, match="does not fit"):
         remove_element(b"{}", "json", PRE, 0, info)
+
+
+def test_appending_parses_the_document_and_the_result_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 8: no repeated parsing of the same config text within one command."""
+    parsed: list[str] = []
+    real = config_json.parse
+
+    def counting(text: str, *, jsonc: bool) -> object:
+        parsed.append(text)
+        return real(text, jsonc=jsonc)
+
+    monkeypatch.setattr(config_json, "parse", counting)
+    monkeypatch.setattr(config_entry, "_PARSED", {})
+    data = b'{\n  "hooks": {\n    "PreToolUse": [\n      {"matcher": "Bash"}\n    ]\n  }\n}\n'
+    result, info = append_element(data, "json", ("hooks", "PreToolUse"), {"matcher": "Edit"})
+    assert sorted(parsed) == sorted([data.decode(), result.decode()])  # each text once
+    assert remove_element(result, "json", ("hooks", "PreToolUse"), 1, info) == data
+    assert len(parsed) == 2  # the removal re-used both parses

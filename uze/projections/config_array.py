@@ -28,7 +28,6 @@ from uze.projections.config_entry import (
     _decode,
     _load,
     _lookup,
-    _parsing,
     _plain,
     _refuse_null,
     add_entry,
@@ -179,8 +178,7 @@ def remove_element(
 
 
 def _array_node(text: str, fmt: str, key_path: KeyPath) -> Node:
-    with _parsing():
-        root = config_json.parse(text, jsonc=fmt == "jsonc")
+    root = _load(text, fmt)[1]  # memoised: read_array parsed this very text a moment ago
     assert root is not None  # read_array found the array
     return config_json._object_at(root, key_path)
 
@@ -233,8 +231,7 @@ def _append_json(
     data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: object
 ) -> tuple[bytes, ElementInfo]:
     text = _decode(data)
-    with _parsing():
-        root = config_json.parse(text, jsonc=fmt == "jsonc")
+    root = _load(text, fmt)[1]  # memoised: append_element's read_array parsed it
     assert root is not None
     array = config_json._object_at(root, key_path)
     chunk, tail = _render_item(text, root, array, value)
