@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from blake3 import blake3
 
+from tests.helpers import Flushes
 from uze import fs
 from uze.errors import StoreCorrupt, UzeError
 from uze.store import GcReport, Store, TreeEntry, digest_bytes
@@ -435,3 +436,17 @@ def test_put_replaces_a_symlink_squatting_on_an_object_name(store: Store, tmp_pa
     assert not path.is_symlink()
     assert target.read_bytes() == b"keep me"
     assert store.read(digest_bytes(b"data")) == b"data"
+
+
+def test_put_is_durable_on_its_own_and_ingest_flushes_once(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADR 0014: a lone put fsyncs its object; an ingest writes many and flushes them once."""
+    flushes = Flushes(monkeypatch, lambda: None)
+    store.put(b"alone")
+    assert flushes.fsyncs >= 2 and flushes.barriers == []  # the file and its folder
+    before = flushes.fsyncs
+    store.ingest(package(1), {"name": "pkg"})
+    assert flushes.fsyncs == before
+    assert len(flushes.barriers) == 1
+    assert sorted(flushes.barriers[0][0]) == sorted(store.added[1:])

@@ -102,7 +102,7 @@ class Store:
         so reinstalling a package repairs the store.
         """
         digest = digest_bytes(data)
-        self._write_once(self.object_path(digest), digest, data)
+        self._write_once(self.object_path(digest), digest, data, durable=True)
         return digest
 
     def read(self, digest: str) -> bytes:
@@ -121,7 +121,7 @@ class Store:
             if not self.has(entry.digest):
                 raise StoreCorrupt(entry.digest, self.object_path(entry.digest))
         digest = digest_bytes(data)
-        self._write_once(self.tree_path(digest), digest, data)
+        self._write_once(self.tree_path(digest), digest, data, durable=True)
         return digest
 
     def ingest(self, files: Iterable[tuple[str, bytes, bool]], meta: Mapping[str, str]) -> str:
@@ -238,8 +238,10 @@ class Store:
             raise ValueError(f"not a blake3 digest: {digest!r}")
         return self.root / kind / digest[:2] / digest[2:]
 
-    def _write_once(self, path: Path, digest: str, data: bytes) -> None:
-        """Write the entry unless an intact copy is there (what it writes goes to `added`)."""
+    def _write_once(self, path: Path, digest: str, data: bytes, *, durable: bool = False) -> None:
+        """Write the entry unless an intact copy is there (what it writes goes to `added`).
+
+        Not `durable`: the caller flushes `added` with one barrier (ADR 0014)."""
         try:
             mode = os.lstat(path).st_mode
         except FileNotFoundError:
@@ -251,7 +253,7 @@ class Store:
                 return
             fs.remove_read_only(path)
         try:
-            fs.atomic_write(path, data, mode=_READ_ONLY, durable=False)  # see ingest_entries
+            fs.atomic_write(path, data, mode=_READ_ONLY, durable=durable)
         except BaseException:
             # Roll back the fan-out folder atomic_write may have created, then re-raise.
             fs.remove_dir_if_empty(path.parent)
