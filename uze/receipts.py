@@ -23,7 +23,9 @@ Kind = Literal["instructions", "skill", "agent", "mcp", "hook"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: a validator is built on first use, so `status` (which only validates whole
+    # receipts) builds one instead of one per record class at import (issue 8).
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class ProjectionRecord(_Model):
