@@ -56,24 +56,29 @@ def run_uze(*args: str | Path, cwd: Path, env: Mapping[str, str] | None = None,
 
 
 class Flushes:
-    """While patched in: counts `os.fsync` calls, and records each `fs.barrier` call with the
-    files it flushed and what `probe()` returned at that moment (ADR 0014)."""
+    """While patched in: counts the `os.fsync` calls made outside `fs.barrier`, and records each
+    `fs.barrier` call with the files it flushed and what `probe()` returned then (ADR 0014)."""
 
     def __init__(self, patch: Any, probe: Callable[[], object]) -> None:
         from uze import fs
 
         self.fsyncs = 0
         self.barriers: list[tuple[list[Path], object]] = []
+        self._inside = False
         real_fsync, real_barrier = os.fsync, fs.barrier
 
         def fsync(fd: int) -> None:
-            self.fsyncs += 1
+            self.fsyncs += not self._inside
             real_fsync(fd)
 
         def barrier(paths: Any) -> None:
             files = list(paths)
             self.barriers.append((files, probe()))
-            real_barrier(files)
+            self._inside = True
+            try:
+                real_barrier(files)
+            finally:
+                self._inside = False
 
         patch.setattr(os, "fsync", fsync)
         patch.setattr(fs, "barrier", barrier)

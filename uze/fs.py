@@ -2,24 +2,22 @@
 
 Every write is `temp file in the same directory -> fsync -> os.replace -> fsync(dir)`, so a
 reader (or a crash) sees either the old bytes or the new bytes, never a torn file. Files that
-replace no bytes (new files in a folder a transaction created, store objects) may skip the
-per-file fsync when their writer makes them durable with one `barrier()` before it commits
-(ADR 0014). A full
-file system (ENOSPC, EDQUOT) raises DiskFull naming the path, never a bare OSError. Bytes reach
-the disk only through `_put` and folders through `_mkdir` (where tests inject a full disk).
+replace no bytes (new files in a folder a transaction created, store objects) skip the fsyncs
+while they are written, and their writer makes them all durable with one `barrier()` before it
+commits (ADR 0014). A full file system (ENOSPC, EDQUOT) raises DiskFull naming the path, never
+a bare OSError. Bytes reach the disk only through `_put` and folders through `_mkdir` (where
+tests inject a full disk).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import os
 import stat
-import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
@@ -27,6 +25,7 @@ from uze.errors import DiskFull, LockBusy, UzeError
 
 TEMP_MARK: Final = ".uze-tmp-"
 _FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
+_FLUSHERS: Final = 8  # threads of barrier()
 
 
 def _put(handle: BinaryIO, data: bytes) -> None:
@@ -95,63 +94,37 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
 
 
 def barrier(paths: Iterable[Path]) -> None:
-    """Make files written with `durable=False` (and the folders naming them) durable.
+    """Make files written with `durable=False`, and the folders naming them, durable.
 
-    On Linux one `syncfs(2)` per file system they live on: the disk gets the data and metadata
-    of all of them in one flush instead of two fsyncs per file. Elsewhere (or when syncfs is
-    missing) each file and each of their folders is fsynced. Errors of the flush are raised:
-    a commit must not stand on bytes that never reached the disk.
+    Every file is fsynced from a small pool of threads (the file system's journal folds
+    concurrent fsyncs into shared commits), then each of their folders once: the wait covers
+    these files only, never other programs' unwritten data, as `syncfs` would (ADR 0014). A
+    write-back error surfaces here (ENOSPC as DiskFull): a commit must not stand on bytes that
+    never reached the disk.
     """
+    from concurrent.futures import ThreadPoolExecutor  # here: read-only commands never flush
+
     files = list(paths)
-    folders = {path.parent for path in files}
-    syncfs = _syncfs_function()
-    if syncfs is not None:
-        devices: dict[int, Path] = {}
-        for folder in folders:
-            with contextlib.suppress(FileNotFoundError):  # a folder a later step removed
-                devices.setdefault(os.stat(folder).st_dev, folder)
-        for folder in devices.values():
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                with _writing(folder):  # a write-back error (ENOSPC, EIO) surfaces here
-                    if syncfs(fd) != 0:
-                        error = _errno()
-                        raise OSError(error, os.strerror(error), str(folder))
-            finally:
-                os.close(fd)
-        return
-    for path in files:  # pragma: no cover - the fallback for systems without syncfs
-        with contextlib.suppress(FileNotFoundError):
+    with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
+        list(pool.map(_flush_file, files))  # re-raises the first failure
+        list(pool.map(_flush_folder, sorted({path.parent for path in files})))
+
+
+def _flush_file(path: Path) -> None:
+    with _writing(path):
+        try:
             fd = os.open(path, os.O_RDONLY)
-            try:
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-    for folder in folders:  # pragma: no cover
-        with contextlib.suppress(FileNotFoundError):
-            _fsync_dir(folder)
+        except FileNotFoundError:  # a later step of the same transaction removed it
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
-@functools.cache
-def _syncfs_function() -> Callable[[int], int] | None:
-    """libc's syncfs(2), or None where there is none (not Linux)."""
-    if not sys.platform.startswith("linux"):  # pragma: no cover
-        return None
-    import ctypes  # here, not at the top: read-only commands never flush
-
-    try:
-        function = ctypes.CDLL(None, use_errno=True).syncfs
-    except (OSError, AttributeError):  # pragma: no cover
-        return None
-    function.argtypes = [ctypes.c_int]
-    function.restype = ctypes.c_int
-    return function
-
-
-def _errno() -> int:
-    import ctypes  # here, not at the top: read-only commands never flush
-
-    return ctypes.get_errno()
+def _flush_folder(folder: Path) -> None:
+    with _writing(folder), contextlib.suppress(FileNotFoundError):
+        _fsync_dir(folder)
 
 
 def replace_unsynced(path: Path, data: bytes) -> None:

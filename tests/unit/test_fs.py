@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -75,36 +74,35 @@ def test_remove_temp_files_removes_only_leftovers(folder: Path) -> None:
     assert [p.name for p in folder.iterdir()] == ["a.md"]
 
 
-def test_a_barrier_flushes_each_file_system_once(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    calls: list[int] = []
-
-    def syncfs(fd: int) -> int:
-        calls.append(os.fstat(fd).st_dev)
-        return 0
-
-    monkeypatch.setattr(fs, "_syncfs_function", lambda: syncfs)
+def test_a_barrier_fsyncs_each_file_and_each_folder_once(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     paths = [folder / "a" / "one", folder / "b" / "two", folder / "b" / "three"]
     for path in paths:
         fs.atomic_write(path, b"bytes", durable=False)
+    (folder / "b" / "three").unlink()  # removed again before the commit: nothing to flush
+    flushed: list[tuple[int, int]] = []
+    real_fsync = os.fsync
+
+    def fsync(fd: int) -> None:
+        st = os.fstat(fd)
+        flushed.append((st.st_dev, st.st_ino))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", fsync)
     fs.barrier(paths)
-    assert calls == [folder.stat().st_dev]  # three files in two folders, one file system
-    assert [p.read_bytes() for p in paths] == [b"bytes"] * 3
+    expected = [folder / "a" / "one", folder / "b" / "two", folder / "a", folder / "b"]
+    assert sorted(flushed) == sorted((p.stat().st_dev, p.stat().st_ino) for p in expected)
 
 
 def test_a_barrier_that_fails_for_a_full_disk_raises_disk_full(
     folder: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(fs, "_syncfs_function", lambda: lambda fd: -1)
-    monkeypatch.setattr(fs, "_errno", lambda: errno.ENOSPC)
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
     fs.atomic_write(folder / "f", b"x", durable=False)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(DiskFull, match="no space left on device"):
         fs.barrier([folder / "f"])
 
-
-def test_the_real_syncfs_is_found_and_succeeds_on_linux(folder: Path) -> None:
-    if not sys.platform.startswith("linux"):
-        pytest.skip("syncfs(2) is Linux only; elsewhere each file is fsynced")
-    assert fs._syncfs_function() is not None
-    fs.atomic_write(folder / "f", b"x", durable=False)
-    fs.barrier([folder / "f"])  # raises if the call fails
-    assert (folder / "f").read_bytes() == b"x"
