@@ -35,7 +35,8 @@ def make_files(skills: int, per_skill: int, size: int) -> Files:
             for s in range(skills) for f in range(per_skill)]
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync(path: Path) -> None:
+    """fsync a file or a folder."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -53,7 +54,7 @@ def _atomic(path: Path, data: bytes, mode: int) -> None:
         os.fsync(handle.fileno())
     os.chmod(tmp, mode)
     os.replace(tmp, path)
-    _fsync_dir(path.parent)
+    _fsync(path.parent)
 
 
 def _plain(path: Path, data: bytes, mode: int, fsync: bool) -> None:
@@ -104,7 +105,7 @@ def fsync_files_dirs_once(root: Path, files: Files) -> None:
         _plain(path, data, mode, fsync=True)
         dirs.add(path.parent)
     for folder in sorted(dirs):
-        _fsync_dir(folder)
+        _fsync(folder)
 
 
 def one_syncfs(root: Path, files: Files) -> None:
@@ -122,17 +123,9 @@ def fsync_at_end_threads(root: Path, files: Files) -> None:
     for path, data, mode in _targets(root, files):
         _plain(path, data, mode, fsync=False)
         written.append(path)
-
-    def sync(path: Path) -> None:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(sync, written))
-        list(pool.map(_fsync_dir, sorted({p.parent for p in written})))
+        list(pool.map(_fsync, written))
+        list(pool.map(_fsync, sorted({p.parent for p in written})))
 
 
 def no_fsync(root: Path, files: Files) -> None:
