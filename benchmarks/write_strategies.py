@@ -45,7 +45,7 @@ def _fsync(path: Path) -> None:
 
 
 def _atomic(path: Path, data: bytes, mode: int) -> None:
-    """uze's fs.atomic_write: temp file, write, fsync, chmod, replace, fsync(dir)."""
+    """STYLE.md's atomic write: temp file, write, fsync, chmod, replace, fsync(dir)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.uze-tmp-", dir=path.parent)
     with os.fdopen(fd, "wb") as handle:
@@ -171,10 +171,10 @@ def main() -> int:
     print(f"{len(files)} files, {total / 2**20:.1f} MiB; 3 copies written (store + 2 skill roots); "
           f"median of {reps}, round-robin (cp's CPU is in a child: it shows as waiting)")
     rows = [
-        ("uze today: temp+fsync+rename+fsync(dir) per file", lambda r: today(r, files)),
+        ("STYLE.md write: temp+fsync+rename+fsync(dir) each", lambda r: today(r, files)),
         ("fsync per file, each folder fsynced once", lambda r: fsync_files_dirs_once(r, files)),
         ("no per-file fsync, one syncfs() at the end", lambda r: one_syncfs(r, files)),
-        ("fsync every file at the end, 8 threads", lambda r: fsync_at_end_threads(r, files)),
+        ("uze (ADR 0014): fsync every file at the end, 8 threads", lambda r: fsync_at_end_threads(r, files)),
         ("no fsync at all (cp-like floor, in Python)", lambda r: no_fsync(r, files)),
         ("cp -r, the 2 delivered copies only", lambda r: cp_two_copies(r, source)),
     ]
