@@ -114,7 +114,11 @@ class Transaction:
         """The changes stand: make the unsynced files durable, mark the journal committed, empty
         the trash, forget the journal."""
         if self._unsynced:
-            fs.barrier(self._unsynced)
+            try:
+                fs.barrier(self._unsynced)
+            except BaseException:  # a write-back error: the changes cannot stand
+                self.rollback()
+                raise
             self._unsynced = []
         if self._doomed:
             fs.append_durable(self._ops, b'{"op": "commit"}\n')

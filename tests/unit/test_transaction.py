@@ -8,6 +8,7 @@ import pytest
 
 from tests.helpers import Flushes, build_tree, tree_bytes
 from uze import fs
+from uze.errors import DiskFull
 from uze.transaction import Transaction, recover
 
 
@@ -137,3 +138,20 @@ def test_a_rolled_back_transaction_flushes_nothing(
     tx.rollback()
     assert flushes.barriers == []
     assert tree_bytes(world) == before
+
+
+def test_a_failed_barrier_at_commit_rolls_everything_back(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    _change_everything(tx, world)
+
+    def full(paths: object) -> None:
+        raise DiskFull(world / ".claude" / "skills" / "p-s" / "SKILL.md", "no space left on device")
+
+    monkeypatch.setattr(fs, "barrier", full)
+    with pytest.raises(DiskFull):
+        tx.commit()
+    assert tree_bytes(world) == before
+    assert not (tmp_path / "journal").exists() or not any((tmp_path / "journal").iterdir())
