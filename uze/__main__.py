@@ -53,12 +53,9 @@ def _json_args(args: list[str]) -> dict[str, str] | None:
 
 
 def _scope(found: dict[str, str], default: str, allowed: tuple[str, ...]) -> Any:
-    scope = found.get("--scope", default)
-    if scope not in allowed:
-        from uze.errors import UsageError
+    from uze.location import checked_scope
 
-        raise UsageError(f"invalid --scope {scope!r}", hint=f"use one of: {', '.join(allowed)}")
-    return scope
+    return checked_scope(found.get("--scope", default), allowed)
 
 
 def _document(found: dict[str, str]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from rich.table import Table
 
 from uze import __version__
 from uze.errors import UsageError, UzeError
+from uze.location import checked_scope
 
 app = typer.Typer(
     add_completion=False,
@@ -91,12 +92,6 @@ def _paths() -> Any:
     return Paths.from_env()
 
 
-def _scope(value: str, allowed: tuple[str, ...]) -> Any:
-    if value not in allowed:
-        raise UsageError(f"invalid --scope {value!r}", hint=f"use one of: {', '.join(allowed)}")
-    return value
-
-
 def _asking(attempt: Callable[[bool], T], trusted: bool, *, interactive: bool) -> T:
     """Run `attempt`; if the package needs consent, ask once on a terminal, else refuse."""
     from uze.errors import TrustRequired
@@ -156,7 +151,7 @@ def install(
 
     def attempt(trusted: bool) -> Any:
         return run_install(
-            _paths(), source, scope=_scope(scope, ("project", "user")), project=project,
+            _paths(), source, scope=checked_scope(scope, ("project", "user")), project=project,
             harness=harness, dry_run=dry_run, force=force, trust=trusted, cwd=Path.cwd(),
         )
 
@@ -182,7 +177,7 @@ def uninstall(
     from uze.render import uninstall_view
 
     result = _run(lambda: run_uninstall(
-        _paths(), name, scope=_scope(scope, ("project", "user")), project=project,
+        _paths(), name, scope=checked_scope(scope, ("project", "user")), project=project,
         dry_run=dry_run, force=force, cwd=Path.cwd(),
     ))
     if as_json:
@@ -202,7 +197,7 @@ def status(
     from uze.commands.status import status as run_status
     from uze.render import status_view
 
-    scope_value: Literal["project", "user", "all"] = _run(lambda: _scope(scope, ("project", "user", "all")))
+    scope_value: Literal["project", "user", "all"] = _run(lambda: checked_scope(scope, ("project", "user", "all")))
     result = _run(lambda: run_status(_paths(), name, scope=scope_value, project=project, cwd=Path.cwd()))
     if as_json:
         _print_json(result.to_json())

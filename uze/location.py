@@ -7,11 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from uze.errors import UsageError
 from uze.paths import Paths
 
 Scope = Literal["project", "user"]
+
+
+def checked_scope(value: str, allowed: tuple[str, ...]) -> Any:
+    """`value` if it is one of the `allowed` --scope values; else a UsageError naming them."""
+    if value not in allowed:
+        raise UsageError(f"invalid --scope {value!r}", hint=f"use one of: {', '.join(allowed)}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
