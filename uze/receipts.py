@@ -9,26 +9,28 @@ values. Project scope: `<project>/.uze/receipts/<name>.json`; user scope:
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Annotated, Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
 
 from uze.errors import ReceiptUnreadable
 
 SCHEMA_VERSION: Final = 1
-Digest = Annotated[str, Field(pattern=r"^[0-9a-f]{64}$")]
+# \Z, not $: msgspec searches with Python's re, where $ also matches before a final newline.
+Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 Route = Literal["native", "adapted", "degraded", "unsupported"]
 Kind = Literal["instructions", "skill", "agent", "mcp", "hook"]
 
 
-class _Model(BaseModel):
-    # defer_build: a validator is built on first use, so `status` (which only validates whole
-    # receipts) builds one instead of one per record class at import (issue 8).
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
+class _Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """Receipt records are msgspec Structs, not pydantic models (ADR 0015): importing pydantic
+    was most of `uze status` and `uze uninstall` (issue 8). Same rules: unknown keys refused,
+    frozen, every field typed and checked on load and before every dump."""
 
 
-class ProjectionRecord(_Model):
+class ProjectionRecord(_Model, kw_only=True):
     """One (resource, harness) pair: how it was routed and which artifact delivers it."""
 
     kind: Kind
@@ -39,20 +41,27 @@ class ProjectionRecord(_Model):
     target: str = ""
 
 
-class TreeArtifact(_Model):
+class _Artifact(_Model, tag_field="type"):
+    """An artifact record; its JSON `type` tag names the class (read back as `.type`)."""
+
+    @property
+    def type(self) -> str:
+        """`tree`, `region`, `file`, `entry` or `element`: the tag written as `type`."""
+        return str(self.__struct_config__.tag)
+
+
+class TreeArtifact(_Artifact, tag="tree", kw_only=True):
     """A folder uze created whole; `files` maps each relative path to the digest written."""
 
-    type: Literal["tree"] = "tree"
     target: str
     files: dict[str, Digest]
     executables: list[str] = []
     harnesses: list[str]
 
 
-class RegionArtifact(_Model):
+class RegionArtifact(_Artifact, tag="region", kw_only=True):
     """A delimited region in a text file; `digest` is of the body with CRLF read as LF."""
 
-    type: Literal["region"] = "region"
     target: str
     region: str
     digest: Digest
@@ -60,22 +69,20 @@ class RegionArtifact(_Model):
     harnesses: list[str]
 
 
-class FileArtifact(_Model):
+class FileArtifact(_Artifact, tag="file", kw_only=True):
     """A whole file uze created (an agent definition); `digest` of exactly what was written."""
 
-    type: Literal["file"] = "file"
     target: str
     digest: Digest
     harnesses: list[str]
 
 
-class EntryArtifact(_Model):
+class EntryArtifact(_Artifact, tag="entry", kw_only=True):
     """One entry at `key_path` in a harness config file; `digest` of its canonical JSON value.
 
     `add_info` tells the remover what else the add created (never a value: no secrets here).
     """
 
-    type: Literal["entry"] = "entry"
     target: str
     format: Literal["json", "jsonc", "toml"]
     key_path: list[str]
@@ -85,13 +92,12 @@ class EntryArtifact(_Model):
     harnesses: list[str]
 
 
-class ElementArtifact(_Model):
+class ElementArtifact(_Artifact, tag="element", kw_only=True):
     """One element uze appended to an array (a hook group in a harness's hook config).
 
     `marker` is the wrapper command it runs: how an edited element is still recognised.
     """
 
-    type: Literal["element"] = "element"
     target: str
     format: Literal["json", "jsonc", "toml"]
     key_path: list[str]
@@ -103,13 +109,10 @@ class ElementArtifact(_Model):
     harnesses: list[str]
 
 
-Artifact = Annotated[
-    TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact | ElementArtifact,
-    Field(discriminator="type"),
-]
+Artifact = TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact | ElementArtifact
 
 
-class Receipt(_Model):
+class Receipt(_Model, kw_only=True):
     """Everything uze wrote for one package version in one scope."""
 
     schema_version: int = SCHEMA_VERSION
@@ -126,13 +129,34 @@ class Receipt(_Model):
 
 
 def dump_receipt(receipt: Receipt) -> bytes:
-    """Canonical bytes: UTF-8 JSON, indent 2, sorted keys, trailing newline."""
-    return (json.dumps(receipt.model_dump(), indent=2, sort_keys=True) + "\n").encode()
+    """Canonical bytes: UTF-8 JSON, indent 2, sorted keys, trailing newline.
+
+    The data is validated first (a Struct's constructor does not check types): a receipt uze
+    could not read back is never written.
+    """
+    data = msgspec.to_builtins(receipt)
+    msgspec.convert(data, Receipt)
+    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:
     """Bring an older receipt up to SCHEMA_VERSION (schema 1 is the first: nothing to do)."""
     return data
+
+
+_AT = re.compile(r"^(?P<msg>.*) - at `\$(?P<where>[^`]*)`$", re.DOTALL)
+
+
+def _located(error: msgspec.ValidationError) -> str:
+    """msgspec's "Expected `str`, got `int` - at `$.artifacts[0].target`" as
+    "artifacts.0.target: Expected `str`, got `int`" (the `location: message` form of STYLE.md)."""
+    text = str(error)
+    found = _AT.match(text)
+    if found is None:
+        return text
+    # `[0]` is a list index; `[...]` a value in a mapping (msgspec does not name the key).
+    where = re.sub(r"\[(\d+)\]", r".\1", found["where"]).replace("[...]", ".<key>").lstrip(".")
+    return f"{where}: {found['msg']}" if where else found["msg"]
 
 
 def load_receipt(path: Path) -> Receipt:
@@ -149,11 +173,9 @@ def load_receipt(path: Path) -> Receipt:
             path, f"written by a newer uze (schema {version})", hint="upgrade uze"
         )
     try:
-        return Receipt.model_validate(migrate(data))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise ReceiptUnreadable(path, f"{where}: {first['msg']}") from None
+        return msgspec.convert(migrate(data), Receipt)
+    except msgspec.ValidationError as exc:
+        raise ReceiptUnreadable(path, _located(exc)) from None
 
 
 def receipt_path(folder: Path, name: str) -> Path:

@@ -55,9 +55,12 @@ def installed(sandbox: Sandbox) -> Path:
 
 @pytest.mark.parametrize("command", ["status", "list"])
 def test_read_only_json_command_imports_no_install_parser_or_table_module(installed: Path, command: str) -> None:
+    """Receipts are msgspec Structs (ADR 0015): reading every kind of them loads no pydantic."""
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
-    assert _heavy(json.loads(done.stdout), HEAVY) == []
+    loaded = json.loads(done.stdout)
+    assert "uze.receipts" in loaded
+    assert _heavy(loaded, (*HEAVY, "pydantic")) == []
 
 
 @pytest.mark.parametrize("command", ["status", "list"])
@@ -69,7 +72,7 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
     """Uninstall never plans or reads a package: the planner, harness, package and store
-    modules and YAML stay unloaded (tomlkit is loaded here, for Codex's config.toml); with
+    modules, YAML and pydantic (receipts are msgspec Structs, ADR 0015) stay unloaded (tomlkit is loaded here, for Codex's config.toml); with
     --json neither do the parser and the tables. The package is really gone afterwards."""
     done = _python("-c", SHOW_MODULES, "uninstall", "every-kind", "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
@@ -77,7 +80,7 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     assert "uze.commands.uninstall" in loaded
     assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.harnesses", "uze.package",
                            "uze.store", "yaml", "uze.cli", "uze.render", "typer", "click",
-                           "rich")) == []
+                           "rich", "pydantic")) == []
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
 

@@ -17,7 +17,7 @@ from uze.paths import Paths, resolve_project
 from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
 
-if TYPE_CHECKING:  # the receipt models load pydantic: only once there is a receipt (issue 8)
+if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (issue 8)
     from uze.receipts import Receipt
 
 CREATED_SCHEMA: Final = 1
