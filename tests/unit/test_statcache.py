@@ -22,8 +22,8 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     seen: list[Path] = []
     real = statcache.read_file
 
-    def counting(path: Path) -> bytes:
-        seen.append(path)
+    def counting(path: str) -> bytes:
+        seen.append(Path(path))
         return real(path)
 
     monkeypatch.setattr(statcache, "read_file", counting)
