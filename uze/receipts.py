@@ -30,7 +30,7 @@ class _Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=Tr
     frozen, every field typed and checked on load and before every dump."""
 
 
-class ProjectionRecord(_Model, kw_only=True):
+class ProjectionRecord(_Model, frozen=True, kw_only=True):
     """One (resource, harness) pair: how it was routed and which artifact delivers it."""
 
     kind: Kind
@@ -41,7 +41,7 @@ class ProjectionRecord(_Model, kw_only=True):
     target: str = ""
 
 
-class _Artifact(_Model, tag_field="type"):
+class _Artifact(_Model, frozen=True, tag_field="type"):
     """An artifact record; its JSON `type` tag names the class (read back as `.type`)."""
 
     @property
@@ -50,7 +50,7 @@ class _Artifact(_Model, tag_field="type"):
         return str(self.__struct_config__.tag)
 
 
-class TreeArtifact(_Artifact, tag="tree", kw_only=True):
+class TreeArtifact(_Artifact, frozen=True, tag="tree", kw_only=True):
     """A folder uze created whole; `files` maps each relative path to the digest written."""
 
     target: str
@@ -59,7 +59,7 @@ class TreeArtifact(_Artifact, tag="tree", kw_only=True):
     harnesses: list[str]
 
 
-class RegionArtifact(_Artifact, tag="region", kw_only=True):
+class RegionArtifact(_Artifact, frozen=True, tag="region", kw_only=True):
     """A delimited region in a text file; `digest` is of the body with CRLF read as LF."""
 
     target: str
@@ -69,7 +69,7 @@ class RegionArtifact(_Artifact, tag="region", kw_only=True):
     harnesses: list[str]
 
 
-class FileArtifact(_Artifact, tag="file", kw_only=True):
+class FileArtifact(_Artifact, frozen=True, tag="file", kw_only=True):
     """A whole file uze created (an agent definition); `digest` of exactly what was written."""
 
     target: str
@@ -77,7 +77,7 @@ class FileArtifact(_Artifact, tag="file", kw_only=True):
     harnesses: list[str]
 
 
-class EntryArtifact(_Artifact, tag="entry", kw_only=True):
+class EntryArtifact(_Artifact, frozen=True, tag="entry", kw_only=True):
     """One entry at `key_path` in a harness config file; `digest` of its canonical JSON value.
 
     `add_info` tells the remover what else the add created (never a value: no secrets here).
@@ -92,7 +92,7 @@ class EntryArtifact(_Artifact, tag="entry", kw_only=True):
     harnesses: list[str]
 
 
-class ElementArtifact(_Artifact, tag="element", kw_only=True):
+class ElementArtifact(_Artifact, frozen=True, tag="element", kw_only=True):
     """One element uze appended to an array (a hook group in a harness's hook config).
 
     `marker` is the wrapper command it runs: how an edited element is still recognised.
@@ -112,7 +112,7 @@ class ElementArtifact(_Artifact, tag="element", kw_only=True):
 Artifact = TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact | ElementArtifact
 
 
-class Receipt(_Model, kw_only=True):
+class Receipt(_Model, frozen=True, kw_only=True):
     """Everything uze wrote for one package version in one scope."""
 
     schema_version: int = SCHEMA_VERSION

@@ -26,10 +26,14 @@ def _receipt(**changes: Any) -> Receipt:
     fields: dict[str, Any] = {
         "name": "pkg", "version": "1.0.0", "tree": DIGEST, "scope": "project",
         "harnesses": ["codex"],
-        "projections": [ProjectionRecord(kind="skill", resource="s", harness="codex", route="native")],
-        "artifacts": [TreeArtifact(target=".agents/skills/s", files={"SKILL.md": DIGEST},
-                                   harnesses=["codex"]),
-                      FileArtifact(target=".claude/agents/a.md", digest=DIGEST, harnesses=["codex"])],
+        "projections": [
+            ProjectionRecord(kind="skill", resource="s", harness="codex", route="native"),
+        ],
+        "artifacts": [
+            TreeArtifact(target=".agents/skills/s", files={"SKILL.md": DIGEST},
+                         harnesses=["codex"]),
+            FileArtifact(target=".claude/agents/a.md", digest=DIGEST, harnesses=["codex"]),
+        ],
     }
     return Receipt(**{**fields, **changes})
 
@@ -55,17 +59,24 @@ def test_canonical_bytes_carry_each_artifact_type_tag_and_read_back_equal(tmp_pa
     assert isinstance(loaded.artifacts[0], TreeArtifact)
 
 
+def _artifact(index: int, **changes: Any) -> Any:
+    return lambda d: d["artifacts"][index].update(changes)
+
+
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: d.update(extra=1), "Object contains unknown field `extra`"),
-    (lambda d: d["artifacts"][0].update(target=7), "artifacts.0.target: Expected `str`, got `int`"),
-    (lambda d: d["artifacts"][1].update(type="folder"), "artifacts.1.type: Invalid value 'folder'"),
-    (lambda d: d["artifacts"][1].update(digest=DIGEST + "\n"), "artifacts.1.digest: Expected `str` matching"),
-    (lambda d: d["artifacts"][0]["files"].update({"x": "A" * 64}), "artifacts.0.files.<key>: Expected `str` matching"),
-    (lambda d: d["projections"][0].update(route="sideways"), "projections.0.route: Invalid enum value 'sideways'"),
+    (_artifact(0, target=7), "artifacts.0.target: Expected `str`, got `int`"),
+    (_artifact(1, type="folder"), "artifacts.1.type: Invalid value 'folder'"),
+    (_artifact(1, digest=DIGEST + "\n"), "artifacts.1.digest: Expected `str` matching"),
+    (_artifact(0, files={"x": "A" * 64}), "artifacts.0.files.<key>: Expected `str` matching"),
+    (lambda d: d["projections"][0].update(route="sideways"),
+     "projections.0.route: Invalid enum value 'sideways'"),
     (lambda d: d.pop("name"), "Object missing required field `name`"),
     (lambda d: d.update(scope="team"), "scope: Invalid enum value 'team'"),
 ])
-def test_a_receipt_of_the_wrong_shape_is_refused_naming_where(tmp_path: Path, edit: Any, message: str) -> None:
+def test_a_receipt_of_the_wrong_shape_is_refused_naming_where(
+    tmp_path: Path, edit: Any, message: str
+) -> None:
     path = _written(tmp_path, edit)
     with pytest.raises(ReceiptUnreadable) as caught:
         load_receipt(path)
