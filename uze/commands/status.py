@@ -26,7 +26,7 @@ class PackageStatus:
         """The `packages[]` object of DESIGN.md section 2."""
         r = self.receipt
         projections = [
-            {**{f: getattr(p, f) for f in p.__struct_fields__}, "state": state}
+            {f: getattr(p, f) for f in p.__struct_fields__} | {"state": state}
             for p, state in zip(r.projections, self.states, strict=True)
         ]
         return {"name": r.name, "version": r.version, "scope": r.scope, "tree": r.tree,
