@@ -72,8 +72,9 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
     """Uninstall never plans or reads a package: the planner, harness, package and store
-    modules, YAML and pydantic (receipts are msgspec Structs, ADR 0015) stay unloaded (tomlkit is loaded here, for Codex's config.toml); with
-    --json neither do the parser and the tables. The package is really gone afterwards."""
+    modules, YAML and pydantic (receipts are msgspec Structs, ADR 0015) stay unloaded (tomlkit
+    is loaded here, for Codex's config.toml); with --json neither do the parser and the tables.
+    The package is really gone afterwards."""
     done = _python("-c", SHOW_MODULES, "uninstall", "every-kind", "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
