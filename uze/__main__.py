@@ -71,10 +71,10 @@ def _document(found: dict[str, str]) -> dict[str, Any]:
 
         return listing_json(*list_installed(Paths.from_env(), project=project, cwd=Path.cwd()))
     if command == "install":  # --json never asks: a package that needs consent is refused
-        from uze.commands.install import install
+        from uze.commands.reinstall import install_or_unchanged
         from uze.documents import install_json
 
-        return install_json(install(
+        return install_json(install_or_unchanged(
             Paths.from_env(), Path(found["name"]), scope=_scope(found, "project", ("project", "user")),
             project=project, harness=found.get("--harness"), dry_run="--dry-run" in found,
             force="--force" in found, trust="--trust" in found, cwd=Path.cwd()))

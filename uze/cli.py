@@ -145,12 +145,12 @@ def install(
     trust: Annotated[bool, typer.Option("--trust", help="Accept the commands the package runs.")] = False,
 ) -> None:
     """Install or upgrade a package into every targeted harness."""
-    from uze.commands.install import install as run_install
+    from uze.commands.reinstall import install_or_unchanged
     from uze.documents import install_json
     from uze.render import install_view
 
     def attempt(trusted: bool) -> Any:
-        return run_install(
+        return install_or_unchanged(
             _paths(), source, scope=checked_scope(scope, ("project", "user")), project=project,
             harness=harness, dry_run=dry_run, force=force, trust=trusted, cwd=Path.cwd(),
         )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from uze.commands.artifacts import Action
     from uze.commands.check import CheckResult
-    from uze.commands.install import InstallResult
+    from uze.commands.results import InstallResult
     from uze.commands.uninstall import UninstallResult
 
 

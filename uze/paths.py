@@ -12,6 +12,12 @@ from pathlib import Path
 from typing import Final
 
 PROJECT_MARKERS: Final = (".uze", ".git")
+# Every variable `env_dir` may read: the re-install shortcut keys its stamp on their values
+# (ADR 0016), so a harness home that moves is never answered from an old plan.
+LOCATION_ENV: Final = (
+    "XDG_CONFIG_HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "GEMINI_CLI_HOME", "KIMI_CODE_HOME",
+    "DSH_HOME", "DSH_AGENTS_HOME",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,7 +54,11 @@ class Paths:
         return self.uze_home / "projects.json"
 
     def env_dir(self, name: str, default: Path) -> Path:
-        """A harness's own override variable (e.g. CODEX_HOME) or its default location."""
+        """A harness's own override variable (e.g. CODEX_HOME) or its default location.
+
+        Raises ValueError for a variable not in LOCATION_ENV."""
+        if name not in LOCATION_ENV:
+            raise ValueError(f"{name} is not in uze.paths.LOCATION_ENV; add it there")
         value = self.env.get(name)
         return Path(value).absolute() if value else default
 

@@ -162,8 +162,17 @@ def _located(error: msgspec.ValidationError) -> str:
 def load_receipt(path: Path) -> Receipt:
     """Parse one receipt. Raises ReceiptUnreadable for bad JSON, bad shape or a newer schema."""
     try:
-        data = json.loads(path.read_bytes())
-    except (OSError, ValueError) as exc:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ReceiptUnreadable(path, str(exc)) from None
+    return parse_receipt(raw, path)
+
+
+def parse_receipt(raw: bytes, path: Path) -> Receipt:
+    """`load_receipt` for bytes already read from `path` (named in errors)."""
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
         raise ReceiptUnreadable(path, str(exc)) from None
     if not isinstance(data, dict):
         raise ReceiptUnreadable(path, "not a JSON object")

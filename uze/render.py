@@ -11,9 +11,9 @@ from rich.text import Text
 from uze.documents import planned_rows
 
 if TYPE_CHECKING:
-    from uze.commands.check import CheckResult
     from uze.commands.artifacts import Action
-    from uze.commands.install import InstallResult
+    from uze.commands.check import CheckResult
+    from uze.commands.results import InstallResult
     from uze.commands.status import StatusResult
     from uze.commands.uninstall import UninstallResult
 

@@ -95,6 +95,18 @@ def test_install_json_loads_neither_the_parser_nor_the_tables(sandbox: Sandbox) 
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
 
+def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(installed: Path) -> None:
+    """The shortcut of ADR 0016: no planner, harness module, package reader, pydantic or YAML."""
+    before = (installed / ".uze" / "receipts" / "every-kind.json").read_bytes()
+    done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--json", cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert "uze.commands.reinstall" in loaded
+    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.harnesses", "uze.package",
+                           "yaml", "tomlkit", "pydantic", *HEAVY[5:])) == []
+    assert (installed / ".uze" / "receipts" / "every-kind.json").read_bytes() == before
+
+
 ARGVS = (
     ("status", "--json"),
     ("status", "every-kind", "--json"),

@@ -8,9 +8,10 @@ import pytest
 import yaml
 
 from tests.helpers import DATA
+from uze.harness_ids import HARNESS_IDS
 from uze.harnesses import Location
 from uze.package import read_package
-from uze.paths import Paths
+from uze.paths import LOCATION_ENV, Paths
 from uze.plan import PlannedRegion, PlannedTree, plan_install
 
 
@@ -95,3 +96,41 @@ def test_one_region_per_instructions_file(tmp_path: Path) -> None:
     regions = [a for a in plan.artifacts if isinstance(a, PlannedRegion)]
     assert sorted(r.target for r in regions) == ["AGENTS.md", "CLAUDE.md"]
     assert {r.region_id for r in regions} == {"every-kind"}
+
+
+class _Recording(dict[str, str]):
+    """An environment that remembers every variable looked up in it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: set[str] = set()
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        self.read.add(key)
+        return super().get(key, default)
+
+    def __getitem__(self, key: str) -> str:
+        self.read.add(key)
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self.read.add(str(key))
+        return super().__contains__(key)
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_planning_reads_no_environment_variable_outside_location_env(tmp_path: Path, scope: str) -> None:
+    """The re-install stamp keys on LOCATION_ENV only (ADR 0016): a plan must not depend on any
+    other variable."""
+    env = _Recording()
+    paths = Paths(home=tmp_path / "plan-home", uze_home=tmp_path / "uze", env=env)
+    loc = Location(scope, tmp_path / "plan-project", paths)  # type: ignore[arg-type]
+    plan_install(read_package(DATA / "every-kind"), "0" * 64, loc, HARNESS_IDS)
+
+    assert env.read and env.read <= set(LOCATION_ENV)
+
+
+def test_a_harness_variable_outside_location_env_is_refused(tmp_path: Path) -> None:
+    paths = Paths(home=tmp_path, uze_home=tmp_path / "uze", env={"NEW_HOME": "/x"})
+    with pytest.raises(ValueError, match="NEW_HOME is not in uze.paths.LOCATION_ENV"):
+        paths.env_dir("NEW_HOME", tmp_path)

@@ -40,11 +40,26 @@ class ScopeContext:
         """`project` or `user`."""
         return self.location.scope
 
+    @property
+    def key(self) -> str:
+        """`user`, or `project-<16 hex of the root>`: names this scope's journal, lock and caches."""
+        return self.journal_root.name
+
     def receipt_file(self, name: str) -> Path:
         """Where package `name`'s receipt lives in this scope."""
         from uze.receipts import receipt_path
 
         return receipt_path(self.receipts_dir, name)
+
+    def stamp_file(self, name: str) -> Path:
+        """Where the re-install stamp of package `name` lives (a cache, ADR 0016)."""
+        return self.paths.uze_home / "cache" / f"installs-{self.key}" / f"{name}.json"
+
+    def forget_stamp(self, name: str) -> None:
+        """Drop the re-install stamp of `name` (uninstall), and its folder once empty."""
+        path = self.stamp_file(name)
+        fs.remove_file(path)
+        fs.remove_dir_if_empty(path.parent)
 
     def receipt(self, name: str) -> Receipt | None:
         """The receipt of `name` in this scope, if any."""

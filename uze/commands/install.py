@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from uze.commands import artifacts as arts
-from uze.commands import upgrade
+from uze.commands import reinstall, upgrade
 from uze.commands.artifacts import Action
 from uze.commands.context import (
     Created,
@@ -19,6 +19,7 @@ from uze.commands.context import (
     register_project,
     save_created,
 )
+from uze.commands.results import InstallResult
 from uze.errors import Blocked, Conflict, ForeignFile, TrustRequired, UzeError
 from uze.harnesses import detect_harnesses, parse_harnesses
 from uze.harnesses.base import Scope
@@ -58,17 +59,6 @@ class _Step:
     action: Action
     planned: PlannedArtifact | None
     old: Artifact | None
-
-
-@dataclass(frozen=True, slots=True)
-class InstallResult:
-    """The plan, the action per artifact, and the receipt written (None on a dry run)."""
-
-    plan: Plan
-    actions: tuple[Action, ...]
-    dry_run: bool
-    receipt: Receipt | None
-    writes: int
 
 
 def planned_key(artifact: PlannedArtifact) -> str:
@@ -417,5 +407,9 @@ def install(
         except BaseException:
             store.discard_added()  # the store as before, like the project (rolled back)
             raise
+        as_planned = steps[:len(plan.artifacts)]  # preflight lists the planned artifacts first
+        if all(s.action.action in ("create", "replace", "unchanged") for s in as_planned):
+            reinstall.record(ctx, receipt.name, ctx.receipt_file(receipt.name).read_bytes(),
+                             [s.action.target for s in as_planned])
     return InstallResult(plan, tuple(s.action for s in steps), False, receipt, writes)
 

@@ -117,4 +117,5 @@ def uninstall(
             raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))
         decisions = _decide(ctx, receipt, force)
         _apply(ctx, receipt, decisions)
+        ctx.forget_stamp(name)
     return UninstallResult(name, tuple(a for a, _ in decisions), False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from uze.errors import UnknownHarness
+from uze.harness_ids import HARNESS_IDS, parse_harnesses
 from uze.harnesses import (
     antigravity,
     claude_code,
@@ -28,18 +28,8 @@ REGISTRY: Final[dict[str, Harness]] = {
         deepseek_harness.HARNESS,
     )
 }
-HARNESS_IDS: Final = tuple(REGISTRY)
-
-
-def parse_harnesses(value: str) -> tuple[str, ...]:
-    """`a,b` or `all` -> canonical ids in registry order. Raises UnknownHarness."""
-    if value.strip() == "all":
-        return HARNESS_IDS
-    names = [part.strip() for part in value.split(",") if part.strip()]
-    for name in names:
-        if name not in REGISTRY:
-            raise UnknownHarness(name, HARNESS_IDS)
-    return tuple(h for h in HARNESS_IDS if h in names)
+if tuple(REGISTRY) != HARNESS_IDS:  # one list of ids: uze.harness_ids, checked here at import
+    raise RuntimeError(f"uze.harness_ids.HARNESS_IDS is not the registry order {tuple(REGISTRY)}")
 
 
 def detect_harnesses(loc: Location) -> tuple[str, ...]:

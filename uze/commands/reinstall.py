@@ -1,0 +1,252 @@
+"""Re-installing an unchanged package: answered from its receipt, without reading the package
+into models or planning it (ADR 0016; issue 8).
+
+Planning is pure and validation depends only on the package's files, so the same files with the
+same inputs give the same plan. After an install whose receipt records exactly its plan,
+`record` keeps a stamp beside the digest cache: the digest of those inputs (uze's own files,
+Python, the installed distributions, the scope's folders and the harness variables), the digest
+of the receipt, and the plan's artifact keys in plan order. `unchanged` answers only while all
+of it holds, the package folder holds exactly the files of the receipt's store tree, every blob
+of that tree is intact, every artifact is as uze wrote it, and no transaction is open; on any
+doubt it returns None and the full install runs. Like `status`, it writes nothing, so it takes
+no lock.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import stat
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from uze import fs
+from uze.commands import artifacts as arts
+from uze.commands.artifacts import Action
+from uze.commands.context import ScopeContext, open_scope
+from uze.commands.results import InstallResult, RecordedPlan
+from uze.errors import UzeError
+from uze.harness_ids import parse_harnesses
+from uze.location import Scope
+from uze.paths import LOCATION_ENV, Paths
+from uze.store import Store, digest_bytes
+from uze.store.manifest import decode_manifest
+
+if TYPE_CHECKING:
+    from uze.receipts import Receipt
+
+STAMP_SCHEMA: Final = 1
+_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # uze.package.names: anything else is refused
+_MAX_FILE_BYTES: Final = 16 * 1024 * 1024  # uze.package.tree.MAX_FILE_BYTES: bigger, no shortcut
+
+
+@functools.cache
+def _code_digest() -> str:
+    return code_digest(Path(__file__).resolve().parent.parent)
+
+
+def code_digest(root: Path) -> str:
+    """The digest of every file of the uze package at `root` (code and data), by relative path."""
+    parts: list[bytes] = []
+    for folder, subfolders, names in os.walk(root):  # Path.walk is Python 3.12
+        subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+        for name in sorted(names):
+            path = Path(folder, name)
+            data = path.read_bytes()
+            rel = path.relative_to(root).as_posix().encode("utf-8", "surrogateescape")
+            parts += [rel, b"\0", str(len(data)).encode(), b"\0", digest_bytes(data).encode()]
+    return digest_bytes(b"".join(parts))
+
+
+def _distributions() -> list[str]:
+    """The installed distributions with their versions (`*.dist-info` names on sys.path)."""
+    found: set[str] = set()
+    for entry in map(Path, filter(None, sys.path)):
+        if entry.is_absolute() and entry.is_dir():
+            found.update(p.name for p in entry.iterdir()
+                         if p.name.endswith((".dist-info", ".egg-info")))
+    return sorted(found)
+
+
+def inputs_digest(ctx: ScopeContext) -> str:
+    """The digest of everything but the package that the plan and its validation depend on."""
+    facts = {
+        "uze": _code_digest(), "python": sys.version, "distributions": _distributions(),
+        "scope": ctx.scope, "project": str(ctx.location.project), "home": str(ctx.paths.home),
+        "uze_home": str(ctx.paths.uze_home),
+        "env": {name: ctx.paths.env.get(name, "") for name in LOCATION_ENV},
+    }
+    return digest_bytes(json.dumps(facts, sort_keys=True).encode())
+
+
+def record(ctx: ScopeContext, name: str, receipt_data: bytes, keys: list[str]) -> None:
+    """Keep the stamp of an install whose receipt (`receipt_data`) records its plan exactly;
+    `keys` are the plan's artifact keys in plan order.
+
+    A cache written after the commit, like the digest cache: if it cannot be written, the next
+    re-install takes the full path, so a failure here does not fail the install.
+    """
+    body = {"schema_version": STAMP_SCHEMA, "inputs": inputs_digest(ctx),
+            "receipt": digest_bytes(receipt_data), "actions": keys}
+    data = (json.dumps(body, indent=2, sort_keys=True) + "\n").encode()
+    path = ctx.stamp_file(name)
+    try:
+        if path.is_file() and path.read_bytes() == data:
+            return
+        fs.atomic_write(path, data, durable=False)
+    except (OSError, UzeError):
+        pass  # an old stamp stays true of its own receipt bytes and inputs; it just won't match
+
+
+def install_or_unchanged(
+    paths: Paths, source: Path, *, scope: Scope = "project", project: Path | None = None,
+    harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
+    cwd: Path,
+) -> InstallResult:
+    """`uze install`: the answer of `unchanged` when it has one, else the full install (which
+    `force` and `trust` cannot change for a package installed unchanged)."""
+    found = unchanged(paths, source, scope=scope, project=project, harness=harness,
+                      dry_run=dry_run, cwd=cwd)
+    if found is not None:
+        return found
+    from uze.commands.install import install
+
+    return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
+                   force=force, trust=trust, cwd=cwd)
+
+
+def unchanged(
+    paths: Paths, source: Path, *, scope: Scope, project: Path | None, harness: str | None,
+    dry_run: bool, cwd: Path,
+) -> InstallResult | None:
+    """What `install` would return for `source` if it is installed unchanged, else None.
+
+    Never raises for what the full install would report: any doubt gives None.
+    """
+    try:
+        return _unchanged(paths, source, scope, project, harness, dry_run, cwd)
+    except (OSError, ValueError, UzeError):
+        return None
+
+
+def _unchanged(
+    paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None,
+    dry_run: bool, cwd: Path,
+) -> InstallResult | None:
+    name = _package_name(source)
+    if name is None:
+        return None
+    ctx = open_scope(paths, scope, project, cwd)
+    if ctx.journal_root.exists():  # a command is writing in this scope, or one crashed
+        return None
+    receipt, keys = _stamped_receipt(ctx, name)
+    if receipt is None:
+        return None
+    if harness is not None and parse_harnesses(harness) != tuple(receipt.harnesses):
+        return None
+    if not _same_files(Store(paths.store), source, receipt):
+        return None
+    if any(arts.inspect_record(ctx, r) != "matched" for r in receipt.artifacts):
+        return None
+    if not _bookkeeping_current(ctx) or ctx.journal_root.exists():
+        return None
+    return InstallResult(RecordedPlan.of(receipt, ctx.location),
+                         tuple(Action(key, "unchanged") for key in keys),
+                         dry_run, None if dry_run else receipt, 0)
+
+
+def _stamped_receipt(ctx: ScopeContext, name: str) -> tuple[Receipt | None, list[str]]:
+    """The receipt of `name` and the stamp's keys, if the stamp names that receipt's bytes, each
+    of its artifacts once, and the inputs of this command; else (None, [])."""
+    receipt_path = ctx.receipt_file(name)
+    raw = receipt_path.read_bytes()
+    stamp = json.loads(ctx.stamp_file(name).read_bytes())
+    if not isinstance(stamp, dict) or stamp.get("schema_version") != STAMP_SCHEMA \
+            or stamp.get("receipt") != digest_bytes(raw):
+        return None, []
+    from uze.receipts import parse_receipt
+
+    receipt = parse_receipt(raw, receipt_path)
+    keys = stamp.get("actions")
+    if receipt.name != name or receipt.status != "complete" or not isinstance(keys, list) \
+            or not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys) \
+            or set(keys) != {arts.record_key(r) for r in receipt.artifacts} \
+            or stamp.get("inputs") != inputs_digest(ctx):
+        return None, []
+    return receipt, keys
+
+
+def _package_name(source: Path) -> str | None:
+    """The name in the package's manifest (the root plugin.json first, as the reader does)."""
+    for manifest in (source / "plugin.json", source / ".claude-plugin" / "plugin.json"):
+        if manifest.is_file():
+            data: Any = json.loads(manifest.read_bytes())
+            name = data.get("name") if isinstance(data, dict) else None
+            return name if isinstance(name, str) and _NAME.fullmatch(name) else None
+    return None
+
+
+def _same_files(store: Store, source: Path, receipt: Receipt) -> bool:
+    """The package folder holds exactly the files of the receipt's store tree, whose manifest
+    and blobs are intact (what the full install would otherwise write again)."""
+    manifest_path = store.tree_path(receipt.tree)
+    manifest = _intact(manifest_path, receipt.tree)
+    if manifest is None:
+        return False
+    entries, meta = decode_manifest(manifest, manifest_path)
+    if meta != {"name": receipt.name, "version": receipt.version}:
+        return False
+    found = _package_files(source)
+    if found != {e.path: (e.digest, e.executable) for e in entries}:
+        return False
+    return all(_intact(store.object_path(e.digest), e.digest) is not None for e in entries)
+
+
+def _intact(path: Path, digest: str) -> bytes | None:
+    """The bytes of a store file, if it is a regular file holding `digest`."""
+    if not stat.S_ISREG(os.lstat(path).st_mode):
+        return None
+    data = path.read_bytes()
+    return data if digest_bytes(data) == digest else None
+
+
+def _package_files(root: Path) -> dict[str, tuple[str, bool]] | None:
+    """Relative path -> (digest, executable) of every file under `root` (`.git/` at the root
+    aside, as the reader does); None at a link, special file or oversize file, which the
+    reader treats in ways not worth repeating here."""
+    found: dict[str, tuple[str, bool]] = {}
+    pending = [("", str(root))]
+    while pending:
+        prefix, folder = pending.pop()
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                rel = f"{prefix}/{entry.name}" if prefix else entry.name
+                if entry.is_dir(follow_symlinks=False):
+                    if rel != ".git":
+                        pending.append((rel, entry.path))
+                    continue
+                info = entry.stat(follow_symlinks=False)  # a link is not S_ISREG: no shortcut
+                if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_FILE_BYTES:
+                    return None
+                with open(entry.path, "rb") as handle:  # noqa: PTH123 (a str path per file)
+                    data = handle.read()
+                found[rel] = (digest_bytes(data), bool(info.st_mode & stat.S_IXUSR))
+    return found
+
+
+def _bookkeeping_current(ctx: ScopeContext) -> bool:
+    """created.json reads, and a project scope is in the projects registry: the full install
+    would otherwise fail on it or write it."""
+    if ctx.created_file.exists():
+        json.loads(ctx.created_file.read_bytes())
+    if ctx.scope != "project":
+        return True
+    registry = ctx.paths.projects_registry
+    if not registry.exists():
+        return False
+    data = json.loads(registry.read_bytes())
+    projects = data.get("projects") if isinstance(data, dict) else None
+    return isinstance(projects, list) and str(ctx.location.project) in projects

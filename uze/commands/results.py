@@ -1,0 +1,63 @@
+"""What `install` returns, in a module light enough for the re-install shortcut to build it
+without importing the planner (ADR 0016)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from uze.commands.artifacts import Action
+    from uze.location import Location
+    from uze.plan import Plan
+    from uze.receipts import ProjectionRecord, Receipt
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedPackage:
+    """The name and version a receipt records."""
+
+    name: str
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedExecution:
+    """One accepted command line, as the receipt records its `describe()`."""
+
+    line: str
+
+    def describe(self) -> str:
+        """The line, as `uze.trust.Execution.describe` wrote it."""
+        return self.line
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedPlan:
+    """The parts of a Plan that `install --json` and its table show, read back from a receipt
+    that records exactly that plan (built by `build_receipt` from it)."""
+
+    package: RecordedPackage
+    tree: str
+    location: Location
+    harnesses: tuple[str, ...]
+    projections: tuple[ProjectionRecord, ...]
+    executions: tuple[RecordedExecution, ...]
+
+    @classmethod
+    def of(cls, receipt: Receipt, location: Location) -> RecordedPlan:
+        """The plan `receipt` was written from, as far as the install result shows it."""
+        return cls(RecordedPackage(receipt.name, receipt.version), receipt.tree, location,
+                   tuple(receipt.harnesses), tuple(receipt.projections),
+                   tuple(RecordedExecution(line) for line in receipt.executions))
+
+
+@dataclass(frozen=True, slots=True)
+class InstallResult:
+    """The plan, the action per artifact, and the receipt written (None on a dry run)."""
+
+    plan: Plan | RecordedPlan
+    actions: tuple[Action, ...]
+    dry_run: bool
+    receipt: Receipt | None
+    writes: int
