@@ -650,3 +650,32 @@ def test_json_edits_need_the_containers_they_name() -> None:
 def test_a_toml_key_value_is_cut_with_its_separator(doc: bytes, expected: bytes) -> None:
     key_path = ("t", "b") if doc.startswith(b"t") else ("b",)
     assert remove_entry(doc, "toml", key_path, AddInfo("item", len(key_path) - 1)) == expected
+
+
+@pytest.mark.parametrize("depth", [399, 400, 401, 402])
+def test_deep_nesting_reads_as_config_json_reads_it(depth: int) -> None:
+    """The C json reader agrees with config_json up to its nesting limit, and past it
+    config_json's own error is reported (issue 8: many packages make many brackets)."""
+    doc = b'{"a": ' + b"[" * (depth - 1) + b"1" + b"]" * (depth - 1) + b"}"
+    if depth <= config_json.MAX_DEPTH:
+        found = read_entry(doc, "json", ("a",))
+        for _ in range(depth - 1):
+            assert isinstance(found, list) and len(found) == 1
+            found = found[0]
+        assert found == 1
+    else:
+        with pytest.raises(ConfigUnreadable, match="values are nested too deeply"):
+            read_entry(doc, "json", ("a",))
+
+
+def test_a_wide_shallow_document_is_read_by_the_c_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = json.dumps({"hooks": [{"matcher": str(i), "hooks": [{"x": [i]}]} for i in range(500)],
+                      "a": {"b": 1}}).encode()
+    assert doc.count(b"[") + doc.count(b"{") > config_json.MAX_DEPTH
+    calls: list[str] = []
+    parse = config_json.parse
+    monkeypatch.setattr(config_json, "parse",
+                        lambda text, **kw: calls.append(text) or parse(text, **kw))
+
+    assert read_entry(doc, "json", ("a", "b")) == 1
+    assert calls == []

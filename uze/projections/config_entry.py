@@ -192,7 +192,7 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
 
 
 _PLAIN: dict[tuple[str, str], object] = {}
-_FAST_BRACKETS: Final = 400  # config_json's nesting limit: fewer brackets cannot reach it
+_FAST_BRACKETS: Final = config_json.MAX_DEPTH  # fewer brackets cannot reach the nesting limit
 
 
 def _no_constant(name: str) -> NoReturn:
@@ -210,16 +210,32 @@ def _plain(text: str, fmt: str) -> object:
     key = (fmt, text)
     if key in _PLAIN:
         return _PLAIN[key]
-    if key in _PARSED or fmt == "toml" or text.count("{") + text.count("[") >= _FAST_BRACKETS:
+    if key in _PARSED or fmt == "toml":
         return _load(text, fmt)[0]
     try:
         found: object = json.loads(text, parse_constant=_no_constant)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _load(text, fmt)[0]
+    if text.count("{") + text.count("[") >= _FAST_BRACKETS and not _nested_within(found):
+        return _load(text, fmt)[0]  # config_json refuses it, with its message
     if len(_PLAIN) >= _PARSED_MAX:
         _PLAIN.pop(next(iter(_PLAIN)))
     _PLAIN[key] = found
     return found
+
+
+def _nested_within(value: object) -> bool:
+    """Whether no value inside `value` (at depth 0) is deeper than config_json.MAX_DEPTH: a
+    settings file of many packages has thousands of brackets but a depth of five or six."""
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) \
+            else ()
+        if children and depth >= config_json.MAX_DEPTH:
+            return False
+        pending.extend((child, depth + 1) for child in children)
+    return True
 
 
 def _lookup(plain: object, key_path: KeyPath) -> object:

@@ -20,7 +20,7 @@ _SPACE_OR_COMMENT: Final = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.
 _STRING: Final = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _LITERALS: Final[dict[str, object]] = {"true": True, "false": False, "null": None}
-_MAX_DEPTH: Final = 400
+MAX_DEPTH: Final = 400
 _BOM: Final = "\ufeff"
 DEFAULT_INDENT: Final = "  "
 
@@ -95,7 +95,7 @@ class _Parser:
         return root
 
     def value(self, depth: int) -> Node:
-        if depth > _MAX_DEPTH:
+        if depth > MAX_DEPTH:
             self.fail("values are nested too deeply")
         char = self.peek()
         if char == "{":
