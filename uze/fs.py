@@ -29,8 +29,11 @@ _FLUSHERS: Final = 8  # threads of barrier()
 
 
 def _put(handle: BinaryIO, data: bytes) -> None:
-    """Write `data` to an open file: the one place bytes go to disk."""
-    handle.write(data)
+    """Write `data` to an open file: the one place bytes go to disk. An unbuffered handle
+    may take part of it per call (a signal, a file system filling up)."""
+    view = memoryview(data)
+    while view:
+        view = view[handle.write(view) or 0:]
 
 
 def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:
@@ -75,22 +78,28 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
     if mode is None and path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
     with _writing(path):
-        _mkdir(path.parent, parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)
-        tmp = Path(tmp_name)
+        prefix = f".{path.name}{TEMP_MARK}"
         try:
-            with os.fdopen(fd, "wb") as handle:
+            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+        except FileNotFoundError:  # the folder first (most writes go to one that exists)
+            _mkdir(path.parent, parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+        renamed = False
+        try:
+            # Unbuffered: one write call for the bytes, no tell or tty check on the way in.
+            with os.fdopen(fd, "wb", buffering=0) as handle:
                 _put(handle, data)
+                os.fchmod(handle.fileno(), 0o644 if mode is None else mode)
                 if durable:
-                    handle.flush()
                     os.fsync(handle.fileno())
-            os.chmod(tmp, 0o644 if mode is None else mode)
             os.replace(tmp, path)
+            renamed = True
             if durable:
                 _fsync_dir(path.parent)
         finally:
-            with contextlib.suppress(FileNotFoundError):
-                tmp.unlink()
+            if not renamed:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(tmp)
 
 
 def barrier(paths: Iterable[Path]) -> None:
@@ -182,12 +191,6 @@ def remove_dir_if_empty(path: Path) -> bool:
     except OSError:
         return False
     return True
-
-
-def set_read_only(path: Path) -> None:
-    """Drop every write bit of `path` (store objects are never changed)."""
-    current = stat.S_IMODE(path.stat().st_mode)
-    os.chmod(path, current & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
 
 
 def remove_read_only(path: Path) -> None:

@@ -77,8 +77,8 @@ class Transaction:
         fs.make_dir(path)
 
     def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
-        """Write a file inside a folder made by create_folder (no backup needed)."""
-        fs.make_dir(path.parent, parents=True)
+        """Write a file inside a folder made by create_folder (no backup needed; atomic_write
+        makes the subfolders a file needs, which go with that folder on rollback)."""
         fs.atomic_write(path, data, mode, durable=False)
         self._unsynced.append(path)
         self.writes += 1

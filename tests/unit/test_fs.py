@@ -106,3 +106,27 @@ def test_a_barrier_that_fails_for_a_full_disk_raises_disk_full(
     with pytest.raises(DiskFull, match="no space left on device"):
         fs.barrier([folder / "f"])
 
+
+
+def test_atomic_write_makes_missing_folders_and_sets_the_mode_it_is_given(folder: Path) -> None:
+    target = folder / "a" / "b" / "blob"
+
+    fs.atomic_write(target, b"x" * 70_000, mode=0o444, durable=False)
+
+    assert target.read_bytes() == b"x" * 70_000
+    assert target.stat().st_mode & 0o777 == 0o444
+    assert sorted(p.name for p in target.parent.iterdir()) == ["blob"]  # no temp file left
+
+
+def test_put_writes_everything_through_a_handle_that_takes_part_at_a_time() -> None:
+    class Trickle:
+        def __init__(self) -> None:
+            self.got = b""
+
+        def write(self, data: memoryview) -> int:
+            self.got += bytes(data[:3])
+            return min(3, len(data))
+
+    handle = Trickle()
+    fs._put(handle, b"0123456789")  # type: ignore[arg-type]
+    assert handle.got == b"0123456789"

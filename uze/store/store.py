@@ -258,7 +258,6 @@ class Store:
             # Roll back the fan-out folder atomic_write may have created, then re-raise.
             fs.remove_dir_if_empty(path.parent)
             raise
-        fs.set_read_only(path)
         self.added.append(path)
 
     def _read_verified(self, path: Path, digest: str) -> bytes:
