@@ -701,39 +701,39 @@ def peers() -> list[Peer]:
     return found
 
 
-def _peer_fresh_installs(peer: Peer, fixture: Fixture, reps: int, work: Path) -> tuple[dict[str, Any], Sandbox]:
-    samples, sb = [], None
-    for _ in range(reps):
-        if sb is not None:
-            sb.remove()
-        sb = Sandbox(work, "peer")
+def _peer_round(peer: Peer, fixture: Fixture, work: Path, *, full: bool) -> dict[str, Any]:
+    """In a sandbox of its own: a fresh install, a re-install (unchanged) and, when `full`, a
+    status and an uninstall of one fixture, each run once."""
+    sb = Sandbox(work, "peer")
+    try:
         peer.prepare(sb.project, fixture)
-        samples.append(run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env))
-    assert sb is not None
-    return summary(samples), sb
+        found: dict[str, Any] = {"install": run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env)}
+        found["files_written"] = count_files(sb.project, peer.input_dirs())
+        found["layout"] = skill_layout(sb.project, fixture)
+        before = snapshot(sb.project, sb.home)
+        found["reinstall"] = run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env)
+        found["changes"] = changes(before, snapshot(sb.project, sb.home), sb.project, sb.home)
+        if full:
+            status, uninstall = peer.status(sb.project), peer.uninstall(sb.project, fixture)
+            found["status"] = run(status, cwd=sb.project, env=sb.env) if status else None
+            found["uninstall"] = run(uninstall, cwd=sb.project, env=sb.env) if uninstall else None
+    finally:
+        sb.remove()
+    return found
 
 
-def _peer_scenarios(peer: Peer, fixture: Fixture, reps: int, work: Path, *, full: bool) -> dict[str, Any]:
-    """install (fresh), re-install (unchanged), status and uninstall of one fixture."""
-    result: dict[str, Any] = {}
-    install, sb = _peer_fresh_installs(peer, fixture, reps, work)
-    result["install"] = install
-    result["files_written"] = count_files(sb.project, peer.input_dirs())
-    result["layout"] = skill_layout(sb.project, fixture)
-    before = snapshot(sb.project, sb.home)
-    result["reinstall"] = summary(repeat(reps, peer.install(sb.project, fixture), cwd=sb.project, env=sb.env))
-    result["reinstall"].update(changes(before, snapshot(sb.project, sb.home), sb.project, sb.home))
+def _peer_summary(rounds: list[dict[str, Any]], *, full: bool) -> dict[str, Any]:
+    """Medians over the rounds; what was written and rewritten from the first round (the
+    most files any round rewrote)."""
+    first = rounds[0]
+    worst = max((r["changes"] for r in rounds), key=lambda c: c["files_changed"])
+    result: dict[str, Any] = {
+        "install": summary([r["install"] for r in rounds]), "files_written": first["files_written"],
+        "layout": first["layout"], "reinstall": {**summary([r["reinstall"] for r in rounds]), **worst},
+    }
     if full:
-        status = peer.status(sb.project)
-        result["status"] = summary(repeat(reps, status, cwd=sb.project, env=sb.env)) if status else None
-        uninstall = peer.uninstall(sb.project, fixture)
-
-        def again() -> None:
-            run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env)
-
-        result["uninstall"] = (summary(repeat(reps, uninstall, cwd=sb.project, env=sb.env, before=again))
-                               if uninstall else None)
-    sb.remove()
+        for op in ("status", "uninstall"):
+            result[op] = summary([r[op] for r in rounds]) if first[op] is not None else None
     return result
 
 
@@ -752,24 +752,38 @@ class _UzePeer(Peer):
 
 
 def bench_peers(mode: Mode, work: Path) -> dict[str, Any]:
-    """uze and each peer on the same skills-only fixtures: small (3 skills) and large."""
+    """uze and each peer on the same skills-only fixtures: small (3 skills) and large.
+
+    Round robin: each round runs every tool once in turn, so load drift (large on this VM)
+    hits every tool alike instead of whichever ran during a slow minute."""
     small = make_package(work / "fixtures" / "peer-small", "peer-small", SMALL_SKILLS, seed="small")
     large = make_package(work / "fixtures" / "peer-large", "peer-large", mode.large, seed="large")
     uze = _UzePeer("uze", "", "7 of 7", "", "", [])
     found: dict[str, Any] = {}
-    for peer in [uze, *peers()]:
-        entry: dict[str, Any] = {"version": peer.version, "targets": peer.targets,
-                                 "delivers": peer.delivers, "misses": peer.misses}
+    rounds: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    everyone = [uze, *peers()]
+    for peer in everyone:
+        found[peer.name] = {"version": peer.version, "targets": peer.targets,
+                            "delivers": peer.delivers, "misses": peer.misses}
         if peer.missing:
-            found[peer.name] = {**entry, "error": peer.missing}
-            continue
-        log(f"peers: {peer.name}")
-        try:
-            entry["small"] = _peer_scenarios(peer, small, mode.peer_reps, work, full=True)
-            entry["large"] = _peer_scenarios(peer, large, mode.peer_large_reps, work, full=False)
-        except RunFailed as exc:
-            entry["error"] = f"failed: {exc.tail or exc}"
-        found[peer.name] = entry
+            found[peer.name]["error"] = peer.missing
+        else:
+            rounds[peer.name] = {"small": [], "large": []}
+    tools = [p for p in everyone if p.name in rounds]
+    for size, fixture, reps, full in (("small", small, mode.peer_reps, True),
+                                      ("large", large, mode.peer_large_reps, False)):
+        for r in range(reps):
+            log(f"peers: {size}, round {r + 1} of {reps}: {', '.join(p.name for p in tools)}")
+            for peer in tools:
+                if "error" in found[peer.name]:
+                    continue
+                try:
+                    rounds[peer.name][size].append(_peer_round(peer, fixture, work, full=full))
+                except RunFailed as exc:
+                    found[peer.name]["error"] = f"failed: {exc.tail or exc}"
+        for peer in tools:
+            if "error" not in found[peer.name]:
+                found[peer.name][size] = _peer_summary(rounds[peer.name][size], full=full)
     return {"small": {"files": small.files, "bytes": small.bytes},
             "large": {"files": large.files, "bytes": large.bytes}, "tools": found}
 
