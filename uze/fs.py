@@ -33,7 +33,10 @@ def _put(handle: BinaryIO, data: bytes) -> None:
     may take part of it per call (a signal, a file system filling up)."""
     view = memoryview(data)
     while view:
-        view = view[handle.write(view) or 0:]
+        written = handle.write(view)
+        if not written:  # a regular file takes at least one byte or raises
+            raise OSError(errno.EIO, "the file took no bytes")
+        view = view[written:]
 
 
 def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:

@@ -130,3 +130,12 @@ def test_put_writes_everything_through_a_handle_that_takes_part_at_a_time() -> N
     handle = Trickle()
     fs._put(handle, b"0123456789")  # type: ignore[arg-type]
     assert handle.got == b"0123456789"
+
+
+def test_put_raises_rather_than_spin_on_a_handle_that_takes_nothing() -> None:
+    class Stuck:
+        def write(self, data: memoryview) -> int:
+            return 0
+
+    with pytest.raises(OSError, match="took no bytes"):
+        fs._put(Stuck(), b"x")  # type: ignore[arg-type]
