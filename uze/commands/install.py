@@ -324,8 +324,12 @@ def check_trust(plan: Plan, previous: Receipt | None, trusted: bool) -> None:
     raise TrustRequired(lines, changed=previous is not None and bool(previous.executions))
 
 
-def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path]) -> tuple[Receipt, int]:
-    """Apply the steps in one transaction; its commit also makes the `stored` objects durable."""
+def _apply(
+    ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path]
+) -> tuple[Receipt, bytes, int]:
+    """Apply the steps in one transaction; its commit also makes the `stored` objects durable.
+
+    Returns the receipt, its bytes as on disk, and the number of writes."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
@@ -346,7 +350,7 @@ def _apply(ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path]
         tx.rollback()
         raise
     tx.commit()
-    return receipt, tx.writes
+    return receipt, data, tx.writes
 
 
 def _prepare(
@@ -403,13 +407,12 @@ def install(
         store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
                              sync=False)
         try:
-            receipt, writes = _apply(ctx, plan, steps, store.added)
+            receipt, data, writes = _apply(ctx, plan, steps, store.added)
         except BaseException:
             store.discard_added()  # the store as before, like the project (rolled back)
             raise
         as_planned = steps[:len(plan.artifacts)]  # preflight lists the planned artifacts first
         if all(s.action.action in ("create", "replace", "unchanged") for s in as_planned):
-            reinstall.record(ctx, receipt.name, ctx.receipt_file(receipt.name).read_bytes(),
-                             [s.action.target for s in as_planned])
+            reinstall.record(ctx, receipt.name, data, [s.action.target for s in as_planned])
     return InstallResult(plan, tuple(s.action for s in steps), False, receipt, writes)
 
