@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Final
 
+import msgspec
+
 from uze.capabilities.map import lookup
 from uze.evidence import (
     CAPABILITY_IDS,
@@ -51,7 +53,7 @@ def _hook_claimed(harness: str, capability: str) -> bool:
 
     group = {"matcher": "shell", "effect": _HOOK_EFFECTS[capability],
              "hooks": [{"type": "command", "command": "true"}]}
-    hooks = HooksFile.model_validate({"hooks": {"PreToolUse": [group]}})
+    hooks = msgspec.convert({"hooks": {"PreToolUse": [group]}}, HooksFile)
     root = PurePosixPath("/uze")
     (delivery,) = deliver_hooks(harness, hooks, "probe", root, root)
     return delivery.route in CLAIMED_ROUTES

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
+import msgspec
+
 from uze.harnesses.base import Location
 from uze.harnesses.claude_code import config_dir
 from uze.harnesses.codex import codex_home
@@ -57,11 +59,11 @@ def resolve_server(server: McpServer, root: Path) -> tuple[McpServer, bool]:
     command = server.command
     if command is not None and command.startswith("./"):
         command = str(root / command[2:])
-    update = {
-        "command": _resolve(command, root) if command is not None else None,
-        "args": [_resolve(arg, root) for arg in server.args],
-        "cwd": _resolve(server.cwd, root) if server.cwd else server.cwd,
-        "env": {k: _resolve(v, root) for k, v in server.env.items()},
-    }
-    resolved = server.model_copy(update=update)
+    resolved = msgspec.structs.replace(
+        server,
+        command=_resolve(command, root) if command is not None else None,
+        args=[_resolve(arg, root) for arg in server.args],
+        cwd=_resolve(server.cwd, root) if server.cwd else server.cwd,
+        env={k: _resolve(v, root) for k, v in server.env.items()},
+    )
     return resolved, resolved != server

@@ -9,6 +9,7 @@ and exit with the same code as the full (typer) command line.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -85,14 +86,34 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
 
-def test_install_json_loads_neither_the_parser_nor_the_tables(sandbox: Sandbox) -> None:
+def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(sandbox: Sandbox) -> None:
+    """A valid package (every-kind has a manifest, MCP servers and hooks) is read with msgspec
+    Structs alone; their pydantic twins load only to list an invalid package's problems
+    (ADR 0017)."""
     done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--harness", "all", "--trust",
                    "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert "uze.commands.install" in loaded
-    assert _heavy(loaded, ("uze.cli", "uze.render", "typer", "click", "rich")) == []
+    assert {"uze.commands.install", "uze.package.manifest", "uze.package.hooks"} <= set(loaded)
+    assert _heavy(loaded, ("uze.cli", "uze.render", "typer", "click", "rich", "pydantic",
+                           "uze.package.problems")) == []
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
+
+
+def test_an_invalid_package_is_refused_with_every_problem_on_both_paths(tmp_path: Path,
+                                                                       sandbox: Sandbox) -> None:
+    package = tmp_path / "bad"
+    shutil.copytree(PACKAGE, package)
+    (package / "plugin.json").write_text('{"name": "Bad", "version": 2, "extra": true}\n')
+    argv = ("install", str(package), "--json", "--harness", "all", "--trust")
+    fast = _python("-m", "uze", *argv, cwd=sandbox.project)
+    full = _python("-c", FULL_CLI, *argv, cwd=sandbox.project)
+    assert fast.returncode == 1
+    assert fast.stderr == full.stderr and full.returncode == 1
+    for line in ("plugin.json: extra: unknown key", "plugin.json: name: invalid name 'Bad'",
+                 "plugin.json: version: must be a string"):
+        assert line in fast.stderr
+    assert not (sandbox.project / ".uze").exists()
 
 
 def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(installed: Path) -> None:

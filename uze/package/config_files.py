@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pydantic import ValidationError
+from typing import cast
 
 from uze.package.claude import portable_hooks, portable_server
-from uze.package.hooks import HOOK_EVENTS, HookGroup, HooksFile, hooks_problems
-from uze.package.issues import issue, key_path, pydantic_issues
+from uze.package.hooks import HOOK_EVENTS, HookEvent, HookGroup, HooksFile, hooks_problems
+from uze.package.issues import convert, issue, key_path
 from uze.package.manifest import McpServer
 from uze.package.tree import Tree
 from uze.package.validate import Layout
@@ -50,11 +50,7 @@ def _read_server(name: str, body: object, layout: Layout, issues: list[str]) -> 
         body = {key: value for key, value in body.items() if key != "name"}
     if layout.is_claude:
         body = portable_server(body)
-    try:
-        return McpServer.model_validate({**body, "name": name})
-    except ValidationError as error:
-        issues.extend(pydantic_issues(error, layout.mcp, where, own_key="name"))
-        return None
+    return convert({**body, "name": name}, McpServer, layout.mcp, issues, where, own_key="name")
 
 
 def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile | None:
@@ -65,20 +61,18 @@ def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile |
     if layout.is_claude:
         raw = portable_hooks(raw, layout.hooks, issues)
     before = len(issues)
-    groups: dict[str, list[HookGroup]] = {}
+    groups: dict[HookEvent, list[HookGroup]] = {}
     checked: list[tuple[str, int, HookGroup]] = []
     for event, index, value in _hook_groups(raw, layout.hooks, issues):
-        try:
-            group = HookGroup.model_validate(value)
-        except ValidationError as error:
-            issues.extend(pydantic_issues(error, layout.hooks, ["hooks", event, index]))
+        group = convert(value, HookGroup, layout.hooks, issues, ["hooks", event, index])
+        if group is None:
             continue
-        groups.setdefault(event, []).append(group)
+        groups.setdefault(cast("HookEvent", event), []).append(group)  # one of HOOK_EVENTS
         checked.append((event, index, group))
     issues.extend(issue(layout.hooks, problem) for problem in hooks_problems(checked))
     if len(issues) > before:
         return None
-    return HooksFile.model_validate({"hooks": groups})
+    return HooksFile(hooks=groups)
 
 
 def _hook_groups(

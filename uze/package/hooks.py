@@ -1,13 +1,18 @@
-"""Pydantic models for portable hooks (DESIGN section 8): events, matchers, effects, handlers."""
+"""Portable hooks (DESIGN section 8) as msgspec Structs: events, matchers, effects, handlers.
+
+The pydantic twins in `uze.package.problems` report every problem when msgspec finds one
+(ADR 0017); the rules beyond types are functions here that both call.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Annotated, Final, Literal
+from typing import Annotated, Final, Literal, Protocol
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+import msgspec
 
 from uze.package.issues import key_path
+from uze.package.manifest import NonEmpty, Strict, check
 
 HookEvent = Literal["PreToolUse", "PostToolUse", "Stop", "SessionStart"]
 HookEffect = Literal["observe", "allow", "ask", "deny", "transform"]
@@ -28,56 +33,63 @@ TOOL_ALIASES: Final = frozenset(
 NATIVE_PREFIX: Final = "native:"
 MAX_TIMEOUT: Final = 300
 DEFAULT_TIMEOUT: Final = 30
-_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
-def _check_matcher(matcher: str) -> str:
+def matcher_problem(matcher: str) -> str | None:
+    """Why a matcher names a tool uze does not know, or None."""
     for alias in matcher.split("|"):
         native = alias.removeprefix(NATIVE_PREFIX)
         if alias.startswith(NATIVE_PREFIX) and native:
             continue
         if alias not in TOOL_ALIASES:
             known = ", ".join(sorted(TOOL_ALIASES))
-            raise ValueError(f"unknown tool {alias!r}: use {known} or native:<tool>")
-    return matcher
+            return f"unknown tool {alias!r}: use {known} or native:<tool>"
+    return None
 
 
-Matcher = Annotated[str, AfterValidator(_check_matcher)]
+def timeout_problem(timeouts: Iterable[int]) -> str | None:
+    """Why a group's handlers would take too long together, or None."""
+    total = sum(timeouts)
+    if total > MAX_TIMEOUT:
+        return (f"the handlers' timeouts add up to {total} seconds; a group may take at most "
+                f"{MAX_TIMEOUT}")
+    return None
 
 
-class HookHandler(BaseModel):
+class HookHandler(Strict, frozen=True, kw_only=True):
     """A command run for a hook; it answers through its exit code (0 allow, 3 deny)."""
 
-    model_config = _STRICT
-
     type: Literal["command"]
-    command: str = Field(min_length=1)
+    command: NonEmpty
     args: list[str] | None = None
-    timeout: int = Field(default=DEFAULT_TIMEOUT, ge=1, le=MAX_TIMEOUT)
+    timeout: Annotated[int, msgspec.Meta(ge=1, le=MAX_TIMEOUT)] = DEFAULT_TIMEOUT
 
 
-class HookGroup(BaseModel):
+class HookGroup(Strict, frozen=True, kw_only=True):
     """Handlers run in order for the tools `matcher` names (absent = every tool)."""
 
-    model_config = _STRICT
-
     id: str | None = None
-    matcher: Matcher | None = None
+    matcher: str | None = None
     effect: HookEffect = "observe"
-    hooks: list[HookHandler] = Field(min_length=1)
+    hooks: Annotated[list[HookHandler], msgspec.Meta(min_length=1)]
 
-    @model_validator(mode="after")
-    def _check_total_timeout(self) -> HookGroup:
-        total = sum(handler.timeout for handler in self.hooks)
-        if total > MAX_TIMEOUT:
-            raise ValueError(
-                f"the handlers' timeouts add up to {total} seconds; a group may take at most "
-                f"{MAX_TIMEOUT}"
-            )
-        return self
+    def __post_init__(self) -> None:
+        if self.matcher is not None:
+            check(matcher_problem(self.matcher))
+        check(timeout_problem(handler.timeout for handler in self.hooks))
 
 
-def hooks_problems(groups: Iterable[tuple[str, int, HookGroup]]) -> list[str]:
+class Grouped(Protocol):
+    """What the cross-group rules read of a group (the Struct or its pydantic twin)."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def effect(self) -> str: ...
+
+
+def hooks_problems(groups: Iterable[tuple[str, int, Grouped]]) -> list[str]:
     """Check the rules that span groups: `transform` only on PreToolUse, ids unique in the file.
 
     `groups` yields (event, index in that event's list, group). Each problem is
@@ -98,20 +110,15 @@ def hooks_problems(groups: Iterable[tuple[str, int, HookGroup]]) -> list[str]:
     return problems
 
 
-class HooksFile(BaseModel):
+class HooksFile(Strict, frozen=True, kw_only=True):
     """hooks.json: `{"hooks": {Event: [group, ...]}}`."""
-
-    model_config = _STRICT
 
     hooks: dict[HookEvent, list[HookGroup]]
 
-    @model_validator(mode="after")
-    def _check_groups(self) -> HooksFile:
+    def __post_init__(self) -> None:
         problems = hooks_problems(
             (event, index, group)
             for event, groups in self.hooks.items()
             for index, group in enumerate(groups)
         )
-        if problems:
-            raise ValueError("\n".join(problems))
-        return self
+        check("\n".join(problems) or None)

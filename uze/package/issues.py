@@ -4,23 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, TypeVar
 
-from pydantic import ValidationError
+import msgspec
 
-_MESSAGES: Final = {
-    "extra_forbidden": "unknown key",
-    "missing": "required key missing",
-    "too_short": "must not be empty",
-    "string_too_short": "must not be empty",
-    "string_type": "must be a string",
-    "bool_type": "must be true or false",
-    "int_type": "must be a whole number",
-    "list_type": "must be a list",
-    "dict_type": "must be a JSON object",
-    "model_type": "must be a JSON object",
-    "model_attributes_type": "must be a JSON object",
-}
+if TYPE_CHECKING:
+    from uze.package.manifest import Strict
+
+S = TypeVar("S", bound="Strict")
 
 
 def key_path(parts: Sequence[str | int]) -> str:
@@ -36,28 +27,36 @@ def issue(location: str, *parts: str) -> str:
     return ": ".join([location, *(part for part in parts if part)])
 
 
-def pydantic_issues(
-    error: ValidationError,
+def convert(
+    raw: object,
+    kind: type[S],
     location: str,
+    issues: list[str],
     prefix: Sequence[str | int] = (),
     *,
     own_key: str | None = None,
-) -> list[str]:
-    """Translate every pydantic error into a located issue line (no raw pydantic dumps).
+) -> S | None:
+    """`raw` read as the Struct `kind`, or None with every problem added to `issues`.
 
-    `prefix` is the key path of the validated value inside its file. An error on `own_key`
-    (a field filled from the item's key, such as a server's name) is reported at the prefix.
+    msgspec stops at its first problem; when it finds one (or `kind.given_problem` does, for a
+    rule only the raw keys show), the pydantic twin of `kind` lists them all in uze's wording
+    (`uze.package.problems`, ADR 0017), so pydantic loads only for an invalid package.
+    `prefix` is the key path of the value inside its file; an error on `own_key` (a field
+    filled from the item's key, such as a server's name) is reported at the prefix.
     """
-    lines: list[str] = []
-    for detail in error.errors(include_url=False):
-        loc = list(detail["loc"])
-        if own_key is not None and loc == [own_key]:
-            loc = []
-        message = _MESSAGES.get(detail["type"], detail["msg"])
-        message = message.removeprefix("Value error, ").replace("Input should be", "must be")
-        for line in message.splitlines():
-            lines.append(issue(location, key_path([*prefix, *loc]), line))
-    return lines
+    refuse = kind.given_problem(raw)
+    if refuse is None:
+        try:
+            return msgspec.convert(raw, kind)
+        except msgspec.ValidationError as error:
+            refuse = str(error)
+    from uze.package.problems import problems
+
+    found = problems(kind, raw, location, prefix, own_key=own_key)
+    # The twins are tested to refuse all that the Structs refuse; should they ever disagree,
+    # the value is refused all the same, with msgspec's own words.
+    issues.extend(found or [issue(location, key_path(prefix), refuse)])
+    return None
 
 
 def json_issue(location: str, error: json.JSONDecodeError) -> str:

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Final
-
-from pydantic import AfterValidator
+from typing import Final
 
 NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 MAX_NAME_CHARS: Final = 64
@@ -22,21 +20,3 @@ def name_problem(name: object, limit: int = MAX_NAME_CHARS) -> str | None:
     if len(name) > limit:
         return f"invalid name {name!r}: it has {len(name)} characters; {rule}"
     return None
-
-
-def _check_name(name: str) -> str:
-    problem = name_problem(name)
-    if problem:
-        raise ValueError(problem)
-    return name
-
-
-def _check_mcp_name(name: str) -> str:
-    problem = name_problem(name, MAX_MCP_NAME_CHARS)
-    if problem:
-        raise ValueError(problem)
-    return name
-
-
-PackageName = Annotated[str, AfterValidator(_check_name)]
-McpServerName = Annotated[str, AfterValidator(_check_mcp_name)]

@@ -12,10 +12,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Final, TypeGuard
 
-from pydantic import ValidationError
-
 from uze.package.frontmatter import FrontmatterError, split_frontmatter
-from uze.package.issues import issue, pydantic_issues
+from uze.package.issues import convert, issue
 from uze.package.model import Agent, InvokePolicy, Manifest, Skill
 from uze.package.names import name_problem
 from uze.package.tree import Tree
@@ -57,11 +55,7 @@ def validate_manifest(tree: Tree, layout: Layout, issues: list[str]) -> Manifest
     raw = tree.json_object(layout.manifest, issues)
     if raw is None:
         return None
-    try:
-        return Manifest.model_validate(raw)
-    except ValidationError as error:
-        issues.extend(pydantic_issues(error, layout.manifest))
-        return None
+    return convert(raw, Manifest, layout.manifest, issues)
 
 
 def validate_instructions(tree: Tree, issues: list[str]) -> str | None:

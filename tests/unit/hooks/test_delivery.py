@@ -8,6 +8,7 @@ import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import msgspec
 import pytest
 
 from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
@@ -21,7 +22,7 @@ DENY = {"type": "command", "command": "./no-rm.sh", "timeout": 10}
 
 def _hooks(event: str = "PreToolUse", **group: Any) -> HooksFile:
     group.setdefault("hooks", [DENY])
-    return HooksFile.model_validate({"hooks": {event: [group]}})
+    return msgspec.convert({"hooks": {event: [group]}}, HooksFile)
 
 
 def _one(harness: str, hooks: HooksFile) -> GroupDelivery:
@@ -106,10 +107,10 @@ def test_an_observer_of_an_unreachable_alias_is_delivered_with_a_note() -> None:
 
 
 def test_every_group_is_reported_in_file_order() -> None:
-    hooks = HooksFile.model_validate({"hooks": {
+    hooks = msgspec.convert({"hooks": {
         "PreToolUse": [{"hooks": [DENY]}, {"id": "b", "effect": "deny", "hooks": [DENY]}],
         "SessionStart": [{"hooks": [DENY]}],
-    }})
+    }}, HooksFile)
     names = [d.group for d in deliver_hooks("claude_code", hooks, "pkg", WRAPPERS, ROOT)]
     assert names == ["PreToolUse-0", "b", "SessionStart-0"]
 
@@ -139,13 +140,13 @@ def test_delivered_wrapper_and_element_work_end_to_end(tmp_path: Path) -> None:
 
 
 def test_opencode_groups_are_carried_by_one_plugin_that_runs_their_wrappers() -> None:
-    hooks = HooksFile.model_validate({"hooks": {
+    hooks = msgspec.convert({"hooks": {
         "PreToolUse": [
             {"id": "guard", "matcher": "shell|file.edit", "effect": "deny", "hooks": [DENY]},
             {"effect": "ask", "hooks": [DENY]},
         ],
         "SessionStart": [{"hooks": [DENY]}],
-    }})
+    }}, HooksFile)
     guard, ask, start = deliver_hooks("opencode", hooks, "pkg", WRAPPERS, ROOT)
     assert guard.element is None and guard.wrapper is not None and guard.bridge is not None
     assert guard.route == "adapted" and "generated OpenCode plugin uze-pkg.js" in guard.reason
@@ -162,10 +163,10 @@ def test_opencode_groups_are_carried_by_one_plugin_that_runs_their_wrappers() ->
 
 
 def test_antigravity_gets_one_named_entry_per_group_with_no_matcher() -> None:
-    hooks = HooksFile.model_validate({"hooks": {
+    hooks = msgspec.convert({"hooks": {
         "PreToolUse": [{"id": "no rm", "matcher": "shell", "effect": "deny", "hooks": [DENY]}],
         "Stop": [{"hooks": [DENY]}],
-    }})
+    }}, HooksFile)
     guard, stop = deliver_hooks("antigravity", hooks, "pkg", WRAPPERS, ROOT)
     assert guard.route == "adapted" and "unverified third-party documentation" in guard.reason
     assert guard.element is not None and guard.element.named
@@ -180,10 +181,10 @@ def test_antigravity_gets_one_named_entry_per_group_with_no_matcher() -> None:
 
 
 def test_antigravity_names_never_collide_when_ids_differ_only_in_odd_characters() -> None:
-    hooks = HooksFile.model_validate({"hooks": {"PreToolUse": [
+    hooks = msgspec.convert({"hooks": {"PreToolUse": [
         {"id": "a-b", "effect": "deny", "hooks": [DENY]},
         {"id": "a b", "effect": "deny", "hooks": [DENY]},
-    ]}})
+    ]}}, HooksFile)
     keys = [d.element.key_path for d in deliver_hooks("antigravity", hooks, "pkg", WRAPPERS, ROOT)
             if d.element is not None]
     assert keys == [("uze-pkg-a-b",), ("uze-pkg-PreToolUse-1",)]

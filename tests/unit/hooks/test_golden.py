@@ -20,6 +20,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from uze.hooks.delivery import deliver_hooks
@@ -47,7 +48,7 @@ def test_every_harness_has_an_expected_answer_for_every_case() -> None:
 def test_recorded_native_input_gives_the_exact_native_answer(
     tmp_path: Path, harness: str, case: str
 ) -> None:
-    hooks = HooksFile.model_validate({"hooks": {"PreToolUse": [_json("cases.json")[case]]}})
+    hooks = msgspec.convert({"hooks": {"PreToolUse": [_json("cases.json")[case]]}}, HooksFile)
     (delivered,) = deliver_hooks(harness, hooks, "pkg", tmp_path, tmp_path / "root")
     expected = _json(f"{harness}/expected.json")[case]
     if "unsupported" in expected:

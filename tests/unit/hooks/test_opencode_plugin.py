@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from uze.hooks.delivery import deliver_hooks, opencode_bridge
@@ -51,7 +52,7 @@ def _sh(line: str, timeout: int = 30) -> dict[str, Any]:
 def _install(tmp: Path, hooks: dict[str, Any]) -> Path:
     """Write the wrappers and the plugin as uze would; the plugin's path (as .mjs for node 20)."""
     wrappers = tmp / "wrappers"
-    delivered = deliver_hooks("opencode", HooksFile.model_validate({"hooks": hooks}), "pkg",
+    delivered = deliver_hooks("opencode", msgspec.convert({"hooks": hooks}, HooksFile), "pkg",
                               wrappers, tmp / "root")
     for d in delivered:
         assert d.wrapper is not None, d.reason
