@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import msgspec
 import tomlkit
 import yaml
 
@@ -14,8 +14,7 @@ from uze.package import Agent
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
 
 
-@dataclass(frozen=True, slots=True)
-class RenderedAgent:
+class RenderedAgent(msgspec.Struct, frozen=True):
     """The bytes to write and the fields the harness would not read (named in the reason)."""
 
     data: bytes

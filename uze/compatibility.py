@@ -10,7 +10,6 @@ the same kind's `<kind>.request` record: the model request is the stronger proof
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Final
 
@@ -98,8 +97,7 @@ def status(found: Iterable[Record | None]) -> Status:
     return "unverified"
 
 
-@dataclass(frozen=True, slots=True)
-class Cell:
+class Cell(msgspec.Struct, frozen=True):
     """One harness x capability x scope in the table: status and what it rests on."""
 
     status: str

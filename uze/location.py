@@ -5,9 +5,10 @@ Kept outside `uze.harnesses` so read-only commands (status, list) do not import 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from uze.errors import UsageError
 from uze.paths import Paths
@@ -22,8 +23,7 @@ def checked_scope(value: str, allowed: tuple[str, ...]) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class Location:
+class Location(msgspec.Struct, frozen=True):
     """Where a scope's artifacts live: the project root (resolved even for user scope)."""
 
     scope: Scope

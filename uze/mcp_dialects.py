@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Final
+
+import msgspec
 
 from uze.package import McpServer
 
@@ -19,12 +20,11 @@ _WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _BEARER: Final = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 
 
-@dataclass(frozen=True, slots=True)
-class Translated:
+class Translated(msgspec.Struct, frozen=True):
     """The entry value (None = not written), with what differs from the portable meaning."""
 
     value: dict[str, object] | None
-    degraded: list[str] = field(default_factory=list)
+    degraded: list[str] = msgspec.field(default_factory=list)
     unsupported: str = ""
 
 

@@ -10,8 +10,9 @@ Keys are a resource kind (`instructions`, `skill`, `agent`, `mcp`, `hook`) or `s
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 from uze.errors import PackageInvalid
 from uze.package import Package
@@ -20,8 +21,7 @@ KEYS: Final = ("instructions", "skill", "skill.invoke", "agent", "mcp", "hook")
 LEVELS: Final = ("required", "optional")
 
 
-@dataclass(frozen=True, slots=True)
-class Overrides:
+class Overrides(msgspec.Struct, frozen=True):
     """harness -> key -> level."""
 
     routes: Mapping[str, Mapping[str, str]]

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 PROJECT_MARKERS: Final = (".uze", ".git")
 # Every variable `env_dir` may read: the re-install shortcut keys its stamp on their values
@@ -20,8 +21,7 @@ LOCATION_ENV: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Paths:
+class Paths(msgspec.Struct, frozen=True):
     """Resolved roots. `home` is the user's home; `uze_home` holds the store and user receipts."""
 
     home: Path

@@ -7,9 +7,10 @@ read one location share one artifact; skill roots are chosen so no harness sees 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+
+import msgspec
 
 from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
@@ -28,8 +29,7 @@ from uze.trust import Execution, executions, trust_digest
 _RANK = {"native": 0, "adapted": 1, "degraded": 2, "unsupported": 3}
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedProjection:
+class PlannedProjection(msgspec.Struct, frozen=True):
     """One (resource, harness) pair, its route and the target of the artifact that carries it.
 
     `level` is the author's override (`required`, `optional` or "").
@@ -45,8 +45,7 @@ class PlannedProjection:
     level: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedTree:
+class PlannedTree(msgspec.Struct, frozen=True):
     """A folder to write whole: relative path -> bytes."""
 
     path: Path
@@ -56,8 +55,7 @@ class PlannedTree:
     harnesses: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedRegion:
+class PlannedRegion(msgspec.Struct, frozen=True):
     """A region with id `region_id` in the text file at `path`."""
 
     path: Path
@@ -67,8 +65,7 @@ class PlannedRegion:
     harnesses: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedFile:
+class PlannedFile(msgspec.Struct, frozen=True):
     """A whole file to write (an agent definition)."""
 
     path: Path
@@ -77,8 +74,7 @@ class PlannedFile:
     harnesses: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedEntry:
+class PlannedEntry(msgspec.Struct, frozen=True):
     """One entry at `key_path` in the config file at `path` (an MCP server)."""
 
     path: Path
@@ -89,8 +85,7 @@ class PlannedEntry:
     harnesses: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class PlannedElement:
+class PlannedElement(msgspec.Struct, frozen=True):
     """One element appended to the array at `key_path` (a hook group); `marker` is its command."""
 
     path: Path
@@ -106,8 +101,7 @@ class PlannedElement:
 PlannedArtifact = PlannedTree | PlannedRegion | PlannedFile | PlannedEntry | PlannedElement
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(msgspec.Struct, frozen=True):
     """Everything an install would do, before anything is checked against the disk."""
 
     package: Package
@@ -115,8 +109,8 @@ class Plan:
     location: Location
     harnesses: tuple[str, ...]
     projections: tuple[PlannedProjection, ...]
-    artifacts: tuple[PlannedArtifact, ...] = field(default=())
-    executions: tuple[Execution, ...] = field(default=())
+    artifacts: tuple[PlannedArtifact, ...] = ()
+    executions: tuple[Execution, ...] = ()
 
     @property
     def trust(self) -> str:
@@ -128,14 +122,13 @@ class Plan:
         return [p for p in self.projections if p.level == "required" and p.route != "native"]
 
 
-@dataclass(slots=True)
-class _Builder:
+class _Builder(msgspec.Struct):
     package: Package
     loc: Location
     harnesses: tuple[str, ...]
     overrides: Overrides
-    projections: list[PlannedProjection] = field(default_factory=list)
-    artifacts: list[PlannedArtifact] = field(default_factory=list)
+    projections: list[PlannedProjection] = msgspec.field(default_factory=list)
+    artifacts: list[PlannedArtifact] = msgspec.field(default_factory=list)
 
     def add(self, kind: str, resource: str, harness: str, cap: Capability,
             path: Path | None, feature: str = "base", suffix: str = "") -> None:

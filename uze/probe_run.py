@@ -15,9 +15,10 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 from uze.probes import DOCTOR_PROBES, PROBE_TIMEOUT, Probe, Seen, probe_env
 
@@ -140,8 +141,7 @@ NOT_PROBED: Final = (
 _DENIED: Final = re.compile(r"permission denied|EACCES|EPERM", re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class Expected:
+class Expected(msgspec.Struct, frozen=True):
     """One item a receipt says uze delivered to the harness, and the name it lists it under."""
 
     scope: Scope

@@ -12,9 +12,10 @@ import json
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
+
+import msgspec
 
 if TYPE_CHECKING:
     import subprocess
@@ -42,8 +43,7 @@ OFFLINE_ENV: Final = {
 }
 
 
-@dataclass(frozen=True)
-class Seen:
+class Seen(msgspec.Struct, frozen=True):
     """What one oracle run showed: each name with how often it was listed.
 
     `connected` is the set of MCP servers the oracle reported connected, or None when the
@@ -246,8 +246,7 @@ def opencode_mcp(stdout: str) -> Seen:
 
 
 # --- uze doctor --probe ---------------------------------------------------------------------
-@dataclass(frozen=True)
-class Probe:
+class Probe(msgspec.Struct, frozen=True):
     """One offline command of a harness and the kinds it reveals (kind -> Seen)."""
 
     args: tuple[str, ...]

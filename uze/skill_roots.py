@@ -9,13 +9,13 @@ listing a name once across roots), preferring each harness's first-listed root. 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class RootChoice:
+
+class RootChoice(msgspec.Struct, frozen=True):
     """Which root serves each harness; harnesses left out cannot be served without a double."""
 
     serving: Mapping[str, Path]

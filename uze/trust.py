@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass
 from typing import Final
+
+import msgspec
 
 from uze.package import McpServer, Package
 from uze.projections.digest import content_digest
@@ -19,8 +20,7 @@ _INLINE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
 _PACKAGE_PATH: Final = re.compile(r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|^\./)([^\s\"']+)")
 
 
-@dataclass(frozen=True, slots=True)
-class Execution:
+class Execution(msgspec.Struct, frozen=True):
     """One thing that will run: an MCP server command (hooks join in their issue)."""
 
     kind: str
@@ -126,4 +126,4 @@ def trust_digest(found: list[Execution]) -> str:
     """One digest of the whole set: an upgrade asks again only when it changes."""
     if not found:
         return ""
-    return content_digest(json.dumps([asdict(e) for e in found], sort_keys=True).encode())
+    return content_digest(json.dumps([msgspec.structs.asdict(e) for e in found], sort_keys=True).encode())

@@ -6,12 +6,12 @@ Sources: harnesses.md 1.6, 2.6, 3.6, 4.6, 5.5, 6.1, 7 (section per harness).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class HookEvent:
+
+class HookEvent(msgspec.Struct, frozen=True):
     """One portable event in one harness. `native` is None where the harness lacks it."""
 
     native: str | None

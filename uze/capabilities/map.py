@@ -7,14 +7,14 @@ never silently native.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 Route = Literal["native", "adapted", "degraded", "unsupported"]
 
 
-@dataclass(frozen=True, slots=True)
-class Capability:
+class Capability(msgspec.Struct, frozen=True):
     """How one harness carries one feature of one resource kind."""
 
     route: Route

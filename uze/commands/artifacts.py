@@ -6,9 +6,10 @@ receipt never imports the receipt models (msgspec, ADR 0015; issue 8).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+import msgspec
 
 from uze.commands.context import Created, ScopeContext
 from uze.projections import element, entry, file, region_file, tree
@@ -20,8 +21,7 @@ if TYPE_CHECKING:
     from uze.transaction import Transaction
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(msgspec.Struct, frozen=True):
     """What install or uninstall does (or would do) to one artifact."""
 
     target: str

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from uze.commands.context import open_scope
 from uze.commands.install import choose_harnesses, package_tree
@@ -13,8 +14,7 @@ from uze.paths import Paths
 from uze.plan import Plan, plan_install
 
 
-@dataclass(frozen=True, slots=True)
-class CheckResult:
+class CheckResult(msgspec.Struct, frozen=True):
     """The plan install would make (projections without state), and unmet requirements."""
 
     plan: Plan

@@ -5,11 +5,11 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import blake3
+import msgspec
 
 from uze import fs
 from uze.location import Location, Scope
@@ -23,8 +23,7 @@ if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a rece
 CREATED_SCHEMA: Final = 1
 
 
-@dataclass(frozen=True, slots=True)
-class ScopeContext:
+class ScopeContext(msgspec.Struct, frozen=True):
     """Every location one scope needs, derived from Paths once."""
 
     paths: Paths
@@ -110,16 +109,15 @@ def locked(ctx: ScopeContext, *, store: bool) -> Iterator[None]:
         yield
 
 
-@dataclass(slots=True)
-class Created:
+class Created(msgspec.Struct):
     """Folders and shared files uze created in a scope, as targets (ADR 0001).
 
     Kept per scope, not per receipt: the package that created `.claude/skills` or AGENTS.md
     may be uninstalled before the others that use it.
     """
 
-    dirs: set[str] = field(default_factory=set)
-    files: set[str] = field(default_factory=set)
+    dirs: set[str] = msgspec.field(default_factory=set)
+    files: set[str] = msgspec.field(default_factory=set)
 
 
 def load_created(ctx: ScopeContext) -> Created:

@@ -12,10 +12,11 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
+
+import msgspec
 
 from uze import compatibility, evidence
 from uze.commands.context import ScopeContext, open_scope
@@ -39,8 +40,7 @@ Runner = Callable[
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Collision:
+class Collision(msgspec.Struct, frozen=True):
     """One skill name in several roots a harness reads; `owned_by_uze`: every copy is uze's."""
 
     name: str
@@ -48,8 +48,7 @@ class Collision:
     owned_by_uze: bool
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeItem:
+class ProbeItem(msgspec.Struct, frozen=True):
     """What `--probe` saw of one delivered item: `found` once, `missing`, `duplicate`, or
     `unverified` (no oracle runs for this kind) / `denied` (the oracle could not read it)."""
 
@@ -63,8 +62,7 @@ class ProbeItem:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
-class HarnessRecord:
+class HarnessRecord(msgspec.Struct, frozen=True):
     """One harness as doctor sees it on this machine and project."""
 
     id: str
@@ -113,8 +111,7 @@ class HarnessRecord:
         return doc
 
 
-@dataclass(frozen=True, slots=True)
-class DoctorResult:
+class DoctorResult(msgspec.Struct, frozen=True):
     """Every harness, in registry order."""
 
     project: Path
@@ -127,8 +124,7 @@ class DoctorResult:
                 "harnesses": [h.to_json() for h in self.harnesses]}
 
 
-@dataclass(frozen=True, slots=True)
-class _World:
+class _World(msgspec.Struct, frozen=True):
     """What every record reads: both scopes, their receipts and all evidence."""
 
     paths: Paths
@@ -136,7 +132,7 @@ class _World:
     records: tuple[Record, ...]
     checked_at: str
     run: Runner
-    owned: frozenset[Path] = field(default_factory=frozenset)
+    owned: frozenset[Path] = msgspec.field(default_factory=frozenset)
 
 
 def version_of(path: str, world: _World) -> str | None:

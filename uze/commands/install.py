@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import json
 import stat
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from uze.commands import artifacts as arts
 from uze.commands import reinstall, upgrade
@@ -54,8 +55,7 @@ from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
 
 
-@dataclass(frozen=True, slots=True)
-class _Step:
+class _Step(msgspec.Struct, frozen=True):
     action: Action
     planned: PlannedArtifact | None
     old: Artifact | None

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from uze.commands.context import open_scope
 from uze.paths import Paths
 
 
-@dataclass(frozen=True, slots=True)
-class Installed:
+class Installed(msgspec.Struct, frozen=True):
     """One installed package in one scope."""
 
     name: str

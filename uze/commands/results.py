@@ -3,8 +3,9 @@ without importing the planner (ADR 0016)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import msgspec
 
 if TYPE_CHECKING:
     from uze.commands.artifacts import Action
@@ -13,16 +14,14 @@ if TYPE_CHECKING:
     from uze.receipts import ProjectionRecord, Receipt
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedPackage:
+class RecordedPackage(msgspec.Struct, frozen=True):
     """The name and version a receipt records."""
 
     name: str
     version: str
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedExecution:
+class RecordedExecution(msgspec.Struct, frozen=True):
     """One accepted command line, as the receipt records its `describe()`."""
 
     line: str
@@ -32,8 +31,7 @@ class RecordedExecution:
         return self.line
 
 
-@dataclass(frozen=True, slots=True)
-class RecordedPlan:
+class RecordedPlan(msgspec.Struct, frozen=True):
     """The parts of a Plan that `install --json` and its table show, read back from a receipt
     that records exactly that plan (built by `build_receipt` from it)."""
 
@@ -52,8 +50,7 @@ class RecordedPlan:
                    tuple(RecordedExecution(line) for line in receipt.executions))
 
 
-@dataclass(frozen=True, slots=True)
-class InstallResult:
+class InstallResult(msgspec.Struct, frozen=True):
     """The plan, the action per artifact, and the receipt written (None on a dry run)."""
 
     plan: Plan | RecordedPlan

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from uze.commands import artifacts as arts
 from uze.commands.context import ScopeContext, locked, open_scope
@@ -15,8 +16,7 @@ if TYPE_CHECKING:
     from uze.receipts import Receipt
 
 
-@dataclass(frozen=True, slots=True)
-class PackageStatus:
+class PackageStatus(msgspec.Struct, frozen=True):
     """One installed package and the state of each of its projections."""
 
     receipt: Receipt
@@ -33,8 +33,7 @@ class PackageStatus:
                 "projections": projections, "executions": list(r.executions)}
 
 
-@dataclass(frozen=True, slots=True)
-class StatusResult:
+class StatusResult(msgspec.Struct, frozen=True):
     """Status of every package in the scopes asked for."""
 
     project: Path

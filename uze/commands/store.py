@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from uze import fs
 from uze.paths import Paths
@@ -12,8 +13,7 @@ from uze.receipts import list_receipts
 from uze.store import GcReport, Store, VerifyReport
 
 
-@dataclass(frozen=True, slots=True)
-class GcResult:
+class GcResult(msgspec.Struct, frozen=True):
     """What gc removed, and the receipts it kept alive."""
 
     report: GcReport

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from uze.commands import artifacts as arts
 from uze.commands.artifacts import Action
@@ -23,8 +24,7 @@ from uze.receipts import Receipt
 from uze.transaction import Transaction
 
 
-@dataclass(frozen=True, slots=True)
-class UninstallResult:
+class UninstallResult(msgspec.Struct, frozen=True):
     """What was removed and what was kept (with why), per artifact."""
 
     name: str

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
 
 from uze.location import Location, Scope
 from uze.paths import Paths
@@ -16,16 +17,14 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True, slots=True)
-class SkillDialect:
+class SkillDialect(msgspec.Struct, frozen=True):
     """Harness-specific additions to a skill: frontmatter keys and extra generated files."""
 
-    frontmatter: Mapping[str, object] = field(default_factory=dict)
-    extra_files: Mapping[str, Callable[[bytes | None], bytes]] = field(default_factory=dict)
+    frontmatter: Mapping[str, object] = msgspec.field(default_factory=dict)
+    extra_files: Mapping[str, Callable[[bytes | None], bytes]] = msgspec.field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
-class AgentFormat:
+class AgentFormat(msgspec.Struct, frozen=True):
     """How a harness reads agents: file per agent, Markdown or TOML, and the keys it accepts.
 
     `fixed` keys are always written (e.g. OpenCode `mode: subagent`); `name_key` is False where
@@ -35,12 +34,11 @@ class AgentFormat:
     folder: Callable[[Location], Path]
     suffix: Literal[".md", ".toml"] = ".md"
     name_key: bool = True
-    fixed: Mapping[str, object] = field(default_factory=dict)
+    fixed: Mapping[str, object] = msgspec.field(default_factory=dict)
     allowed: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True, slots=True)
-class McpTarget:
+class McpTarget(msgspec.Struct, frozen=True):
     """Where a harness keeps MCP servers: one config file, its format, the key of an entry."""
 
     file: Callable[[Location], Path]
@@ -53,8 +51,7 @@ def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
 
-@dataclass(frozen=True, slots=True)
-class Harness:
+class Harness(msgspec.Struct, frozen=True):
     """One harness: detection, locations and dialect. A new harness is one module + one line.
 
     `skill_roots` lists every root the harness reads (preferred first); `dedupes_skills` is

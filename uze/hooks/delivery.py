@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import Final, Literal
+
+import msgspec
 
 from uze.capabilities.hooks import hook_event
 from uze.hooks.tools import native_names, native_regex, unreachable
@@ -68,8 +69,7 @@ _CODEX_TRUST: Final = "Codex runs it only after the user trusts it in /hooks (ho
 _CODEX_SHELL: Final = "Codex's PreToolUse does not see every shell path (unified_exec)"
 
 
-@dataclass(frozen=True, slots=True)
-class WrapperFile:
+class WrapperFile(msgspec.Struct, frozen=True):
     """A generated script: `path` relative to the wrapper folder, its bytes, mode 0755."""
 
     path: str
@@ -77,8 +77,7 @@ class WrapperFile:
     executable: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class HookElement:
+class HookElement(msgspec.Struct, frozen=True):
     """One element to append to the array at `key_path` in the file playing `role`.
 
     `named`: the value is the whole entry at `key_path` instead (Antigravity's named hooks).
@@ -91,8 +90,7 @@ class HookElement:
     named: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class GroupDelivery:
+class GroupDelivery(msgspec.Struct, frozen=True):
     """One group in one harness: its route and reason, and what carries it (None if nothing)."""
 
     group: str

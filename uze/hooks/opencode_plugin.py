@@ -19,12 +19,12 @@ deadline throws (fail closed); an observing one is skipped. Pure: returns bytes.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Final
 
+import msgspec
 
-@dataclass(frozen=True, slots=True)
-class BridgeGroup:
+
+class BridgeGroup(msgspec.Struct, frozen=True):
     """One delivered group as the plugin runs it."""
 
     label: str  # <package>/<group>

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+import msgspec
 
 from uze.package.hooks import HookGroup, HookHandler, HooksFile
 from uze.package.manifest import Manifest, McpServer
@@ -23,8 +24,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class PackageFile:
+class PackageFile(msgspec.Struct, frozen=True):
     """One file's exact bytes; `relpath` is POSIX, NFC and relative to the package root."""
 
     relpath: str
@@ -32,16 +32,14 @@ class PackageFile:
     executable: bool
 
 
-@dataclass(frozen=True, slots=True)
-class InvokePolicy:
+class InvokePolicy(msgspec.Struct, frozen=True):
     """Who may start a skill: the model on its own, the user by name, or both."""
 
     model: bool = True
     user: bool = True
 
 
-@dataclass(frozen=True, slots=True)
-class Skill:
+class Skill(msgspec.Struct, frozen=True):
     """A skill is a whole folder `skills/<name>/`; `files` lists every file in it, sorted."""
 
     name: str
@@ -52,8 +50,7 @@ class Skill:
     frontmatter: Mapping[str, object]
 
 
-@dataclass(frozen=True, slots=True)
-class Agent:
+class Agent(msgspec.Struct, frozen=True):
     """An agent definition `agents/**/<name>.md`: frontmatter, body and per-harness fields."""
 
     name: str
@@ -63,8 +60,7 @@ class Agent:
     harness: Mapping[str, Mapping[str, object]]
 
 
-@dataclass(frozen=True, slots=True)
-class Package:
+class Package(msgspec.Struct, frozen=True):
     """A valid package: its manifest, every file, and the resources found in them."""
 
     root: Path

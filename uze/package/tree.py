@@ -6,9 +6,10 @@ import json
 import os
 import stat
 import unicodedata
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from uze.package.issues import issue, json_issue
 from uze.package.model import PackageFile
@@ -24,21 +25,19 @@ _SPECIAL_KINDS: Final = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Pending:
+class _Pending(msgspec.Struct, frozen=True):
     relpath: str
     real: Path
     executable: bool
 
 
-@dataclass(slots=True)
-class Tree:
+class Tree(msgspec.Struct):
     """What the walk found: readable files, every file path seen, folders, and problems."""
 
-    files: dict[str, PackageFile] = field(default_factory=dict)
-    seen: set[str] = field(default_factory=set)
-    folders: set[str] = field(default_factory=set)
-    issues: list[str] = field(default_factory=list)
+    files: dict[str, PackageFile] = msgspec.field(default_factory=dict)
+    seen: set[str] = msgspec.field(default_factory=set)
+    folders: set[str] = msgspec.field(default_factory=set)
+    issues: list[str] = msgspec.field(default_factory=list)
     total_bytes: int = 0
 
     def text(self, relpath: str, issues: list[str]) -> str | None:
@@ -93,11 +92,10 @@ def _special_kind(mode: int) -> str:
     return "a special file"  # pragma: no cover - every POSIX file type is listed above
 
 
-@dataclass(slots=True)
-class _Walk:
+class _Walk(msgspec.Struct):
     root: Path
     tree: Tree
-    pending: list[_Pending] = field(default_factory=list)
+    pending: list[_Pending] = msgspec.field(default_factory=list)
 
     def folder(self, real: Path, relfolder: str, chain: frozenset[Path]) -> None:
         try:

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Final, TypeGuard
+
+import msgspec
 
 from uze.package.frontmatter import FrontmatterError, split_frontmatter
 from uze.package.issues import convert, issue
@@ -26,8 +27,7 @@ SKILL_FILE: Final = "SKILL.md"
 _INVOKE_KEYS: Final = ("model", "user")
 
 
-@dataclass(frozen=True, slots=True)
-class Layout:
+class Layout(msgspec.Struct, frozen=True):
     """Where a package keeps its manifest, MCP servers and hooks."""
 
     manifest: str

@@ -12,8 +12,9 @@ Elements are compared by value. A document that does not parse raises `ConfigUnr
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any, Final, Literal
+
+import msgspec
 
 from uze.projections import config_json, config_toml
 from uze.projections.config_entry import (
@@ -48,8 +49,7 @@ class NotAnArray(EntryExists):
         super().__init__(key_path, f"{format_key_path(key_path)} is {kind}, not an array")
 
 
-@dataclass(frozen=True, slots=True)
-class ElementInfo:
+class ElementInfo(msgspec.Struct, frozen=True):
     """What `append_element` did, for `remove_element`; stored in the receipt.
 
     - `mode`: "element" (JSON: appended to an array that was there), "array" (JSON: the array

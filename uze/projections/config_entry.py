@@ -17,8 +17,9 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Any, Final, Literal, NoReturn
+
+import msgspec
 
 from uze.projections import config_json, config_toml
 
@@ -90,8 +91,7 @@ class UnsafeEdit(ValueError):
         self.key_path = key_path
 
 
-@dataclass(frozen=True, slots=True)
-class AddInfo:
+class AddInfo(msgspec.Struct, frozen=True):
     """What `add_entry` added besides the entry, for `remove_entry`; stored in the receipt.
 
     - `mode`: "member" (JSON: a member appended to an existing object), "document" (JSON: the

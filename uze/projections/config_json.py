@@ -11,8 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Final, NoReturn
+
+import msgspec
 
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _INDENT: Final = re.compile(r"[ \t]*")
@@ -33,19 +34,17 @@ class JsonSyntax(ValueError):
         self.line, self.col, self.problem = line, col, problem
 
 
-@dataclass(slots=True)
-class Node:
+class Node(msgspec.Struct):
     """One value: `text[start:end]` is its source, `value` its plain Python form."""
 
     start: int
     end: int
     value: object
-    members: list[Member] = field(default_factory=list)
-    items: list[Node] = field(default_factory=list)
+    members: list[Member] = msgspec.field(default_factory=list)
+    items: list[Node] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class Member:
+class Member(msgspec.Struct):
     """One object member: key string at `key_start`, `colon`, value node, and the comma after it."""
 
     key: str

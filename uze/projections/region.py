@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from typing import Final
+
+import msgspec
 
 _MARKER: Final = re.compile(rb"^<!-- uze:(begin|end) (\S+) -->\r?$")
 _LINE: Final = re.compile(rb"[^\n]*\n|[^\n]+$")
@@ -21,8 +22,7 @@ class BrokenMarkers(ValueError):
     """The file's uze markers do not pair up; the message names the line."""
 
 
-@dataclass(frozen=True, slots=True)
-class RegionSpan:
+class RegionSpan(msgspec.Struct, frozen=True):
     """Byte offsets of one region: [start, end) covers both markers and the end marker's EOL."""
 
     region_id: str

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
+
+import msgspec
 
 from uze.errors import UzeError
 
@@ -28,8 +29,7 @@ def is_digest(value: object) -> bool:
     return isinstance(value, str) and _DIGEST.fullmatch(value) is not None
 
 
-@dataclass(frozen=True, slots=True)
-class TreeEntry:
+class TreeEntry(msgspec.Struct, frozen=True):
     """One file of a tree: relative POSIX path, digest of its blob, executable bit."""
 
     path: str

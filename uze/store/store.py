@@ -12,10 +12,10 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+import msgspec
 from blake3 import blake3
 
 from uze import fs
@@ -34,8 +34,7 @@ def digest_bytes(data: bytes) -> str:
     return blake3(data).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class VerifyReport:
+class VerifyReport(msgspec.Struct, frozen=True):
     """What `Store.verify` found; every path is relative to the store root, POSIX style.
 
     `corrupt`: objects or trees whose bytes do not hash to their name (or unparsable trees).
@@ -55,8 +54,7 @@ class VerifyReport:
         return not (self.corrupt or self.missing or self.stray)
 
 
-@dataclass(frozen=True, slots=True)
-class GcReport:
+class GcReport(msgspec.Struct, frozen=True):
     """What `Store.gc` removed; `freed_bytes` counts removed objects and trees."""
 
     removed_objects: int
@@ -65,10 +63,9 @@ class GcReport:
     kept_objects: int
 
 
-@dataclass(frozen=True, slots=True)
-class _Scan:
-    files: dict[str, Path] = field(default_factory=dict)  # digest -> path
-    stray: list[Path] = field(default_factory=list)
+class _Scan(msgspec.Struct, frozen=True):
+    files: dict[str, Path] = msgspec.field(default_factory=dict)  # digest -> path
+    stray: list[Path] = msgspec.field(default_factory=list)
 
 
 class Store:
