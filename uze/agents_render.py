@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 import msgspec
-import tomlkit
 import yaml
 
 from uze.harnesses.base import AgentFormat
@@ -41,6 +40,8 @@ def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> 
     extra, dropped = _fields(agent, harness, fmt)
     description = str(agent.frontmatter.get("description", ""))
     if fmt.suffix == ".toml":
+        import tomlkit  # here: only a Codex agent needs it (10 ms of every install, issue 8)
+
         document = tomlkit.document()
         document.add("name", label)
         document.add("description", description)

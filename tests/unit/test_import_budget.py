@@ -100,6 +100,18 @@ def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(sandb
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
 
+def test_install_without_agents_or_mcp_loads_no_toml_writer(sandbox: Sandbox) -> None:
+    """tomlkit (about 10 ms) loads only for what writes TOML: a Codex agent or MCP entry."""
+    minimal = PACKAGE.parent / "minimal"
+    done = _python("-c", SHOW_MODULES, "install", str(minimal), "--harness", "all", "--trust",
+                   "--json", cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert "uze.agents_render" in loaded
+    assert _heavy(loaded, ("tomlkit", "pydantic")) == []
+    assert json.loads((sandbox.project / ".uze" / "receipts" / "minimal.json").read_text())
+
+
 def test_an_invalid_package_is_refused_with_every_problem_on_both_paths(tmp_path: Path,
                                                                        sandbox: Sandbox) -> None:
     package = tmp_path / "bad"
