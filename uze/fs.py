@@ -15,7 +15,6 @@ import contextlib
 import errno
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -80,6 +79,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
         )
     if mode is None and path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
+    import tempfile  # here: a re-install of an unchanged package writes nothing (6 ms, issue 8)
+
     with _writing(path):
         prefix = f".{path.name}{TEMP_MARK}"
         try:
@@ -146,6 +147,8 @@ def replace_unsynced(path: Path, data: bytes) -> None:
     empty, which its reader must treat as absent. Temp files a killed writer left in the same
     folder for more than a minute are swept first.
     """
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     _sweep_stale_temps(path.parent, max_age=60.0)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}{TEMP_MARK}", dir=path.parent)

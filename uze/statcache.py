@@ -38,6 +38,14 @@ def stat_key(st: os.stat_result) -> list[int]:
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
 
 
+def settled(st: os.stat_result, started_ns: int) -> bool:
+    """Whether the file of `st` last changed clearly before `started_ns` (the racy-git rule):
+    only then do equal stat fields prove equal bytes."""
+    coarse = st.st_mtime_ns % _SECOND == 0 and st.st_ctime_ns % _SECOND == 0
+    margin = _COARSE_NS if coarse else _FINE_NS
+    return max(st.st_mtime_ns, st.st_ctime_ns) < started_ns - margin
+
+
 def read_file(path: str) -> bytes:
     """The bytes of `path` (one place, so tests can count what is read). A str, not a Path:
     building a Path per file was a fifth of a 2,000-file check (issue 8)."""
@@ -92,9 +100,7 @@ class DigestCache:
             pass
 
     def _settled(self, st: os.stat_result) -> bool:
-        coarse = st.st_mtime_ns % _SECOND == 0 and st.st_ctime_ns % _SECOND == 0
-        margin = _COARSE_NS if coarse else _FINE_NS
-        return max(st.st_mtime_ns, st.st_ctime_ns) < self._started - margin
+        return settled(st, self._started)
 
     def _entries(self) -> dict[str, Entry]:
         if self._known is None:

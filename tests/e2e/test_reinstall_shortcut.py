@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import stat
+import time
 from pathlib import Path
 from typing import Any
 
@@ -230,20 +231,41 @@ def test_a_stamp_of_other_inputs_is_not_used(
     assert _short(package) is None
 
 
+def test_a_uze_too_fresh_to_tell_by_stat_takes_the_full_path_and_stamps_nothing(
+    sandbox: Sandbox, package: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _full(package)
+    monkeypatch.setattr(reinstall, "_code_digest", lambda: None)  # a file of uze changed just now
+    stamp = next((sandbox.uze_home / "cache").glob("installs-*/*.json"))
+    before = stamp.read_bytes()
+
+    assert _short(package) is None
+    _full(package)
+    assert stamp.read_bytes() == before
+
+
 def test_the_code_digest_covers_every_file_of_the_uze_package(tmp_path: Path) -> None:
+    """By path and stat (ADR 0011's evidence): an added or removed file, and any write, even
+    of the same bytes with the old mtime put back, give another digest; a file changed within
+    the racy-git margin gives none."""
     import uze
 
     copy = shutil.copytree(Path(uze.__file__).parent, tmp_path / "uze",
                            ignore=shutil.ignore_patterns("__pycache__"))
-    before = reinstall.code_digest(copy)
+    assert reinstall.code_digest(copy) is None  # every file was just written
+    later = time.time_ns() + 10 * 1_000_000_000  # a command started after the files settled
+    before = reinstall.code_digest(copy, later)
+    assert before is not None and reinstall.code_digest(copy, later) == before
     (copy / "data").mkdir(exist_ok=True)
     shutil.copy(copy / "plan.py", copy / "data" / "x")
-
-    assert reinstall.code_digest(copy) != before
+    assert reinstall.code_digest(copy, later) != before
     (copy / "data" / "x").unlink()
-    assert reinstall.code_digest(copy) == before
-    (copy / "plan.py").write_bytes((copy / "plan.py").read_bytes() + b"\n")
-    assert reinstall.code_digest(copy) != before
+    assert reinstall.code_digest(copy, later) == before
+    info = (copy / "plan.py").stat()
+    (copy / "plan.py").write_bytes((copy / "plan.py").read_bytes())
+    os.utime(copy / "plan.py", ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert (copy / "plan.py").stat().st_mtime_ns == info.st_mtime_ns
+    assert reinstall.code_digest(copy, later) != before
 
 
 def test_uninstall_forgets_the_stamp(sandbox: Sandbox, package: Path, uze: Uze) -> None:
