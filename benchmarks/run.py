@@ -99,7 +99,7 @@ class Mode:
 # 1,000 files (20 skills x 50), 50 MiB in total: 980 reference files of 53,498 bytes + 20 SKILL.md.
 FULL = Mode("full", startup_reps=15, status_reps=5, fleet_max=50, checkpoints=(1, 5, 10, 20, 50),
             status_target_n=20, large=Shape(20, 50, 53_498), large_reps=5, reinstall_reps=5,
-            dedup_versions=10, peer_reps=3, peer_large_reps=3)
+            dedup_versions=10, peer_reps=5, peer_large_reps=3)
 QUICK = Mode("quick", startup_reps=3, status_reps=2, fleet_max=5, checkpoints=(1, 5),
              status_target_n=5, large=Shape(10, 20, 52_000), large_reps=2, reinstall_reps=2,
              dedup_versions=4, peer_reps=1, peer_large_reps=1)
@@ -439,6 +439,22 @@ def _reinstall_check(sb: Sandbox, fixture: Fixture, reps: int) -> dict[str, Any]
             **changes(before, after, sb.project, sb.uze_home)}
 
 
+def _fresh_beside_reinstall(sb: Sandbox, fixture: Fixture, reps: int) -> dict[str, Any]:
+    """A fresh install and a re-install of the same package into the same project (every other
+    fleet package installed), in turns. Before each fresh install the package is uninstalled and
+    `store gc` drops its blobs (unmeasured), so it writes its blobs, projections and receipt
+    again."""
+    install = [*UZE, "install", str(fixture.path), "--harness", "all", "--trust", "--json"]
+    fresh: list[Sample] = []
+    again: list[Sample] = []
+    for _ in range(reps):
+        sb.uze("uninstall", fixture.name, "--json")
+        sb.uze("store", "gc", "--json")
+        fresh.append(run(install, cwd=sb.project, env=sb.env))
+        again.append(run(install, cwd=sb.project, env=sb.env))
+    return {"fresh": summary(fresh), "reinstall": summary(again)}
+
+
 def bench_fleet(mode: Mode, work: Path) -> dict[str, Any]:
     """Install 1..N fleet packages, then uninstall N..1; status at checkpoints both ways."""
     fixtures = [make_package(work / "fixtures" / f"fleet-{i:03d}", f"fleet-{i:03d}", FLEET_SHAPE,
@@ -459,6 +475,7 @@ def bench_fleet(mode: Mode, work: Path) -> dict[str, Any]:
             target = {"packages": i, **{k: summary(v) for k, v in runs.items()}}
     log("fleet: re-install of an unchanged package, store verify")
     reinstall = _reinstall_check(sb, fixtures[0], mode.reinstall_reps)
+    reinstall["beside_fresh"] = _fresh_beside_reinstall(sb, fixtures[0], mode.reinstall_reps)
     verify = summary(repeat(mode.status_reps, [*UZE, "store", "verify"], cwd=sb.project, env=sb.env))
     store_full = store_stats(sb.uze_home / "store")
     status_down: dict[int, Any] = {}
@@ -817,14 +834,25 @@ def evaluate_targets(res: dict[str, Any]) -> dict[str, Any]:
         out["large_install_within_2x_of_cp"] = _verdict(
             r is not None and r <= 2, f"{r:.2f}x", "<= 2x",
             f"{len(large['layout']['roots'])} destinations ({', '.join(large['layout']['roots'])})")
-        rows = [("large", large["reinstall"], large["install_fresh"])]
+        # (label, re-install, fresh install, files the re-install changed)
+        rows = [("large", large["reinstall"], large["install_fresh"], large["reinstall"]["files_changed"])]
         if fleet:
-            rows.append(("fleet package", fleet["reinstall"], fleet["totals"][max(fleet["totals"])]["install_per_package"]))
+            pair = fleet["reinstall"].get("beside_fresh")
+            if pair:  # the same package into the same project, in turns
+                rows.append(("fleet package, same project state", pair["reinstall"], pair["fresh"],
+                             fleet["reinstall"]["files_changed"]))
+            else:
+                rows.append(("fleet package", fleet["reinstall"],
+                             fleet["totals"][max(fleet["totals"])]["install_per_package"],
+                             fleet["reinstall"]["files_changed"]))
         parts, met = [], True
-        for label, re, fresh in rows:
+        for label, re, fresh, changed in rows:
             q = ratio(re, fresh)
-            met = met and re["files_changed"] == 0 and q is not None and q < 0.25
-            parts.append(f"{label}: {q:.2f}x of fresh, {re['files_changed']} files changed")
+            met = met and changed == 0 and q is not None and q < 0.25
+            parts.append(f"{label}: {q:.2f}x of fresh, {changed} files changed")
+        if fleet and fleet["reinstall"].get("beside_fresh"):
+            q = ratio(fleet["reinstall"], fleet["totals"][max(fleet["totals"])]["install_per_package"])
+            parts.append(f"(fleet re-install vs the median install of the fleet: {q:.2f}x)")
         out["reinstall_writes_nothing_and_under_quarter"] = _verdict(met, "; ".join(parts), "0 files, < 0.25x")
     peer_res = res.get("peers")
     if peer_res:
@@ -897,6 +925,12 @@ def report_fleet(res: dict[str, Any]) -> list[str]:
                           ratios(t["status"], t["python -c pass"])))
     lines.append(_row("re-install of an unchanged package", fleet["reinstall"],
                       f"{fleet['reinstall']['files_changed']} files changed"))
+    pair = fleet["reinstall"].get("beside_fresh")
+    if pair:
+        lines.append(_row("  same package: fresh install (in turns)", pair["fresh"],
+                          "after uninstall + store gc"))
+        lines.append(_row("  same package: re-install (in turns)", pair["reinstall"],
+                          f"{ratio(pair['reinstall'], pair['fresh']):.2f}x of fresh"))
     s = fleet["store_after_all"]
     lines.append(_row(f"store verify ({s['objects']} objects)", fleet["store_verify"]))
     lines.append(f"  files left in the project after uninstalling all: {fleet['files_left_after_uninstalling_all']}")
