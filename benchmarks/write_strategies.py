@@ -114,16 +114,16 @@ def one_syncfs(root: Path, files: Files) -> None:
     _syncfs(root)
 
 
-def fsync_at_end_threads(root: Path, files: Files) -> None:
-    """Write without fsync, then fsync every file (8 threads: the journal batches concurrent
-    fsyncs into shared commits) and each folder once: waits for this run's data only."""
+def fsync_at_end_threads(root: Path, files: Files, threads: int = 8) -> None:
+    """Write without fsync, then fsync every file (from `threads` threads: the journal batches
+    concurrent fsyncs into shared commits) and each folder once: waits for this run's data only."""
     from concurrent.futures import ThreadPoolExecutor
 
     written = []
     for path, data, mode in _targets(root, files):
         _plain(path, data, mode, fsync=False)
         written.append(path)
-    with ThreadPoolExecutor(8) as pool:
+    with ThreadPoolExecutor(threads) as pool:
         list(pool.map(_fsync, written))
         list(pool.map(_fsync, sorted({p.parent for p in written})))
 
@@ -175,6 +175,7 @@ def main() -> int:
         ("fsync per file, each folder fsynced once", lambda r: fsync_files_dirs_once(r, files)),
         ("no per-file fsync, one syncfs() at the end", lambda r: one_syncfs(r, files)),
         ("uze (ADR 0014): fsync every file at the end, 8 threads", lambda r: fsync_at_end_threads(r, files)),
+        ("the same from 32 threads", lambda r: fsync_at_end_threads(r, files, 32)),
         ("no fsync at all (cp-like floor, in Python)", lambda r: no_fsync(r, files)),
         ("cp -r, the 2 delivered copies only", lambda r: cp_two_copies(r, source)),
     ]
