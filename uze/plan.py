@@ -16,13 +16,13 @@ from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
 from uze.harnesses.base import invoke_feature
-from uze.overrides import Overrides, read_overrides
-from uze.package import Agent, Package, Skill
-from uze.projections.frontmatter import edit_frontmatter
 from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
 from uze.hooks.opencode_plugin import plugin_file_name
+from uze.overrides import Overrides, read_overrides
+from uze.package import Agent, Package, Skill
 from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
+from uze.projections.frontmatter import edit_frontmatter
 from uze.skill_roots import choose_roots
 from uze.trust import Execution, executions, trust_digest
 

@@ -23,7 +23,7 @@ from uze.commands.context import (
 from uze.commands.results import InstallResult
 from uze.errors import Blocked, Conflict, ForeignFile, TrustRequired, UzeError
 from uze.harnesses import detect_harnesses, parse_harnesses
-from uze.harnesses.base import Scope
+from uze.location import Scope
 from uze.package import Package, read_package
 from uze.paths import Paths
 from uze.plan import (

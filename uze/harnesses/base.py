@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from uze.location import Location, Scope
+from uze.location import Location
 from uze.paths import Paths
 
 if TYPE_CHECKING:

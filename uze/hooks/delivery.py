@@ -20,8 +20,8 @@ from typing import Final, Literal
 import msgspec
 
 from uze.capabilities.hooks import hook_event
-from uze.hooks.tools import native_names, native_regex, unreachable
 from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plugin
+from uze.hooks.tools import native_names, native_regex, unreachable
 from uze.hooks.wrapper import render_wrapper
 from uze.package.hooks import HookGroup, HooksFile
 

@@ -7,7 +7,6 @@ it could build; the reader raises once, at the end, if any line was added.
 from __future__ import annotations
 
 import re
-
 from pathlib import PurePosixPath
 from typing import Final, TypeGuard
 
