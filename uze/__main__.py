@@ -1,12 +1,14 @@
 """`python -m uze` and the `uze` console script.
 
-Some command lines answer before typer and rich are imported, since start-up is most of their
-cost: `uze --version`, the command people and scripts run most to check an install, and a plain
-`uze status|list|install|uninstall ... --json`, what scripts, editors and CI run (issue 8). typer
-builds a pydantic adapter per option and rich loads its whole console before a command runs.
-Anything else, `--help` and every argument a fast path does not recognise included, goes to the
-full command line (`uze.cli`), and a failure is rendered by the same code there, so both paths
-print the same bytes and exit with the same code.
+Some command lines answer before typer is imported, since start-up is most of their cost:
+`uze --version`, the command people and scripts run most to check an install, and a plain
+`uze status|list|install|uninstall ...`, with `--json` (what scripts, editors and CI run) or
+without it (what a person types; rich then prints the same views `uze.cli` prints) (issue 8).
+typer builds a pydantic adapter per option before a command runs. Anything else, `--help` and
+every argument a fast path does not recognise included, goes to the full command line
+(`uze.cli`), and a failure is rendered by the same code there, so both paths print the same
+bytes and exit with the same code. An install that needs consent at a terminal is handed to
+`uze.cli` too, which asks (nothing was written before the question).
 """
 
 from __future__ import annotations
@@ -23,15 +25,15 @@ _FAST: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {
 }
 
 
-def _json_args(args: list[str]) -> dict[str, str] | None:
-    """The arguments of a `status`, `list`, `install` or `uninstall` command line with `--json`,
-    each at most once, by option (the argument under "name", a flag as "yes").
+def _fast_args(args: list[str]) -> dict[str, str] | None:
+    """The arguments of a `status`, `list`, `install` or `uninstall` command line, each at most
+    once, by option (the argument under "name", a flag and `--json` as "yes").
 
     None for anything else, so the parser decides: a help flag, an unknown option, an `=`
     form, a repeated or empty value, a value that looks like an option, a second or a missing
     argument.
     """
-    if not args or args[0] not in _FAST or "--json" not in args:
+    if not args or args[0] not in _FAST:
         return None
     options, flags, argument = _FAST[args[0]]
     found = {"command": args[0]}
@@ -58,8 +60,8 @@ def _scope(found: dict[str, str], default: str, allowed: tuple[str, ...]) -> Any
     return checked_scope(found.get("--scope", default), allowed)
 
 
-def _document(found: dict[str, str]) -> dict[str, Any]:
-    """Run the command as `uze.cli` would and return its JSON document (raises as it does)."""
+def _result(found: dict[str, str]) -> Any:
+    """Run the command's core call as `uze.cli` would and return its result (raises as it does)."""
     from pathlib import Path
 
     from uze.paths import Paths
@@ -67,42 +69,88 @@ def _document(found: dict[str, str]) -> dict[str, Any]:
     project = None if "--project" not in found else Path(found["--project"])
     command = found["command"]
     if command == "list":
-        from uze.commands.listing import list_installed, listing_json
+        from uze.commands.listing import list_installed
 
-        return listing_json(*list_installed(Paths.from_env(), project=project, cwd=Path.cwd()))
-    if command == "install":  # --json never asks: a package that needs consent is refused
+        return list_installed(Paths.from_env(), project=project, cwd=Path.cwd())
+    if command == "install":
         from uze.commands.reinstall import install_or_unchanged
-        from uze.documents import install_json
 
-        return install_json(install_or_unchanged(
-            Paths.from_env(), Path(found["name"]), scope=_scope(found, "project", ("project", "user")),
-            project=project, harness=found.get("--harness"), dry_run="--dry-run" in found,
-            force="--force" in found, trust="--trust" in found, cwd=Path.cwd()))
+        return install_or_unchanged(
+            Paths.from_env(), Path(found["name"]),
+            scope=_scope(found, "project", ("project", "user")), project=project,
+            harness=found.get("--harness"), dry_run="--dry-run" in found,
+            force="--force" in found, trust="--trust" in found, cwd=Path.cwd())
     if command == "uninstall":
         from uze.commands.uninstall import uninstall
-        from uze.documents import uninstall_json
 
-        return uninstall_json(uninstall(
+        return uninstall(
             Paths.from_env(), found["name"], scope=_scope(found, "project", ("project", "user")),
-            project=project, dry_run="--dry-run" in found, force="--force" in found, cwd=Path.cwd()))
+            project=project, dry_run="--dry-run" in found, force="--force" in found,
+            cwd=Path.cwd())
     from uze.commands.status import status
 
     scope = _scope(found, "all", ("project", "user", "all"))
-    return status(Paths.from_env(), found.get("name"), scope=scope, project=project,
-                  cwd=Path.cwd()).to_json()
+    return status(Paths.from_env(), found.get("name"), scope=scope, project=project, cwd=Path.cwd())
 
 
-def _print_document(found: dict[str, str]) -> int:
-    """A `--json` command without typer: the same core call and bytes as `uze.cli`."""
+def _document(command: str, result: Any) -> dict[str, Any]:
+    """The `--json` document of a result, as `uze.cli` prints it."""
+    if command == "list":
+        from uze.commands.listing import listing_json
+
+        return listing_json(*result)
+    if command == "install":  # --json never asks: a package that needs consent is refused
+        from uze.documents import install_json
+
+        return install_json(result)
+    if command == "uninstall":
+        from uze.documents import uninstall_json
+
+        return uninstall_json(result)
+    document: dict[str, Any] = result.to_json()
+    return document
+
+
+def _show_view(command: str, result: Any) -> None:
+    """Print the human view of a result, as `uze.cli` prints it."""
+    from uze import render
+
+    if command == "list":
+        render.show(render.list_view(result[1]))
+    elif command == "install":
+        render.show(render.install_view(result))
+    elif command == "uninstall":
+        render.show(render.uninstall_view(result))
+    else:
+        render.show(render.status_view(result))
+
+
+def _asks_at_terminal(exc: BaseException, found: dict[str, str]) -> bool:
+    """Whether `uze.cli` would ask for consent here rather than refuse (its `_asking`)."""
+    from uze.errors import TrustRequired
+
+    return isinstance(exc, TrustRequired) and "--json" not in found \
+        and sys.stdin.isatty() and sys.stderr.isatty()
+
+
+def _run_fast(found: dict[str, str]) -> int | None:
+    """A fast-path command line: the same core call and bytes as `uze.cli`; None to hand it to
+    `uze.cli` (an install that needs consent at a terminal: it asks there)."""
     import json
 
     try:
-        document = _document(found)
+        result = _result(found)
     except (Exception, KeyboardInterrupt) as exc:
+        if _asks_at_terminal(exc, found):
+            return None
         from uze.cli import failure_code
 
         return failure_code(exc)
-    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    if "--json" in found:
+        document = _document(found["command"], result)
+        sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    else:
+        _show_view(found["command"], result)
     return 0
 
 
@@ -114,9 +162,11 @@ def main() -> None:
 
         sys.stdout.write(f"uze {__version__}\n")
         return
-    found = _json_args(args)
+    found = _fast_args(args)
     if found is not None:
-        sys.exit(_print_document(found))
+        code = _run_fast(found)
+        if code is not None:
+            sys.exit(code)
     from uze.cli import main as cli_main
 
     cli_main()

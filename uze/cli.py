@@ -21,6 +21,8 @@ from rich.table import Table
 from uze import __version__
 from uze.errors import UsageError, UzeError
 from uze.location import checked_scope
+from uze.render import show as _show
+from uze.render import stdout_console as _out
 
 app = typer.Typer(
     add_completion=False,
@@ -34,13 +36,6 @@ ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Project fold
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DryOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")]
 ForceOpt = Annotated[bool, typer.Option("--force", help="Also replace or remove artifacts the user edited.")]
-
-
-def _out() -> Console:
-    console = Console(highlight=False)
-    if not console.is_terminal:  # piped output: wide enough that tables do not fold
-        console = Console(highlight=False, width=160)
-    return console
 
 
 def _err() -> Console:
@@ -107,12 +102,6 @@ def _asking(attempt: Callable[[bool], T], trusted: bool, *, interactive: bool) -
         if not typer.confirm("Install it and let it run these?", default=False, err=True):
             raise UzeError("not installed: you declined; nothing was written") from None
         return attempt(True)
-
-
-def _show(renderables: list[Any]) -> None:
-    console = _out()
-    for item in renderables:
-        console.print(item)
 
 
 def _print_json(document: dict[str, Any]) -> None:
@@ -229,19 +218,13 @@ def check(
 def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """List installed packages (project and user scope)."""
     from uze.commands.listing import list_installed, listing_json
+    from uze.render import list_view
 
     root, found = _run(lambda: list_installed(_paths(), project=project, cwd=Path.cwd()))
     if as_json:
         _print_json(listing_json(root, found))
-        return
-    console = _out()
-    if not found:
-        console.print("No packages installed.", markup=False)
-        return
-    table = Table("package", "version", "scope", "harnesses")
-    for p in found:
-        table.add_row(p.name, p.version, p.scope, ", ".join(p.harnesses))
-    console.print(table)
+    else:
+        _show(list_view(found))
 
 
 @app.command()

@@ -1,10 +1,13 @@
-"""Human views of command results: rich renderables, which cli.py prints (JSON: uze.documents)."""
+"""Human views of command results: rich renderables, and the console they are printed on
+(JSON: uze.documents). Printed by cli.py and by the typer-free fast path of uze.__main__, so
+both print the same bytes."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from rich.console import RenderableType
+from rich.console import Console, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -13,9 +16,26 @@ from uze.documents import planned_rows
 if TYPE_CHECKING:
     from uze.commands.artifacts import Action
     from uze.commands.check import CheckResult
+    from uze.commands.listing import Installed
     from uze.commands.results import InstallResult
     from uze.commands.status import StatusResult
     from uze.commands.uninstall import UninstallResult
+
+def stdout_console() -> Console:
+    """The console a human view is printed on; piped output is wide enough that tables do not
+    fold."""
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=160)
+    return console
+
+
+def show(renderables: Iterable[RenderableType]) -> None:
+    """Print a view on standard output."""
+    console = stdout_console()
+    for item in renderables:
+        console.print(item)
+
 
 _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
                 "blocked": "red", "undelivered": "dim"}
@@ -93,6 +113,16 @@ def status_view(result: StatusResult) -> list[RenderableType]:
             out.append(Text("Runs (accepted at install):"))
             out += [Text(f"  {line}") for line in data["executions"]]
     return out
+
+
+def list_view(found: list[Installed]) -> list[RenderableType]:
+    """The table of `uze list`."""
+    if not found:
+        return [Text("No packages installed.")]
+    table = Table("package", "version", "scope", "harnesses")
+    for p in found:
+        table.add_row(p.name, p.version, p.scope, ", ".join(p.harnesses))
+    return [table]
 
 
 def check_view(result: CheckResult) -> list[RenderableType]:

@@ -3,7 +3,7 @@
 `uze status --json` and `uze list --json` run in a fresh interpreter (through `uze.__main__`,
 as the console script does) on a project where a package is installed into every harness; the
 modules they loaded are checked by name, not by time. Their fast path must print the same bytes
-and exit with the same code as the full (typer) command line.
+and exit with the same code as the full (typer) command line, with `--json` and without it.
 """
 
 from __future__ import annotations
@@ -69,6 +69,18 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     assert _heavy(json.loads(done.stdout), (*HEAVY, "pydantic", "uze.receipts")) == []
+
+
+@pytest.mark.parametrize("command", ["status", "list"])
+def test_read_only_human_command_prints_its_table_without_the_parser(installed: Path, command: str) -> None:
+    """Without --json a person gets rich's tables, but typer, click and pydantic stay unloaded
+    (typer builds a pydantic adapter per option: about 100 ms of a 200 ms `uze status`)."""
+    done = _python("-c", SHOW_MODULES, command, cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert {"uze.render", "rich.table"} <= set(loaded)
+    assert _heavy(loaded, ("uze.cli", "typer", "click", "pydantic", "uze.plan", "uze.package",
+                           "uze.store", "tomlkit", "yaml")) == []
 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
@@ -157,11 +169,25 @@ ARGVS = (
 )
 
 
+def _human(argv: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(arg for arg in argv if arg != "--json")
+
+
 def test_json_fast_path_prints_what_the_full_command_line_prints(installed: Path) -> None:
     for argv in ARGVS:
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+
+
+def test_human_fast_path_prints_the_tables_the_full_command_line_prints(installed: Path) -> None:
+    for argv in map(_human, ARGVS):
+        fast = _python("-m", "uze", *argv, cwd=installed)
+        full = _python("-c", FULL_CLI, *argv, cwd=installed)
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+    table = _python("-m", "uze", "status", cwd=installed)
+    assert "every-kind" in table.stdout and "matched" in table.stdout and "claude_code" in table.stdout
+    assert table.stdout.lstrip()[0] != "{"
 
 
 # Install and uninstall lines that leave the project as it is (dry runs, re-installs, refusals).
@@ -182,16 +208,20 @@ STEADY = (
 )
 
 
+@pytest.mark.parametrize("human", [False, True], ids=["json", "human"])
 def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_prints(
-    installed: Path,
+    installed: Path, human: bool,
 ) -> None:
-    for argv in STEADY:
+    def line(*argv: str) -> tuple[str, ...]:
+        return _human(argv) if human else argv
+
+    for argv in (line(*a) for a in STEADY):
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
     # Lines that change the project: each runs from the same state on both paths.
-    uninstall = ("uninstall", "every-kind", "--json")
-    install = ("install", str(PACKAGE), "--json", "--harness", "all", "--trust")
+    uninstall = line("uninstall", "every-kind", "--json")
+    install = line("install", str(PACKAGE), "--json", "--harness", "all", "--trust")
     fast = _python("-m", "uze", *uninstall, cwd=installed)
     assert fast.returncode == 0, fast.stderr
     fast_install = _python("-m", "uze", *install, cwd=installed)
@@ -200,11 +230,18 @@ def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_print
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
     assert (fast_install.returncode, fast_install.stdout, fast_install.stderr) == \
         (full_install.returncode, full_install.stdout, full_install.stderr)
-    assert fast_install.returncode == 0 and json.loads(fast_install.stdout)["writes"] > 0
+    assert fast_install.returncode == 0
+    if human:
+        assert fast_install.stdout.startswith("Installed every-kind") and "create" in fast_install.stdout
+        assert fast.stdout.startswith("Uninstalled every-kind")
+    else:
+        assert json.loads(fast_install.stdout)["writes"] > 0
 
 
-def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: Sandbox) -> None:
-    argv = ("install", str(PACKAGE), "--json", "--harness", "claude_code")
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "human"])
+def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: Sandbox, as_json: bool) -> None:
+    """Without a terminal neither path asks (tests/e2e/test_trust.py asks on a terminal)."""
+    argv = ("install", str(PACKAGE), *(["--json"] if as_json else []), "--harness", "claude_code")
     fast = _python("-m", "uze", *argv, cwd=sandbox.project)
     full = _python("-c", FULL_CLI, *argv, cwd=sandbox.project)
     assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
