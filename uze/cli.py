@@ -16,11 +16,11 @@ from typing import Annotated, Any, Literal, TypeVar
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from uze import __version__
 from uze.errors import UsageError, UzeError
 from uze.location import checked_scope
+from uze.render import add_row, new_table
 from uze.render import show as _show
 from uze.render import stdout_console as _out
 
@@ -241,10 +241,10 @@ def doctor(
     if as_json:
         _print_json(result.to_json())
         return
-    table = Table("harness", "installed", "version", "discovery", "behavior", "status", "skill roots")
+    table = new_table("harness", "installed", "version", "discovery", "behavior", "status", "skill roots")
     for h in result.harnesses:
-        table.add_row(h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
-                      h.behavior, h.status, "\n".join(h.skill_roots) or "-")
+        add_row(table, h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
+                h.behavior, h.status, "\n".join(h.skill_roots) or "-")
     console = _out()
     console.print(table)
     for h in result.harnesses:

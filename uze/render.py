@@ -41,7 +41,7 @@ def show(renderables: Iterable[RenderableType]) -> None:
         console.print(item)
 
 
-class _Cell:
+class Cell:
     """One line of plain text in a table cell, with the table's one-space padding built in.
 
     What `Table(...).add_row("text")` draws, about 3x cheaper: rich wraps, pads and measures a
@@ -71,13 +71,13 @@ class _Cell:
         yield Segment(" ")
 
 
-def _table(*headers: str) -> Table:
-    """A table whose cells are `_Cell`s (`_row`), drawn as rich draws a table of strings."""
-    return Table(*(Column(header=_Cell(h)) for h in headers), padding=0)
+def new_table(*headers: str) -> Table:
+    """A table whose cells are `Cell`s (`add_row`), drawn as rich draws a table of strings."""
+    return Table(*(Column(header=Cell(h)) for h in headers), padding=0)
 
 
-def _row(table: Table, *cells: str | _Cell) -> None:
-    table.add_row(*(c if isinstance(c, _Cell) else _Cell(c) for c in cells))
+def add_row(table: Table, *cells: str | Cell) -> None:
+    table.add_row(*(c if isinstance(c, Cell) else Cell(c) for c in cells))
 
 
 _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
@@ -86,7 +86,7 @@ _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conf
 
 def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableType]:
     """A table of projections, then each distinct reason once, numbered from the table."""
-    table = _table("kind", "resource", "harness", "route", last, "target", "note")
+    table = new_table("kind", "resource", "harness", "route", last, "target", "note")
     reasons: list[str] = []
     for row in rows:
         value = row.get(last, "")
@@ -95,8 +95,8 @@ def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableT
             if row["reason"] not in reasons:
                 reasons.append(row["reason"])
             note = f"[{reasons.index(row['reason']) + 1}]"
-        _row(table, row["kind"], row["resource"], row["harness"], row["route"],
-             _Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
+        add_row(table, row["kind"], row["resource"], row["harness"], row["route"],
+             Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
     notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [table, *notes]
 
@@ -162,16 +162,16 @@ def list_view(found: list[Installed]) -> list[RenderableType]:
     """The table of `uze list`."""
     if not found:
         return [Text("No packages installed.")]
-    table = _table("package", "version", "scope", "harnesses")
+    table = new_table("package", "version", "scope", "harnesses")
     for p in found:
-        _row(table, p.name, p.version, p.scope, ", ".join(p.harnesses))
+        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses))
     return [table]
 
 
 def check_view(result: CheckResult) -> list[RenderableType]:
     """The matrix: one row per resource, one column per harness, each cell the route."""
     plan = result.plan
-    table = _table("resource", *plan.harnesses)
+    table = new_table("resource", *plan.harnesses)
     rows: dict[tuple[str, str], dict[str, str]] = {}
     reasons: list[str] = []
     for p in plan.projections:
@@ -184,7 +184,7 @@ def check_view(result: CheckResult) -> list[RenderableType]:
             cell += " (required: refused)"
         rows.setdefault((p.kind, p.resource), {})[p.harness] = cell
     for (kind, resource), cells in rows.items():
-        _row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
+        add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
     head = Text(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
     notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [head, table, *notes]

@@ -1,6 +1,6 @@
 """The human tables: `uze.render`'s one-segment cells draw what rich draws for a `Text` cell.
 
-`_Cell` exists for speed (issue 8: `uze status` on 20 packages spent 0.7 s in rich's per-cell
+`Cell` exists for speed (issue 8: `uze status` on 20 packages spent 0.7 s in rich's per-cell
 wrapping). These tests hold it to rich's own rendering of the same rows, at widths where
 nothing wraps and where cells must wrap, with and without colour, and check the one place it
 must differ: text in square brackets is printed, never read as markup.
@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from uze.render import _Cell, _projection_table, _row, _table
+from uze.render import Cell, _projection_table, add_row, new_table
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HEADERS = ("kind", "resource", "harness", "route", "state", "target", "note")
@@ -50,9 +50,9 @@ def _rich_table(rows: list[tuple[str, ...]]) -> Table:
 
 
 def _cell_table(rows: list[tuple[str, ...]]) -> Table:
-    table = _table(*HEADERS)
+    table = new_table(*HEADERS)
     for row in rows:
-        _row(table, *row[:4], _Cell(row[4], STYLES.get(row[4], "")), *row[5:])
+        add_row(table, *row[:4], Cell(row[4], STYLES.get(row[4], "")), *row[5:])
     return table
 
 
