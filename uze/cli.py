@@ -20,7 +20,15 @@ from rich.console import Console
 from uze import __version__
 from uze.errors import UsageError, UzeError
 from uze.location import checked_scope
-from uze.render import add_row, new_table
+from uze.render import (
+    add_row,
+    check_view,
+    install_view,
+    list_view,
+    new_table,
+    status_view,
+    uninstall_view,
+)
 from uze.render import show as _show
 from uze.render import stdout_console as _out
 
@@ -136,7 +144,6 @@ def install(
     """Install or upgrade a package into every targeted harness."""
     from uze.commands.reinstall import install_or_unchanged
     from uze.documents import install_json
-    from uze.render import install_view
 
     def attempt(trusted: bool) -> Any:
         return install_or_unchanged(
@@ -163,7 +170,6 @@ def uninstall(
     """Remove what uze owns; keep and report every artifact the user edited."""
     from uze.commands.uninstall import uninstall as run_uninstall
     from uze.documents import uninstall_json
-    from uze.render import uninstall_view
 
     result = _run(lambda: run_uninstall(
         _paths(), name, scope=checked_scope(scope, ("project", "user")), project=project,
@@ -184,7 +190,6 @@ def status(
 ) -> None:
     """Show each projection's route and whether it is still as uze wrote it."""
     from uze.commands.status import status as run_status
-    from uze.render import status_view
 
     scope_value: Literal["project", "user", "all"] = _run(lambda: checked_scope(scope, ("project", "user", "all")))
     result = _run(lambda: run_status(_paths(), name, scope=scope_value, project=project, cwd=Path.cwd()))
@@ -203,7 +208,6 @@ def check(
     """Validate a package and print the route each resource would take; writes nothing."""
     from uze.commands.check import check as run_check
     from uze.documents import check_json
-    from uze.render import check_view
 
     result = _run(lambda: run_check(_paths(), source, harness=harness, cwd=Path.cwd()))
     if as_json:
@@ -218,7 +222,6 @@ def check(
 def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
     """List installed packages (project and user scope)."""
     from uze.commands.listing import list_installed, listing_json
-    from uze.render import list_view
 
     root, found = _run(lambda: list_installed(_paths(), project=project, cwd=Path.cwd()))
     if as_json:
