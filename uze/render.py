@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from uze.commands.status import StatusResult
     from uze.commands.uninstall import UninstallResult
 
+
 def stdout_console() -> Console:
     """The console a human view is printed on; piped output is wide enough that tables do not
     fold."""
@@ -77,6 +78,7 @@ def new_table(*headers: str) -> Table:
 
 
 def add_row(table: Table, *cells: str | Cell) -> None:
+    """Add a row to a `new_table`; a plain string becomes an unstyled `Cell`."""
     table.add_row(*(c if isinstance(c, Cell) else Cell(c) for c in cells))
 
 
@@ -96,7 +98,7 @@ def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableT
                 reasons.append(row["reason"])
             note = f"[{reasons.index(row['reason']) + 1}]"
         add_row(table, row["kind"], row["resource"], row["harness"], row["route"],
-             Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
+                Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
     notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [table, *notes]
 
