@@ -45,7 +45,7 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(home / ".local" / "share"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
-    monkeypatch.setenv("PATH", os.path.dirname(os.sys.executable) + os.pathsep + "/usr/bin:/bin")
+    monkeypatch.setenv("PATH", str(Path(os.sys.executable).parent) + os.pathsep + "/usr/bin:/bin")
     for name in HARNESS_OVERRIDES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(project)

@@ -32,7 +32,7 @@ def tree_bytes(root: Path) -> dict[str, bytes | str]:
         if rel == ".git" or rel.startswith(".git/"):
             continue
         if path.is_symlink():
-            snapshot[rel] = f"link:{os.readlink(path)}"
+            snapshot[rel] = f"link:{Path(path).readlink()}"
         elif path.is_dir():
             snapshot[rel] = "dir"
         else:

@@ -20,7 +20,8 @@ from typing import Any, Final
 _FAST: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {
     "status": (("--scope", "--project"), (), "optional"),
     "list": (("--project",), (), None),
-    "install": (("--scope", "--project", "--harness"), ("--dry-run", "--force", "--trust"), "required"),
+    "install": (("--scope", "--project", "--harness"), ("--dry-run", "--force", "--trust"),
+                "required"),
     "uninstall": (("--scope", "--project"), ("--dry-run", "--force"), "required"),
 }
 

@@ -46,7 +46,7 @@ def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> 
         document.add("name", label)
         document.add("description", description)
         for key, value in extra.items():
-            document.add(key, value)  # type: ignore[arg-type]
+            document.add(key, value)
         document.add("developer_instructions", tomlkit.string(agent.body, multiline=True))
         return RenderedAgent(tomlkit.dumps(document).encode(), tuple(dropped))
     head: dict[str, object] = {"name": label} if fmt.name_key else {}

@@ -40,10 +40,12 @@ app = typer.Typer(
 )
 T = TypeVar("T")
 
-ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Project folder (default: nearest .uze/ or .git ancestor).")]
+ProjectOpt = Annotated[Path | None, typer.Option(
+    "--project", help="Project folder (default: nearest .uze/ or .git ancestor).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON document on stdout.")]
 DryOpt = Annotated[bool, typer.Option("--dry-run", help="Print the plan; write nothing.")]
-ForceOpt = Annotated[bool, typer.Option("--force", help="Also replace or remove artifacts the user edited.")]
+ForceOpt = Annotated[bool, typer.Option("--force",
+                                        help="Also replace or remove artifacts the user edited.")]
 
 
 def _err() -> Console:
@@ -135,11 +137,13 @@ def install(
     source: Annotated[Path, typer.Argument(help="Package folder.")],
     project: ProjectOpt = None,
     scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
-    harness: Annotated[str | None, typer.Option("--harness", help="H[,H...] or all (default: detected).")] = None,
+    harness: Annotated[str | None, typer.Option(
+        "--harness", help="H[,H...] or all (default: detected).")] = None,
     dry_run: DryOpt = False,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Accept the commands the package runs.")] = False,
+    trust: Annotated[bool, typer.Option("--trust",
+                                        help="Accept the commands the package runs.")] = False,
 ) -> None:
     """Install or upgrade a package into every targeted harness."""
     from uze.commands.reinstall import install_or_unchanged
@@ -191,8 +195,10 @@ def status(
     """Show each projection's route and whether it is still as uze wrote it."""
     from uze.commands.status import status as run_status
 
-    scope_value: Literal["project", "user", "all"] = _run(lambda: checked_scope(scope, ("project", "user", "all")))
-    result = _run(lambda: run_status(_paths(), name, scope=scope_value, project=project, cwd=Path.cwd()))
+    scope_value: Literal["project", "user", "all"] = _run(
+        lambda: checked_scope(scope, ("project", "user", "all")))
+    result = _run(lambda: run_status(_paths(), name, scope=scope_value, project=project,
+                                     cwd=Path.cwd()))
     if as_json:
         _print_json(result.to_json())
     else:
@@ -202,7 +208,8 @@ def status(
 @app.command()
 def check(
     source: Annotated[Path, typer.Argument(help="Package folder.")],
-    harness: Annotated[str | None, typer.Option("--harness", help="H[,H...] or all (default: all).")] = None,
+    harness: Annotated[str | None, typer.Option("--harness",
+                                                help="H[,H...] or all (default: all).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Validate a package and print the route each resource would take; writes nothing."""
@@ -234,7 +241,8 @@ def list_command(project: ProjectOpt = None, as_json: JsonOpt = False) -> None:
 def doctor(
     project: ProjectOpt = None,
     as_json: JsonOpt = False,
-    probe: Annotated[bool, typer.Option("--probe", help="Run each installed harness's own listings against this project.")] = False,
+    probe: Annotated[bool, typer.Option(
+        "--probe", help="Run each installed harness's own listings against this project.")] = False,
 ) -> None:
     """Show each harness: installed, version, what evidence proves, skill roots and collisions."""
     from uze.commands.doctor import doctor as run_doctor
@@ -244,7 +252,8 @@ def doctor(
     if as_json:
         _print_json(result.to_json())
         return
-    table = new_table("harness", "installed", "version", "discovery", "behavior", "status", "skill roots")
+    table = new_table("harness", "installed", "version", "discovery", "behavior", "status",
+                      "skill roots")
     for h in result.harnesses:
         add_row(table, h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
                 h.behavior, h.status, "\n".join(h.skill_roots) or "-")
@@ -273,11 +282,13 @@ def store_verify(as_json: JsonOpt = False) -> None:
     else:
         console = _out()
         console.print(f"{report.objects} objects, {report.trees} trees checked", markup=False)
-        for key in ("corrupt", "missing", "stray"):
-            for item in document[key]:
+        for key, items in (("corrupt", report.corrupt), ("missing", report.missing),
+                           ("stray", report.stray)):
+            for item in items:
                 console.print(f"{key}: {item}", markup=False)
     if not report.is_clean:
-        _fail(UzeError("the store is damaged", hint="reinstall the affected packages, then run `uze store gc`"))
+        _fail(UzeError("the store is damaged",
+                       hint="reinstall the affected packages, then run `uze store gc`"))
 
 
 @store_app.command("gc")
@@ -305,7 +316,7 @@ def _usage_error(exc: typer.exceptions.TyperException) -> int:
         return 2
     command = ctx.command_path if ctx is not None else "uze"
     err = _err()
-    err.print(f"uze: error: {exc.format_message()}", markup=False)  # type: ignore[attr-defined]
+    err.print(f"uze: error: {exc.format_message()}", markup=False)
     err.print(f"hint: run `{command} --help` to see the accepted arguments", markup=False)
     return int(getattr(exc, "exit_code", 2))
 

@@ -111,7 +111,7 @@ def make_record(
         "checked_at": (checked_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
     digest = blake3.blake3(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
-    return Record(evidence_id=digest, **fields)
+    return Record.model_validate({"evidence_id": digest, **fields})
 
 
 def collapse(records: Iterable[Record]) -> list[Record]:

@@ -96,14 +96,14 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
                 os.fchmod(handle.fileno(), 0o644 if mode is None else mode)
                 if durable:
                     os.fsync(handle.fileno())
-            os.replace(tmp, path)
+            os.replace(tmp, path)  # noqa: PTH105 (tmp is mkstemp's str; no Path on the hot path)
             renamed = True
             if durable:
                 _fsync_dir(path.parent)
         finally:
             if not renamed:
                 with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)
+                    os.unlink(tmp)  # noqa: PTH108 (tmp is mkstemp's str, as above)
 
 
 def barrier(paths: Iterable[Path]) -> None:
@@ -156,8 +156,8 @@ def replace_unsynced(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        tmp.chmod(0o644)
+        tmp.replace(path)
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
@@ -169,7 +169,7 @@ def _sweep_stale_temps(folder: Path, max_age: float) -> None:
         if TEMP_MARK in entry.name and entry.is_file(follow_symlinks=False):
             with contextlib.suppress(OSError):
                 if now - entry.stat(follow_symlinks=False).st_mtime > max_age:
-                    os.unlink(entry.path)
+                    os.unlink(entry.path)  # noqa: PTH108 (a DirEntry's str path)
 
 
 def make_dir(path: Path, *, parents: bool = False) -> None:
@@ -180,7 +180,7 @@ def make_dir(path: Path, *, parents: bool = False) -> None:
 
 def rename(source: Path, target: Path) -> None:
     """Rename within one folder (atomic on POSIX), then make the rename durable."""
-    os.replace(source, target)
+    source.replace(target)
     _fsync_dir(target.parent)
 
 
@@ -202,7 +202,7 @@ def remove_dir_if_empty(path: Path) -> bool:
 def remove_read_only(path: Path) -> None:
     """Remove a read-only file (a store object being collected)."""
     with contextlib.suppress(FileNotFoundError):
-        os.chmod(path, 0o644)
+        path.chmod(0o644)
         path.unlink()
 
 

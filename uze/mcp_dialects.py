@@ -42,7 +42,8 @@ def _skip(reason: str) -> Translated:
 def _disabled(server: McpServer, harness: str) -> Translated | None:
     if server.enabled:
         return None
-    return _skip(f"disabled in the package, and {harness} has no disabled state for a server: not written")
+    return _skip(f"disabled in the package, and {harness} has no disabled state for a server: "
+                 "not written")
 
 
 def _drop_cwd(server: McpServer, harness: str, out: Translated) -> Translated:
@@ -76,7 +77,8 @@ def _codex_env(server: McpServer) -> tuple[dict[str, object], str]:
         out["env"] = literal
     if forwarded:
         out["env_vars"] = forwarded
-    problem = f"Codex cannot expand ${{...}} inside env values ({', '.join(templated)})" if templated else ""
+    problem = (f"Codex cannot expand ${{...}} inside env values ({', '.join(templated)})"
+               if templated else "")
     return out, problem
 
 
@@ -94,7 +96,8 @@ def _codex_remote(server: McpServer) -> Translated:
             return _skip(f"Codex cannot expand ${{...}} inside header {name!r}")
         else:
             plain[name] = header
-    value |= ({"http_headers": plain} if plain else {}) | ({"env_http_headers": by_env} if by_env else {})
+    value |= ({"http_headers": plain} if plain else {}) | (
+        {"env_http_headers": by_env} if by_env else {})
     return Translated(value)
 
 

@@ -36,7 +36,8 @@ class Paths(msgspec.Struct, frozen=True):
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
         uze_home = Path(env["UZE_HOME"]) if env.get("UZE_HOME") else _default_uze_home()
         timeout = float(env.get("UZE_LOCK_TIMEOUT", "10"))
-        return cls(home=home.absolute(), uze_home=uze_home.absolute(), env=env, lock_timeout=timeout)
+        return cls(home=home.absolute(), uze_home=uze_home.absolute(), env=env,
+                   lock_timeout=timeout)
 
     @property
     def store(self) -> Path:

@@ -184,16 +184,19 @@ def _plan_skills(b: _Builder) -> None:
             root = choice.serving.get(harness)
             if harness in choice.unserved:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
-            path = root / skill_folder_name(b.package, skill) if root and cap.route != "unsupported" else None
+            path = (root / skill_folder_name(b.package, skill)
+                    if root and cap.route != "unsupported" else None)
             if path is not None:
                 users.setdefault(path, []).append(harness)
             b.add("skill", skill.name, harness, cap, path, feature)
         for path, harnesses in users.items():
             files = _skill_files(b.package, skill, tuple(harnesses))
             executables = frozenset(
-                rel[len(skill.folder) + 1 :] for rel in skill.files if b.package.files[rel].executable
+                rel[len(skill.folder) + 1 :] for rel in skill.files
+                if b.package.files[rel].executable
             )
-            b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, tuple(harnesses)))
+            b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables,
+                                           tuple(harnesses)))
 
 
 def _plan_instructions(b: _Builder) -> None:
@@ -211,7 +214,8 @@ def _plan_instructions(b: _Builder) -> None:
         also = [p for p in REGISTRY[harness].also_reads(b.loc) if p in files and p != path]
         if also:
             cap = Capability("degraded", f"it also reads {b.loc.display(also[0])}, which uze "
-                             "writes for another harness: it sees these instructions twice", cap.source)
+                             "writes for another harness: it sees these instructions twice",
+                             cap.source)
         b.add("instructions", "AGENTS.md", harness, cap, path, suffix=f"#{b.package.name}")
     b.artifacts += [
         PlannedRegion(path, b.loc.display(path), b.package.name, body, tuple(users))
@@ -247,7 +251,8 @@ def _translated_cap(cap: Capability, harness: str, translated: Any) -> Capabilit
     if translated.unsupported:
         return Capability("unsupported", translated.unsupported, cap.source)
     if translated.degraded:
-        return Capability("degraded", "; ".join([*filter(None, [cap.reason]), *translated.degraded]), cap.source)
+        return Capability("degraded", "; ".join([*filter(None, [cap.reason]),
+                                                 *translated.degraded]), cap.source)
     return cap
 
 
@@ -268,7 +273,8 @@ def _plan_mcp(b: _Builder) -> None:
                 continue
             path, key = target.file(b.loc), target.key(b.loc, server.name)
             b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}")
-            b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key, translated.value, (harness,)))
+            b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key,
+                                            translated.value, (harness,)))
             if needs_root and harness not in users:
                 users.append(harness)
     if users:
@@ -290,7 +296,7 @@ def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path
         path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
     route, reason = (d.route, d.reason) if path or d.route == "unsupported" else (
         "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
-    cap = Capability(route, reason, "uze/hooks/delivery.py")  # type: ignore[arg-type]
+    cap = Capability(route, reason, "uze/hooks/delivery.py")
     if path is None or d.wrapper is None or route == "unsupported":
         b.add("hook", d.group, harness, cap, None)
         return False

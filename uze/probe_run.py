@@ -6,6 +6,7 @@ killed afterwards, a timeout; the readers are in uze/probes.py.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -24,7 +25,7 @@ from uze.probes import DOCTOR_PROBES, PROBE_TIMEOUT, Probe, Seen, probe_env
 
 if TYPE_CHECKING:
     from uze.commands.context import ScopeContext
-    from uze.commands.doctor import ProbeItem, Runner
+    from uze.commands.doctor import ProbeItem, ProbeState, Runner
     from uze.location import Scope
     from uze.paths import Paths
 
@@ -63,10 +64,8 @@ def run_command(args: Sequence[str], env: dict[str, str], timeout: float,
 
 def _kill(pgid: int) -> None:
     """End whatever the harness left running in its process group (MCP servers, updaters)."""
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 CLIENT = {"clientInfo": {"name": "uze-doctor", "version": "0"},
@@ -127,10 +126,8 @@ def _call(proc: subprocess.Popen[str], lines: queue.Queue[str | None], ident: in
 def _end(proc: subprocess.Popen[str]) -> None:
     _kill(proc.pid)
     if proc.stdin is not None:
-        try:
+        with contextlib.suppress(OSError):
             proc.stdin.close()
-        except OSError:
-            pass
     proc.wait()
 
 
@@ -208,12 +205,12 @@ def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str] | N
     args, shown = found
     command = f"{binary} {args}"
     if isinstance(shown, str):
-        state = "denied" if shown.startswith("denied: ") else "unverified"
-        return ProbeItem(e.scope, e.kind, e.name, e.package, state, None, command, shown)
+        denied: ProbeState = "denied" if shown.startswith("denied: ") else "unverified"
+        return ProbeItem(e.scope, e.kind, e.name, e.package, denied, None, command, shown)
     seen = shown[e.kind]
     n = _count(seen, e)
     once = n >= 1 if e.kind == "instructions" else n == 1  # one region per scope's file
-    state = "found" if once else ("missing" if n == 0 else "duplicate")
+    state: ProbeState = "found" if once else ("missing" if n == 0 else "duplicate")
     note = ""
     if state == "found" and seen.connected is not None and e.name not in seen.connected:
         note = "listed but not connected"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
@@ -42,16 +42,15 @@ class ProjectionRecord(_Model, frozen=True, kw_only=True):
 
 
 class _Artifact(_Model, frozen=True, tag_field="type"):
-    """An artifact record; its JSON `type` tag names the class (read back as `.type`)."""
-
-    @property
-    def type(self) -> str:
-        """`tree`, `region`, `file`, `entry` or `element`: the tag written as `type`."""
-        return str(self.__struct_config__.tag)
+    """An artifact record; its JSON `type` tag names the class, and each class repeats it as
+    the class variable `type`, typed as a Literal, so that comparing `.type` narrows the
+    `Artifact` union for the type checker (tests/unit/test_receipts.py checks they agree)."""
 
 
 class TreeArtifact(_Artifact, frozen=True, tag="tree", kw_only=True):
     """A folder uze created whole; `files` maps each relative path to the digest written."""
+
+    type: ClassVar[Literal["tree"]] = "tree"
 
     target: str
     files: dict[str, Digest]
@@ -61,6 +60,8 @@ class TreeArtifact(_Artifact, frozen=True, tag="tree", kw_only=True):
 
 class RegionArtifact(_Artifact, frozen=True, tag="region", kw_only=True):
     """A delimited region in a text file; `digest` is of the body with CRLF read as LF."""
+
+    type: ClassVar[Literal["region"]] = "region"
 
     target: str
     region: str
@@ -72,6 +73,8 @@ class RegionArtifact(_Artifact, frozen=True, tag="region", kw_only=True):
 class FileArtifact(_Artifact, frozen=True, tag="file", kw_only=True):
     """A whole file uze created (an agent definition); `digest` of exactly what was written."""
 
+    type: ClassVar[Literal["file"]] = "file"
+
     target: str
     digest: Digest
     harnesses: list[str]
@@ -82,6 +85,8 @@ class EntryArtifact(_Artifact, frozen=True, tag="entry", kw_only=True):
 
     `add_info` tells the remover what else the add created (never a value: no secrets here).
     """
+
+    type: ClassVar[Literal["entry"]] = "entry"
 
     target: str
     format: Literal["json", "jsonc", "toml"]
@@ -97,6 +102,8 @@ class ElementArtifact(_Artifact, frozen=True, tag="element", kw_only=True):
 
     `marker` is the wrapper command it runs: how an edited element is still recognised.
     """
+
+    type: ClassVar[Literal["element"]] = "element"
 
     target: str
     format: Literal["json", "jsonc", "toml"]

@@ -15,6 +15,7 @@ forced back with `touch -d`/`os.utime`) is still read and seen.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -92,12 +93,11 @@ class DigestCache:
         entries = {**known, **self._seen} if merge else dict(self._seen)
         if entries == known:
             return
-        body = json.dumps({"schema": SCHEMA, "entries": entries}, separators=(",", ":"), sort_keys=True)
+        body = json.dumps({"schema": SCHEMA, "entries": entries}, separators=(",", ":"),
+                          sort_keys=True)
         data = f"{blake3(body.encode()).hexdigest()}\n{body}\n".encode()
-        try:
+        with contextlib.suppress(OSError):
             fs.replace_unsynced(self.path, data)
-        except OSError:
-            pass
 
     def _settled(self, st: os.stat_result) -> bool:
         return settled(st, self._started)

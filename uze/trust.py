@@ -46,7 +46,8 @@ class Execution(msgspec.Struct, frozen=True):
 def _files(package: Package, texts: list[str]) -> tuple[tuple[str, str], ...]:
     found = {m.group(1) for text in texts for m in _PACKAGE_PATH.finditer(text)}
     return tuple(
-        (rel, content_digest(package.files[rel].data)) for rel in sorted(found) if rel in package.files
+        (rel, content_digest(package.files[rel].data))
+        for rel in sorted(found) if rel in package.files
     )
 
 
@@ -84,12 +85,14 @@ def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
         if skill.name not in skills:
             continue
         text = package.files[f"{skill.folder}/SKILL.md"].data.decode("utf-8", "replace")
-        found += [Execution("skill", f"{skill.name} (inline shell)", m.group(1).strip(), (), "", (), ())
+        found += [Execution("skill", f"{skill.name} (inline shell)", m.group(1).strip(),
+                            (), "", (), ())
                   for m in _INLINE_SHELL.finditer(text)]
         granted = skill.frontmatter.get("allowed-tools")
         if granted:
             tools = granted if isinstance(granted, str) else ", ".join(map(str, granted))  # type: ignore[call-overload]
-            found.append(Execution("skill", f"{skill.name} (allowed-tools)", f"runs without asking: {tools}",
+            found.append(Execution("skill", f"{skill.name} (allowed-tools)",
+                                   f"runs without asking: {tools}",
                                    (), "", (), ()))
     return found
 
@@ -126,4 +129,5 @@ def trust_digest(found: list[Execution]) -> str:
     """One digest of the whole set: an upgrade asks again only when it changes."""
     if not found:
         return ""
-    return content_digest(json.dumps([msgspec.structs.asdict(e) for e in found], sort_keys=True).encode())
+    return content_digest(json.dumps([msgspec.structs.asdict(e) for e in found],
+                                     sort_keys=True).encode())

@@ -109,8 +109,10 @@ def _gemini(body: dict[str, Any]) -> Offered:
 
 def _opencode(body: dict[str, Any]) -> Offered:
     """messages[0] (system): "Instructions from: ..." and <skill>s; agents in the task tool."""
-    system = _text(m.get("content") for m in body.get("messages") or [] if m.get("role") == "system")
-    task = _text(t for t in body.get("tools") or [] if (t.get("function") or {}).get("name") == "task")
+    system = _text(m.get("content") for m in body.get("messages") or []
+                   if m.get("role") == "system")
+    task = _text(t for t in body.get("tools") or []
+                 if (t.get("function") or {}).get("name") == "task")
     return Offered(
         system,
         tagged(system, "skill"),
@@ -142,6 +144,7 @@ DRIVERS: Final[dict[str, Driver]] = {
 
 def main_request(requests: list[Request], api: str) -> Request:
     """The first model call of a turn that offers tools (not a title, router or classifier)."""
-    calls = [r for r in requests if r.api == api and isinstance(r.body, dict) and r.body.get("tools")]
+    calls = [r for r in requests
+             if r.api == api and isinstance(r.body, dict) and r.body.get("tools")]
     assert calls, f"no {api} model request with tools was logged: {[r.path for r in requests]}"
     return calls[0]

@@ -57,7 +57,7 @@ def node_version() -> str:
 def harness_version(harness: str) -> str:
     """What the harness's pinned binary reports with `--version` (cached per binary)."""
     binary = REAL_HARNESSES[harness].binary
-    return lab._reported_version(lab.BIN_DIR / binary)  # noqa: SLF001 - lab's one version probe
+    return lab._reported_version(lab.BIN_DIR / binary)
 
 
 def environment_facts(version: str) -> dict[str, str]:

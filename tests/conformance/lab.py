@@ -324,7 +324,8 @@ class Lab:
 
 
 # --- model-driven runs against tests/conformance/model_server.py (probes sections 2.4-5.4, 9) --
-def model_run(lab: Lab, binary: str, url: str, prompt: str) -> tuple[tuple[str, ...], dict[str, str]]:
+def model_run(lab: Lab, binary: str, url: str,
+              prompt: str) -> tuple[tuple[str, ...], dict[str, str]]:
     """The arguments and environment of one non-interactive turn of `binary` against the
     scripted model at `url` (loopback): a prompt in, tools allowed to run, JSON lines out."""
     if binary == "claude":
@@ -341,7 +342,8 @@ def model_run(lab: Lab, binary: str, url: str, prompt: str) -> tuple[tuple[str, 
         args = ("-p", prompt, "--approval-mode", "yolo", "-o", "stream-json")
         return args, {"GEMINI_API_KEY": "dummy", "GOOGLE_GEMINI_BASE_URL": url}
     if binary == "opencode":
-        return ("run", "--format", "json", prompt), {"OPENCODE_CONFIG": str(opencode_stub(lab, url))}
+        config = str(opencode_stub(lab, url))
+        return ("run", "--format", "json", prompt), {"OPENCODE_CONFIG": config}
     raise AssertionError(f"no model-driven run for {binary}: add it to lab.model_run")
 
 

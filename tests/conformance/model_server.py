@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -107,7 +108,8 @@ def has_tool_result(api: str, body: dict[str, Any]) -> bool:
         return any(
             isinstance(block, dict) and block.get("type") == "tool_result"
             for message in body.get("messages") or []
-            for block in (message.get("content") if isinstance(message.get("content"), list) else [])
+            for block in (message.get("content")
+                          if isinstance(message.get("content"), list) else [])
         )
     if api == "codex":
         return any(item.get("type", "").endswith("call_output") for item in body.get("input") or [])
@@ -122,7 +124,8 @@ def has_tool_result(api: str, body: dict[str, Any]) -> bool:
     return False
 
 
-def planned_call(api: str, body: dict[str, Any], script: Script) -> tuple[str, dict[str, str]] | None:
+def planned_call(api: str, body: dict[str, Any],
+                 script: Script) -> tuple[str, dict[str, str]] | None:
     """(tool name, arguments) of the scripted shell call for this request, or None for text."""
     if script.command is None or has_tool_result(api, body):
         return None
@@ -406,7 +409,7 @@ def user_answer(message: dict[str, Any], log: str) -> dict[str, Any] | None:
         result = {"tools": [APPROVE_TOOL]}
     elif method == "tools/call":
         asked = params.get("arguments") or {}
-        with open(log, "a", encoding="utf-8") as handle:
+        with Path(log).open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(asked) + "\n")
         decision = {"behavior": "allow", "updatedInput": asked.get("input") or {}}
         result = {"content": [{"type": "text", "text": json.dumps(decision)}]}

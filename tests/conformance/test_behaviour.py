@@ -39,7 +39,13 @@ from tests.conformance.lab import (
     require,
 )
 from tests.conformance.mcp_probe import TOOL
-from tests.conformance.model_server import ModelServer, Request, Script, has_tool_result, model_server
+from tests.conformance.model_server import (
+    ModelServer,
+    Request,
+    Script,
+    has_tool_result,
+    model_server,
+)
 from tests.conformance.oracles import REAL_HARNESSES, RealHarness
 from tests.conftest import Sandbox
 from uze.package.model import Package

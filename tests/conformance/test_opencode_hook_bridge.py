@@ -54,13 +54,13 @@ def scripted_model(command: str) -> Iterator[str]:
         def log_message(self, *_args: object) -> None:
             pass
 
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             self.send_response(200)
             self.send_header("content-type", "application/json")
             self.end_headers()
             self.wfile.write(b'{"object": "list", "data": [{"id": "stub-model"}]}')
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
             body = json.loads(self.rfile.read(length) or b"{}")
             self.send_response(200)

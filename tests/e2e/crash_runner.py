@@ -23,7 +23,8 @@ def _arm(limit: int) -> None:
             return function(*args, **kwargs)
         return step
 
-    for name in ("atomic_write", "append_durable", "make_dir", "remove_file", "remove_dir_if_empty"):
+    for name in ("atomic_write", "append_durable", "make_dir", "remove_file",
+                 "remove_dir_if_empty"):
         setattr(fs, name, wrap(getattr(fs, name)))
     transaction.fs = fs  # the module already holds `fs`; the patched functions live on it
 

@@ -19,8 +19,9 @@ def _record(log: str) -> None:
             opened.append(os.fsdecode(args[0]))  # type: ignore[arg-type]
 
     def dump() -> None:
-        lines = [os.path.abspath(path) for path in opened]
-        with open(log, "w", encoding="utf-8") as handle:
+        # os and open, not pathlib: the runner adds no import to the run it records
+        lines = [os.path.abspath(path) for path in opened]  # noqa: PTH100
+        with open(log, "w", encoding="utf-8") as handle:  # noqa: PTH123
             handle.write("".join(f"{line}\n" for line in lines))
 
     sys.addaudithook(hook)

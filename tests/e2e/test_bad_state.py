@@ -22,14 +22,17 @@ def _install(sandbox: Sandbox) -> None:
 
 
 @pytest.mark.parametrize("command", [("status",), ("uninstall", "seven"), ("install", str(SEVEN))])
-def test_a_receipt_from_a_newer_uze_is_refused_and_nothing_changes(sandbox: Sandbox, command: tuple[str, ...]) -> None:
+def test_a_receipt_from_a_newer_uze_is_refused_and_nothing_changes(
+    sandbox: Sandbox, command: tuple[str, ...],
+) -> None:
     _install(sandbox)
     receipt = sandbox.project / ".uze/receipts/seven.json"
     receipt.write_text(json.dumps({**json.loads(receipt.read_text()), "schema_version": 99}))
     before = _everything(sandbox)
     done = run_uze(*command, cwd=sandbox.project)
     assert done.returncode == 1
-    assert "written by a newer uze (schema 99)" in done.stderr and "hint: upgrade uze" in done.stderr
+    assert "written by a newer uze (schema 99)" in done.stderr
+    assert "hint: upgrade uze" in done.stderr
     assert "Traceback" not in done.stderr
     assert _everything(sandbox) == before
 

@@ -50,7 +50,8 @@ def test_two_installs_started_together_both_succeed_and_equal_a_serial_install(
 
     concurrent = tree_bytes(sandbox.project)
     serial_results = [
-        _serial(order, sandbox.project) for order in ((EVERY_KIND, other_kind), (other_kind, EVERY_KIND))
+        _serial(order, sandbox.project) for order in ((EVERY_KIND, other_kind),
+                                                      (other_kind, EVERY_KIND))
     ]
     assert concurrent in serial_results
     assert {".uze/receipts/every-kind.json", ".uze/receipts/other-kind.json"} <= set(concurrent)

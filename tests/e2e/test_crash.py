@@ -36,7 +36,8 @@ def package(sandbox: Sandbox) -> Path:
 def _crash_at(step: int, cwd: Path, *args: str | Path) -> int:
     done = subprocess.run(
         [sys.executable, "-m", "tests.e2e.crash_runner", str(step), *map(str, args)],
-        cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=120,
+        cwd=cwd, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True,
+        timeout=120,
     )
     return done.returncode
 
@@ -70,7 +71,8 @@ def _run_kills(sandbox: Sandbox, command: tuple[str | Path, ...], before: dict, 
             assert tree_bytes(sandbox.project) == before
 
 
-def test_a_kill_at_any_write_step_of_install_leaves_before_or_after(sandbox: Sandbox, package: Path) -> None:
+def test_a_kill_at_any_write_step_of_install_leaves_before_or_after(sandbox: Sandbox,
+                                                                    package: Path) -> None:
     (sandbox.project / "AGENTS.md").write_bytes(b"mine\r\n")
     before = tree_bytes(sandbox.project)
     assert run_uze("install", package, *ARGS, cwd=sandbox.project).returncode == 0
@@ -82,7 +84,8 @@ def test_a_kill_at_any_write_step_of_install_leaves_before_or_after(sandbox: San
     assert tree_bytes(sandbox.project) == after
 
 
-def test_a_kill_at_any_write_step_of_uninstall_leaves_before_or_after(sandbox: Sandbox, package: Path) -> None:
+def test_a_kill_at_any_write_step_of_uninstall_leaves_before_or_after(sandbox: Sandbox,
+                                                                      package: Path) -> None:
     (sandbox.project / "AGENTS.md").write_bytes(b"mine\r\n")
     empty = tree_bytes(sandbox.project)
     assert run_uze("install", package, *ARGS, cwd=sandbox.project).returncode == 0
@@ -98,7 +101,8 @@ def test_a_kill_at_any_write_step_of_an_upgrade_leaves_the_old_or_the_new_versio
 ) -> None:
     """v1 -> v2 changes the region, a skill and the MCP entry, drops skill t and adds skill u."""
     (package / "skills/t").mkdir()
-    (package / "skills/t/SKILL.md").write_text("---\nname: t\ndescription: Dropped in v2.\n---\nT.\n")
+    (package / "skills/t/SKILL.md").write_text(
+        "---\nname: t\ndescription: Dropped in v2.\n---\nT.\n")
     newer = sandbox.root / "crashy-2"
     for rel, text in SMALL.items():
         (newer / rel).parent.mkdir(parents=True, exist_ok=True)

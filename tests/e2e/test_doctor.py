@@ -45,7 +45,7 @@ def _doctor(uze: Uze, path: Path, *args: str) -> dict[str, Any]:
     assert document["schema"] == 1
     assert [h["id"] for h in document["harnesses"]] == list(HARNESS_IDS)
     for record in document["harnesses"]:
-        assert RECORD_KEYS <= set(record), record
+        assert set(record) >= RECORD_KEYS, record
         assert record["discovery"] in STATUSES and record["behavior"] in STATUSES
     return {h["id"]: h for h in document["harnesses"]}
 

@@ -42,7 +42,8 @@ def _state(sandbox: Sandbox) -> tuple[dict[str, bytes | str], ...]:
     return tree_bytes(sandbox.project), tree_bytes(sandbox.home), uze_home
 
 
-def _diff(before: tuple[dict[str, bytes | str], ...], after: tuple[dict[str, bytes | str], ...]) -> list[str]:
+def _diff(before: tuple[dict[str, bytes | str], ...],
+          after: tuple[dict[str, bytes | str], ...]) -> list[str]:
     return [f"{root}: {key}: {'-' if key not in a else '+' if key not in b else 'changed'}"
             for root, b, a in zip(("project", "home", "uze_home"), before, after, strict=True)
             for key in sorted(set(a) | set(b)) if a.get(key) != b.get(key)]
@@ -78,7 +79,8 @@ def _fill_at_every_write(sandbox: Sandbox, command: tuple[str | Path, ...]) -> i
         assert done.stdout == ""
         nxt = run_uze("status", "--json", cwd=sandbox.project)  # the disk has room again
         assert nxt.returncode == 0, nxt.stderr
-        assert _state(sandbox) == before, f"write {step}: {done.stderr} {_diff(before, _state(sandbox))}"
+        assert _state(sandbox) == before, (
+            f"write {step}: {done.stderr} {_diff(before, _state(sandbox))}")
         assert _no_temp_files(sandbox.project, sandbox.home, sandbox.uze_home)
 
 
@@ -89,7 +91,8 @@ def test_a_full_disk_at_any_write_of_install_upgrade_and_uninstall_changes_nothi
     (sandbox.project / ".mcp.json").write_text('{"mcpServers": {"mine": {"command": "x"}}}\n')
     first = _write_package(sandbox.root / "v1", "1.0.0", "Some notes.\n")
     second = _write_package(sandbox.root / "v2", "2.0.0", "Other notes, longer.\n")
-    assert run_uze("install", sandbox.root / "packages-dir-does-not-matter", cwd=sandbox.project).returncode == 1
+    assert run_uze("install", sandbox.root / "packages-dir-does-not-matter",
+                   cwd=sandbox.project).returncode == 1
     # Warm the store and locks with a package of its own, so "before" has every root.
     other = sandbox.root / "other"
     (other / "skills/o").mkdir(parents=True)

@@ -76,7 +76,9 @@ def test_status_reports_hooks_and_the_trust_list_names_their_handlers(installed:
                for line in package["executions"])
 
 
-def test_uninstall_takes_the_hooks_out_and_leaves_the_user_settings_byte_for_byte(sandbox: Sandbox) -> None:
+def test_uninstall_takes_the_hooks_out_and_leaves_the_user_settings_byte_for_byte(
+    sandbox: Sandbox,
+) -> None:
     (sandbox.project / ".claude").mkdir()
     (sandbox.project / ".claude/settings.json").write_bytes(b'{\r\n\t"model": "opus"\r\n}')
     before = tree_bytes(sandbox.project)
@@ -95,18 +97,21 @@ def test_kimi_hooks_go_to_the_user_config_only(sandbox: Sandbox) -> None:
     assert done.returncode == 0, done.stderr
     config = tomllib.loads((sandbox.home / ".kimi-code/config.toml").read_text())
     assert {h["event"] for h in config["hooks"]} == {"PreToolUse", "PostToolUse"}
-    assert run_uze("uninstall", "every-kind", "--scope", "user", cwd=sandbox.project).returncode == 0
+    assert run_uze("uninstall", "every-kind", "--scope", "user",
+                   cwd=sandbox.project).returncode == 0
     assert not (sandbox.home / ".kimi-code/config.toml").exists()
 
 
-@pytest.mark.parametrize("file", [".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"])
-def test_a_users_own_hook_next_to_ours_survives_install_and_uninstall(sandbox: Sandbox, file: str) -> None:
+@pytest.mark.parametrize("file",
+                         [".claude/settings.json", ".codex/hooks.json", ".gemini/settings.json"])
+def test_a_users_own_hook_next_to_ours_survives_install_and_uninstall(sandbox: Sandbox,
+                                                                      file: str) -> None:
     event = "BeforeTool" if "gemini" in file else "PreToolUse"
     path = sandbox.project / file
     path.parent.mkdir(parents=True)
     mine = {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-own-guard"}]}
-    path.write_text('{\n    "hooks": {\n        "%s": [\n            %s\n        ]\n    }\n}\n'
-                    % (event, json.dumps(mine)))
+    path.write_text(f'{{\n    "hooks": {{\n        "{event}": [\n            {json.dumps(mine)}\n'
+                    '        ]\n    }\n}\n')
     before = tree_bytes(sandbox.project)
     assert run_uze("install", EVERY_KIND, "--harness", "claude_code,codex,gemini_cli", "--trust",
                    cwd=sandbox.project).returncode == 0

@@ -32,7 +32,8 @@ JSON_DOC = (b'{\n    "theme": "dark",\n    "CONTAINER": {\n        "mine": {"com
 JSONC_DOC = (b'// my settings\r\n{\r\n\t"theme": "dark", /* keep */\r\n\t"CONTAINER": {\r\n'
              b'\t\t"mine": {"command": "mine", "env": {"SECRET": "s3cret"}},\r\n\t},\r\n}\r\n')
 TOML_DOC = (b'# my codex config\nmodel = "o4"  # the default\n\n[projects."/somewhere"]\n'
-            b'trust_level = "trusted"\n\n[mcp_servers.mine]\ncommand = "mine"\nenv = { SECRET = "s3cret" }\n')
+            b'trust_level = "trusted"\n\n[mcp_servers.mine]\ncommand = "mine"\n'
+            b'env = { SECRET = "s3cret" }\n')
 
 # harness -> (format, container key, project file, user file relative to HOME)
 TARGETS = {
@@ -40,7 +41,8 @@ TARGETS = {
     "codex": ("toml", "mcp_servers", ".codex/config.toml", ".codex/config.toml"),
     "opencode": ("jsonc", "mcp", "opencode.json", ".config/opencode/opencode.json"),
     "gemini_cli": ("jsonc", "mcpServers", ".gemini/settings.json", ".gemini/settings.json"),
-    "antigravity": ("json", "mcpServers", ".agents/mcp_config.json", ".gemini/config/mcp_config.json"),
+    "antigravity": ("json", "mcpServers", ".agents/mcp_config.json",
+                    ".gemini/config/mcp_config.json"),
     "kimi_code": ("json", "mcpServers", ".kimi-code/mcp.json", ".kimi-code/mcp.json"),
 }
 CASES = [(h, s) for h in TARGETS for s in ("project", "user")]
@@ -78,7 +80,8 @@ def test_the_config_file_gains_only_the_owned_entries_and_uninstall_restores_it(
     assert {k: v for k, v in after.items() if k != container} == {
         k: v for k, v in before.items() if k != container}
     assert "s3cret" in path.read_text()  # the user's secret stays where it was...
-    receipts = (sandbox.project / ".uze/receipts" if scope == "project" else sandbox.uze_home / "receipts")
+    receipts = (sandbox.project / ".uze/receipts" if scope == "project"
+                else sandbox.uze_home / "receipts")
     assert "s3cret" not in (receipts / "every-kind.json").read_text()  # ...and never in a receipt
     assert run_uze("uninstall", "every-kind", "--scope", scope, cwd=sandbox.project).returncode == 0
     assert path.read_bytes() == before_bytes
@@ -115,20 +118,26 @@ def test_reformatting_by_a_harness_is_not_an_edit(sandbox: Sandbox) -> None:
     assert states == {"matched"}
 
 
-def test_a_config_file_that_does_not_parse_stops_the_install_before_any_write(sandbox: Sandbox) -> None:
+def test_a_config_file_that_does_not_parse_stops_the_install_before_any_write(
+    sandbox: Sandbox,
+) -> None:
     path = sandbox.project / ".mcp.json"
     path.write_bytes(b'{"mcpServers": {,}')
-    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project)
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project)
     assert done.returncode == 1
     assert ".mcp.json" in done.stderr and "does not parse" in done.stderr
     assert path.read_bytes() == b'{"mcpServers": {,}'
     assert not (sandbox.project / ".uze").exists()
 
 
-def test_a_foreign_entry_with_the_same_name_is_a_conflict_found_while_planning(sandbox: Sandbox) -> None:
+def test_a_foreign_entry_with_the_same_name_is_a_conflict_found_while_planning(
+    sandbox: Sandbox,
+) -> None:
     path = sandbox.project / ".mcp.json"
     path.write_bytes(b'{"mcpServers": {"docs": {"command": "theirs"}}}\n')
-    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project)
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project)
     assert done.returncode == 1
     assert ".mcp.json#mcpServers.docs" in done.stderr and "did not write" in done.stderr
     assert not (sandbox.project / ".uze").exists()
@@ -149,12 +158,16 @@ def test_a_disabled_server_is_written_disabled_or_not_at_all(sandbox: Sandbox) -
     pkg = sandbox.root / "pkg"
     (pkg / "scripts").mkdir(parents=True)
     (pkg / "plugin.json").write_text('{"name": "quiet"}')
-    (pkg / "mcp.json").write_text('{"mcpServers": {"later": {"command": "npx", "args": ["x"], "enabled": false}}}')
+    (pkg / "mcp.json").write_text(
+        '{"mcpServers": {"later": {"command": "npx", "args": ["x"], "enabled": false}}}')
     done = run_uze("install", pkg, "--harness", "claude_code,codex,opencode", "--trust", "--json",
                    cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     rows = {p["harness"]: p for p in json.loads(done.stdout)["projections"] if p["kind"] == "mcp"}
-    assert rows["claude_code"]["route"] == "unsupported" and "disabled" in rows["claude_code"]["reason"]
+    assert rows["claude_code"]["route"] == "unsupported"
+    assert "disabled" in rows["claude_code"]["reason"]
     assert not (sandbox.project / ".mcp.json").exists()
-    assert tomllib.loads((sandbox.project / ".codex/config.toml").read_text())["mcp_servers"]["later"]["enabled"] is False
-    assert json.loads((sandbox.project / "opencode.json").read_text())["mcp"]["later"]["enabled"] is False
+    codex = tomllib.loads((sandbox.project / ".codex/config.toml").read_text())
+    assert codex["mcp_servers"]["later"]["enabled"] is False
+    opencode = json.loads((sandbox.project / "opencode.json").read_text())
+    assert opencode["mcp"]["later"]["enabled"] is False

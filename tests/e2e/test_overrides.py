@@ -22,7 +22,9 @@ def _package(sandbox: Sandbox, routes: object) -> Path:
     return pkg
 
 
-def test_a_required_feature_refuses_a_harness_that_cannot_carry_it_natively(sandbox: Sandbox) -> None:
+def test_a_required_feature_refuses_a_harness_that_cannot_carry_it_natively(
+    sandbox: Sandbox,
+) -> None:
     pkg = _package(sandbox, {"codex": {"skill.invoke": "required"}})
     before = tree_bytes(sandbox.project), tree_bytes(sandbox.uze_home)
     done = run_uze("install", pkg, "--harness", "claude_code,codex", cwd=sandbox.project)
@@ -49,9 +51,11 @@ def test_an_optional_feature_is_delivered_and_marked_as_expected(sandbox: Sandbo
     ("routes", "message"),
     [({"vim": {"skill": "required"}}, "extensions.uze.routes.vim: unknown harness"),
      ({"codex": {"skills": "required"}}, "extensions.uze.routes.codex.skills: unknown key"),
-     ({"codex": {"skill": "always"}}, "extensions.uze.routes.codex.skill: 'always' is not required or optional")],
+     ({"codex": {"skill": "always"}},
+      "extensions.uze.routes.codex.skill: 'always' is not required or optional")],
 )
-def test_a_malformed_override_is_an_invalid_package(sandbox: Sandbox, routes: object, message: str) -> None:
+def test_a_malformed_override_is_an_invalid_package(sandbox: Sandbox, routes: object,
+                                                    message: str) -> None:
     pkg = _package(sandbox, routes)
     done = run_uze("install", pkg, "--harness", "codex", cwd=sandbox.project)
     assert done.returncode == 1

@@ -92,7 +92,8 @@ def _add_package_file(sandbox: Sandbox, package: Path) -> None:
 
 
 def _remove_package_file(sandbox: Sandbox, package: Path) -> None:
-    next(p for p in (package / "skills").rglob("*") if p.is_file() and p.name != "SKILL.md").unlink()
+    next(p for p in (package / "skills").rglob("*")
+         if p.is_file() and p.name != "SKILL.md").unlink()
 
 
 def _make_executable(sandbox: Sandbox, package: Path) -> None:
@@ -101,7 +102,7 @@ def _make_executable(sandbox: Sandbox, package: Path) -> None:
 
 
 def _link_in_package(sandbox: Sandbox, package: Path) -> None:
-    os.symlink("SKILL.md", package / "skills/review/again.md")
+    (package / "skills/review/again.md").symlink_to("SKILL.md")
 
 
 def _edit_delivered_file(sandbox: Sandbox, package: Path) -> None:

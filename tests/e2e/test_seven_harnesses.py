@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
-import tomllib
 import yaml
 
 from tests.conftest import Sandbox

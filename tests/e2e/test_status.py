@@ -81,7 +81,8 @@ def validate_status(document: Any, project: Path) -> None:
     assert isinstance(document["packages"], list)
     for package in document["packages"]:
         # DESIGN.md's keys, plus what the package runs (issue 9: status shows it for audit)
-        assert set(package) == {"name", "version", "scope", "tree", "projections", "executions"}, package
+        assert set(package) == {"name", "version", "scope", "tree", "projections",
+                                "executions"}, package
         assert all(isinstance(line, str) for line in package["executions"])
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", package["name"])
         assert isinstance(package["version"], str) and package["version"]

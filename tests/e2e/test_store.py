@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import stat
 
@@ -21,17 +20,19 @@ def _objects(sandbox: Sandbox) -> set[str]:
 
 
 def test_verify_reports_a_flipped_byte_and_exits_1(sandbox: Sandbox) -> None:
-    assert run_uze("install", DATA / "seven", "--harness", "codex", cwd=sandbox.project).returncode == 0
+    assert run_uze("install", DATA / "seven", "--harness", "codex",
+                   cwd=sandbox.project).returncode == 0
     assert run_uze("store", "verify", cwd=sandbox.project).returncode == 0
     victim = sandbox.uze_home / "store" / "objects" / sorted(_objects(sandbox))[0]
-    os.chmod(victim, stat.S_IWUSR | stat.S_IRUSR)
+    victim.chmod(stat.S_IWUSR | stat.S_IRUSR)
     data = bytearray(victim.read_bytes() or b"\0")
     data[0] ^= 0xFF
     victim.write_bytes(bytes(data))
     checked = run_uze("store", "verify", "--json", cwd=sandbox.project)
     assert checked.returncode == 1
     report = json.loads(checked.stdout)
-    assert report["ok"] is False and report["corrupt"] == [f"objects/{victim.parent.name}/{victim.name}"]
+    assert report["ok"] is False
+    assert report["corrupt"] == [f"objects/{victim.parent.name}/{victim.name}"]
     assert "the store is damaged" in checked.stderr
 
 
@@ -45,7 +46,8 @@ def test_gc_after_uninstall_frees_the_unique_blobs_and_keeps_shared_ones(sandbox
     both = _objects(sandbox)
     assert run_uze("uninstall", "other", cwd=sandbox.project).returncode == 0
     collected = json.loads(run_uze("store", "gc", "--json", cwd=sandbox.project).stdout)
-    assert collected["removed_objects"] == 2  # other's plugin.json and AGENTS.md; the rest is shared
+    # other's plugin.json and AGENTS.md; the rest is shared
+    assert collected["removed_objects"] == 2
     assert collected["removed_trees"] == 1
     kept = _objects(sandbox)
     assert kept < both and len(both - kept) == 2

@@ -63,16 +63,21 @@ def test_without_a_terminal_install_is_refused_listing_what_would_run(sandbox: S
 
 def test_on_a_terminal_yes_installs_and_no_writes_nothing(sandbox: Sandbox) -> None:
     before = _trees(sandbox)
-    code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "n", sandbox.project)
+    code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "n",
+                                sandbox.project)
     assert code == 1 and "It will run:" in screen and "declined" in screen
     assert _trees(sandbox) == before
-    code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "y", sandbox.project)
+    code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "y",
+                                sandbox.project)
     assert code == 0, screen
     assert (sandbox.project / ".mcp.json").exists()
 
 
-def test_trust_flag_installs_and_the_receipt_lists_what_runs_without_values(sandbox: Sandbox) -> None:
-    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project)
+def test_trust_flag_installs_and_the_receipt_lists_what_runs_without_values(
+    sandbox: Sandbox,
+) -> None:
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     receipt = json.loads((sandbox.project / ".uze/receipts/every-kind.json").read_text())
     assert receipt["executions"] and receipt["trust"]
@@ -82,7 +87,8 @@ def test_trust_flag_installs_and_the_receipt_lists_what_runs_without_values(sand
 
 
 def test_dry_run_lists_what_would_run_and_never_asks(sandbox: Sandbox) -> None:
-    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--dry-run", cwd=sandbox.project)
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--dry-run",
+                   cwd=sandbox.project)
     assert done.returncode == 0
     assert "It will run" in done.stdout and "scripts/server.sh" in done.stdout
 
@@ -94,7 +100,8 @@ def _copy(sandbox: Sandbox, name: str) -> Path:
 def test_an_upgrade_that_changes_a_script_asks_again_and_shows_the_change(sandbox: Sandbox) -> None:
     v2 = _copy(sandbox, "v2")
     (v2 / "scripts/server.sh").write_text("#!/bin/sh\necho changed\n")
-    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project).returncode == 0
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project).returncode == 0
     before = _trees(sandbox)
     done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 1
@@ -104,8 +111,10 @@ def test_an_upgrade_that_changes_a_script_asks_again_and_shows_the_change(sandbo
 
 def test_an_upgrade_that_changes_only_a_skill_does_not_ask(sandbox: Sandbox) -> None:
     v2 = _copy(sandbox, "v2")
-    (v2 / "skills/review/SKILL.md").write_text("---\nname: review\ndescription: Changed.\n---\nNew text.\n")
-    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project).returncode == 0
+    (v2 / "skills/review/SKILL.md").write_text(
+        "---\nname: review\ndescription: Changed.\n---\nNew text.\n")
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project).returncode == 0
     done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
 
@@ -118,7 +127,8 @@ def test_a_package_with_nothing_executable_asks_nothing(sandbox: Sandbox) -> Non
 def test_an_upgrade_that_changes_a_hook_script_asks_again(sandbox: Sandbox) -> None:
     v2 = _copy(sandbox, "v2")
     (v2 / "scripts/guard.sh").write_text("#!/bin/sh\nexit 0\n")
-    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust", cwd=sandbox.project).returncode == 0
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project).returncode == 0
     before = _trees(sandbox)
     done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 1
@@ -132,7 +142,8 @@ def test_inline_shell_in_a_claude_skill_is_listed_before_it_is_delivered(sandbox
     (pkg / "skills/st").mkdir(parents=True)
     (pkg / "plugin.json").write_text('{"name": "inline"}')
     (pkg / "skills/st/SKILL.md").write_text(
-        "---\nname: st\ndescription: status\nallowed-tools: Bash(git status:*)\n---\nNow: !`git status --short`\n")
+        "---\nname: st\ndescription: status\nallowed-tools: Bash(git status:*)\n---\n"
+        "Now: !`git status --short`\n")
     done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 1
     assert "skill st (inline shell): git status --short" in done.stderr
@@ -147,6 +158,8 @@ def test_hooks_an_agent_declares_for_claude_are_listed(sandbox: Sandbox) -> None
     (pkg / "plugin.json").write_text('{"name": "agenty"}')
     (pkg / "agents/watch.md").write_text(
         "---\nname: watch\ndescription: watches\nharness:\n  claude_code:\n    hooks:\n"
-        "      Stop:\n        - hooks:\n            - type: command\n              command: notify-done\n---\nWatch.\n")
+        "      Stop:\n        - hooks:\n            - type: command\n"
+        "              command: notify-done\n---\nWatch.\n")
     done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
-    assert done.returncode == 1 and "agent watch (hooks):" in done.stderr and "notify-done" in done.stderr
+    assert done.returncode == 1
+    assert "agent watch (hooks):" in done.stderr and "notify-done" in done.stderr

@@ -1,4 +1,5 @@
-"""Upgrades decide per file: unedited -> replaced, edited -> kept (+ .uze-new if changed upstream)."""
+"""Upgrades decide per file: unedited -> replaced, edited -> kept (+ .uze-new if changed
+upstream)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def _versions(root: Path) -> tuple[Path, Path]:
     manifest = json.loads((v2 / "plugin.json").read_text())
     (v2 / "plugin.json").write_text(json.dumps({**manifest, "version": "3.0.0"}))
     (v2 / "AGENTS.md").write_text("Keep diffs small.\nRun the whole suite.\n")
-    (v2 / "skills/lint/references/rules.md").write_text("# Rules\n\n1. No unused imports.\n2. No prints.\n")
+    (v2 / "skills/lint/references/rules.md").write_text(
+        "# Rules\n\n1. No unused imports.\n2. No prints.\n")
     lint = (v2 / "skills/lint/SKILL.md").read_text()
     (v2 / "skills/lint/SKILL.md").write_text(lint.replace("house rules", "house rules, strictly"))
     shutil.rmtree(v2 / "skills/logo")
@@ -29,7 +31,8 @@ def _versions(root: Path) -> tuple[Path, Path]:
 
 
 def _install(sandbox: Sandbox, source: Path, *extra: str) -> dict:  # type: ignore[type-arg]
-    done = run_uze("install", source, "--harness", "claude_code", "--json", *extra, cwd=sandbox.project)
+    done = run_uze("install", source, "--harness", "claude_code", "--json", *extra,
+                   cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
@@ -50,7 +53,9 @@ def test_unedited_artifacts_are_replaced_and_removed_ones_go(sandbox: Sandbox) -
     assert receipt["version"] == "3.0.0"
 
 
-def test_an_edited_file_changed_upstream_is_kept_and_the_new_one_written_beside_it(sandbox: Sandbox) -> None:
+def test_an_edited_file_changed_upstream_is_kept_and_the_new_one_written_beside_it(
+    sandbox: Sandbox,
+) -> None:
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
     lint = sandbox.project / ".claude/skills/seven-lint"
@@ -82,7 +87,9 @@ def test_an_edited_region_is_kept_and_the_new_text_is_reported(sandbox: Sandbox)
     assert "kept CLAUDE.md#seven" in human.stdout and "Run the whole suite." in human.stdout
 
 
-def test_an_edit_the_new_version_does_not_touch_is_kept_without_a_new_file(sandbox: Sandbox) -> None:
+def test_an_edit_the_new_version_does_not_touch_is_kept_without_a_new_file(
+    sandbox: Sandbox,
+) -> None:
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
     agent = sandbox.project / ".claude/agents/seven-reviewer.md"
@@ -101,7 +108,8 @@ def test_force_takes_the_new_version_of_every_edited_artifact(sandbox: Sandbox) 
     _install(sandbox, v2, "--force")
     assert b"mine" not in lint.read_bytes() and b"strictly" in lint.read_bytes()
     status = json.loads(run_uze("status", "--json", cwd=sandbox.project).stdout)
-    assert {p["state"] for p in status["packages"][0]["projections"] if p["route"] != "unsupported"} == {"matched"}
+    projections = status["packages"][0]["projections"]
+    assert {p["state"] for p in projections if p["route"] != "unsupported"} == {"matched"}
 
 
 def test_uninstall_after_an_upgrade_restores_the_original_tree(sandbox: Sandbox) -> None:

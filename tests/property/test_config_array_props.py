@@ -14,7 +14,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from tests.property.jsonc import commented
-
 from uze.projections import config_json, config_toml
 from uze.projections.config_array import append_element, equal_to, read_array, remove_element
 

@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.property.jsonc import commented
-
 from uze.projections import config_json
 from uze.projections.config_entry import add_entry, read_entry, remove_entry, replace_entry
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
@@ -45,7 +44,8 @@ def _write_package(root: Path, name: str, version: int) -> Path:
     (pkg / "skills/s").mkdir(parents=True)
     (pkg / "plugin.json").write_text(json.dumps({"name": name, "version": f"{version}.0.0"}))
     (pkg / "AGENTS.md").write_text(f"{name} rules, version {version}.\n")
-    (pkg / "skills/s/SKILL.md").write_text(f"---\nname: s\ndescription: {name} v{version}\n---\nbody {version}\n")
+    (pkg / "skills/s/SKILL.md").write_text(
+        f"---\nname: s\ndescription: {name} v{version}\n---\nbody {version}\n")
     return pkg
 
 
@@ -100,7 +100,8 @@ class Lifecycle(RuleBasedStateMachine):
             _write_package(self.tmp / "src", name, version)
         before = tree_bytes(self.project)
         try:
-            install(self.paths, source, project=self.project, harness="claude_code,codex", cwd=self.project)
+            install(self.paths, source, project=self.project, harness="claude_code,codex",
+                    cwd=self.project)
         except UzeError as refused:
             # an edited folder kept by an earlier uninstall is the user's now: a foreign file
             assert any(name in folder for folder in self.edited), refused.message

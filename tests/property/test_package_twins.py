@@ -133,7 +133,8 @@ _ANY: list[Any] = [None, True, 0, 1.5, "", "x", [], ["x"], {}, {"a": 1}]
 _STR: list[Any] = [None, 1, True, "", "x", ["x"], {}]
 _STRINGS: list[Any] = [[], ["x"], [""], [1], ["x", None], "x", {}, None]
 _STRING_MAP: list[Any] = [{}, {"A": "b"}, {"A": ""}, {"A": 1}, {"A": None}, [], "x", None]
-_NAMES: list[Any] = ["a", "a-b", "a" * 32, "a" * 33, "a" * 64, "a" * 65, "Ab", "a--b", "-a", "a_b", "", 1]
+_NAMES: list[Any] = ["a", "a-b", "a" * 32, "a" * 33, "a" * 64, "a" * 65, "Ab", "a--b", "-a", "a_b",
+                     "", 1]
 EDITS: list[tuple[type[Strict], dict[str, Any], dict[str, list[Any]]]] = [
     (Manifest, {"name": "pkg"}, {
         "name": _NAMES, "version": _STR, "description": _STR,
@@ -170,7 +171,8 @@ EDITS: list[tuple[type[Strict], dict[str, Any], dict[str, list[Any]]]] = [
 ]
 SINGLE_EDITS = [
     pytest.param(kind, {**base, key: value} if value is not _DROP else
-                 {k: v for k, v in base.items() if k != key}, id=f"{kind.__name__}-{key}-{value!r}"[:80])
+                 {k: v for k, v in base.items() if k != key},
+                 id=f"{kind.__name__}-{key}-{value!r}"[:80])
     for kind, base, keys in EDITS
     for key, values in keys.items()
     for value in [*values, _DROP]
@@ -188,7 +190,8 @@ def test_every_single_edit_is_judged_alike(kind: type[Strict], raw: dict[str, An
     (McpServer, {"name": "s", "url": "https://x", "type": "sse", "headers": {}}),
     (HookGroup, {"hooks": [{"type": "command", "command": "x", "timeout": 300}]}),
 ])
-def test_a_valid_value_is_read_without_asking_the_twin(kind: type[Strict], raw: dict[str, Any]) -> None:
+def test_a_valid_value_is_read_without_asking_the_twin(kind: type[Strict],
+                                                       raw: dict[str, Any]) -> None:
     issues: list[str] = []
     assert isinstance(convert(raw, kind, "file.json", issues), kind)
     assert issues == []
@@ -202,7 +205,8 @@ def test_a_valid_value_is_read_without_asking_the_twin(kind: type[Strict], raw: 
     (McpServer, {"name": "s", "command": "x", "headers": {}},
      ["file.json: headers only apply to a remote (url) server"]),
     (HookGroup, {"matcher": "bogus", "hooks": [{"type": "command", "command": ""}, 1]},
-     ["file.json: hooks[0].command: must not be empty", "file.json: hooks[1]: must be a JSON object",
+     ["file.json: hooks[0].command: must not be empty",
+      "file.json: hooks[1]: must be a JSON object",
       "file.json: matcher: unknown tool 'bogus': use agent.message, agent.spawn, file.edit, "
       "file.read, file.write, search.files, search.web, shell or native:<tool>"]),
 ])

@@ -24,7 +24,8 @@ harnesses = st.lists(st.sampled_from(["claude_code", "codex", "opencode"]), max_
 projection = st.builds(
     ProjectionRecord, kind=st.sampled_from(["instructions", "skill", "agent", "mcp", "hook"]),
     resource=name, harness=st.sampled_from(["claude_code", "codex"]),
-    route=st.sampled_from(["native", "adapted", "degraded", "unsupported"]), reason=text, target=text,
+    route=st.sampled_from(["native", "adapted", "degraded", "unsupported"]), reason=text,
+    target=text,
 )
 tree = st.builds(TreeArtifact, target=text, files=st.dictionaries(text, digest, max_size=3),
                  executables=st.lists(text, max_size=2), harnesses=harnesses)

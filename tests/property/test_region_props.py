@@ -8,12 +8,14 @@ from hypothesis import strategies as st
 from uze.projections.region import insert_region, region_body, remove_region, replace_region_body
 
 # Text made of lines that are never markers, with any mix of line endings and final newline.
-_line = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]), max_size=20)
+_line = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=["Cs"]),
+                max_size=20)
 _eol = st.sampled_from(["\n", "\r\n", ""])
 user_text = st.lists(st.tuples(_line, _eol), max_size=8).map(
     lambda parts: "".join(a + b for a, b in parts).encode()
 )
-body = st.lists(_line.filter(lambda s: "uze:" not in s), max_size=5).map(lambda ls: "\n".join(ls).encode())
+body = st.lists(_line.filter(lambda s: "uze:" not in s), max_size=5).map(
+    lambda ls: "\n".join(ls).encode())
 region_id = st.from_regex(r"[a-z0-9]+(-[a-z0-9]+)*", fullmatch=True)
 
 
@@ -56,7 +58,8 @@ def test_two_owners_regions_are_independent(text: bytes, first: bytes, second: b
 
 
 @given(user_text, body, body)
-def test_replacing_a_body_keeps_every_byte_outside_the_region(text: bytes, old: bytes, new: bytes) -> None:
+def test_replacing_a_body_keeps_every_byte_outside_the_region(text: bytes, old: bytes,
+                                                              new: bytes) -> None:
     inserted, lead = insert_region(text, "pkg", old)
     replaced = replace_region_body(inserted, "pkg", new)
     assert remove_region(replaced, "pkg", lead) == text
@@ -65,7 +68,8 @@ def test_replacing_a_body_keeps_every_byte_outside_the_region(text: bytes, old: 
 
 
 @given(user_text, body, region_id)
-def test_inserting_an_existing_region_again_is_refused(text: bytes, content: bytes, rid: str) -> None:
+def test_inserting_an_existing_region_again_is_refused(text: bytes, content: bytes,
+                                                       rid: str) -> None:
     once, _lead = insert_region(text, rid, content)
     try:
         insert_region(once, rid, content)

@@ -37,7 +37,8 @@ def _writes(module: ast.Module) -> list[str]:
             if node.func.attr in WRITE_CALLS or (on_os and node.func.attr in OS_WRITES):
                 found.append(f"line {node.lineno}: .{node.func.attr}()")
             if node.func.attr == "open" and any(
-                isinstance(a, ast.Constant) and isinstance(a.value, str) and set(a.value) & set("wax+")
+                isinstance(a, ast.Constant) and isinstance(a.value, str)
+                and set(a.value) & set("wax+")
                 for a in node.args
             ):
                 found.append(f"line {node.lineno}: open for writing")

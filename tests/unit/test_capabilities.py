@@ -16,21 +16,25 @@ README = Path(__file__).parents[2] / "README.md"
 
 def test_the_readme_table_is_the_capability_map() -> None:
     text = README.read_text(encoding="utf-8")
-    found = re.search(r"<!-- capability-table:begin -->\n(.*?)<!-- capability-table:end -->", text, re.S)
+    found = re.search(r"<!-- capability-table:begin -->\n(.*?)<!-- capability-table:end -->", text,
+                      re.S)
     assert found is not None, "README.md lost its capability-table markers"
     assert found.group(1) == markdown_table()
 
 
 def test_every_harness_is_one_registry_entry_named_by_its_module() -> None:
     assert HARNESS_IDS == (
-        "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code", "deepseek_harness",
+        "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
+        "deepseek_harness",
     )
     for harness_id, harness in REGISTRY.items():
         assert harness.id == harness_id
 
 
 @pytest.mark.parametrize("key", sorted(CAPABILITIES), ids=lambda k: "/".join(k))
-def test_every_row_names_a_known_harness_and_non_native_rows_say_why(key: tuple[str, str, str]) -> None:
+def test_every_row_names_a_known_harness_and_non_native_rows_say_why(
+    key: tuple[str, str, str],
+) -> None:
     harness, kind, _feature = key
     cap = CAPABILITIES[key]
     assert harness in HARNESS_IDS

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from uze.projections import config_entry, config_json
 from uze.projections.config_array import (
     ElementInfo,
     NotAnArray,
@@ -15,7 +16,6 @@ from uze.projections.config_array import (
     read_array,
     remove_element,
 )
-from uze.projections import config_entry, config_json
 from uze.projections.config_entry import AddInfo, ConfigUnreadable, KeyPathBlocked, UnsafeEdit
 
 PRE = ("hooks", "PreToolUse")
@@ -189,7 +189,9 @@ def test_an_info_of_another_format_is_refused() -> None:
         remove_element(b"{}", "json", PRE, 0, info)
 
 
-def test_appending_parses_the_document_and_the_result_once_each(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_appending_parses_the_document_and_the_result_once_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Issue 8: no repeated parsing of the same config text within one command."""
     parsed: list[str] = []
     real = config_json.parse

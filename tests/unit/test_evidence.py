@@ -181,5 +181,6 @@ def test_every_route_claimed_for_a_testable_harness_is_backed_by_passing_evidenc
 def test_shipped_evidence_json_is_sorted_and_has_the_schema_version() -> None:
     raw = json.loads((REPO / "uze" / "data" / "evidence.json").read_text(encoding="utf-8"))
     assert raw["schema_version"] == 1
-    keys = [(r["harness"], r["harness_version"], r["capability"], r["scope"]) for r in raw["records"]]
+    keys = [(r["harness"], r["harness_version"], r["capability"], r["scope"])
+            for r in raw["records"]]
     assert keys == sorted(keys)

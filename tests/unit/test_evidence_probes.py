@@ -45,9 +45,11 @@ def test_claude_counts_each_name_once_though_init_and_the_context_table_both_lis
 def test_mcp_listings_count_servers_and_say_which_are_connected() -> None:
     claude = claude_mcp("docs: /x/server.sh - ✔ Connected\nsearch: http://h/mcp - ✗ Failed\n")
     assert (claude.counts, claude.connected) == ({"docs": 1, "search": 1}, frozenset({"docs"}))
-    gemini = gemini_mcp("✓ docs: /x/s.sh (stdio) - Connected\n✗ search (from pkg): u - Disconnected\n")
+    gemini = gemini_mcp("✓ docs: /x/s.sh (stdio) - Connected\n"
+                        "✗ search (from pkg): u - Disconnected\n")
     assert (gemini.counts, gemini.connected) == ({"docs": 1, "search": 1}, frozenset({"docs"}))
-    opencode = opencode_mcp("\x1b[0m●  ✓ docs \x1b[2mconnected\n│      /x/s.sh\n●  ✗ search failed\n")
+    opencode = opencode_mcp("\x1b[0m●  ✓ docs \x1b[2mconnected\n"
+                            "│      /x/s.sh\n●  ✗ search failed\n")
     assert opencode.counts == {"docs": 1, "search": 1}
     codex = codex_mcp(json.dumps([{"name": "docs", "enabled": True},
                                   {"name": "off", "enabled": False}]))

@@ -60,9 +60,9 @@ def test_atomic_write_refuses_to_write_through_a_symlink(folder: Path) -> None:
 
 def test_a_held_lock_times_out_naming_the_holder(folder: Path) -> None:
     lock = folder / "locks" / "p.lock"
-    with fs.file_lock(lock, timeout=1), pytest.raises(LockBusy) as caught:
-        with fs.file_lock(lock, timeout=0.05):
-            pass  # pragma: no cover - never reached: the lock is held
+    with (fs.file_lock(lock, timeout=1), pytest.raises(LockBusy) as caught,
+          fs.file_lock(lock, timeout=0.05)):
+        pass  # pragma: no cover - never reached: the lock is held
     assert f"pid {os.getpid()}" in caught.value.message
     assert "hint" not in caught.value.message and caught.value.hint
 

@@ -55,7 +55,8 @@ def installed(sandbox: Sandbox) -> Path:
 
 
 @pytest.mark.parametrize("command", ["status", "list"])
-def test_read_only_json_command_imports_no_install_parser_or_table_module(installed: Path, command: str) -> None:
+def test_read_only_json_command_imports_no_install_parser_or_table_module(installed: Path,
+                                                                          command: str) -> None:
     """Receipts are msgspec Structs (ADR 0015): reading every kind of them loads no pydantic."""
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
@@ -65,14 +66,16 @@ def test_read_only_json_command_imports_no_install_parser_or_table_module(instal
 
 
 @pytest.mark.parametrize("command", ["status", "list"])
-def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: Sandbox, command: str) -> None:
+def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: Sandbox,
+                                                                       command: str) -> None:
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     assert _heavy(json.loads(done.stdout), (*HEAVY, "pydantic", "uze.receipts")) == []
 
 
 @pytest.mark.parametrize("command", ["status", "list"])
-def test_read_only_human_command_prints_its_table_without_the_parser(installed: Path, command: str) -> None:
+def test_read_only_human_command_prints_its_table_without_the_parser(installed: Path,
+                                                                     command: str) -> None:
     """Without --json a person gets rich's tables, but typer, click and pydantic stay unloaded
     (typer builds a pydantic adapter per option: about 100 ms of a 200 ms `uze status`)."""
     done = _python("-c", SHOW_MODULES, command, cwd=installed)
@@ -98,7 +101,9 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
 
-def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(sandbox: Sandbox) -> None:
+def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(
+    sandbox: Sandbox,
+) -> None:
     """A valid package (every-kind has a manifest, MCP servers and hooks) is read with msgspec
     Structs alone; their pydantic twins load only to list an invalid package's problems
     (ADR 0017)."""
@@ -140,7 +145,9 @@ def test_an_invalid_package_is_refused_with_every_problem_on_both_paths(tmp_path
     assert not (sandbox.project / ".uze").exists()
 
 
-def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(installed: Path) -> None:
+def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(
+    installed: Path,
+) -> None:
     """The shortcut of ADR 0016: no planner, harness module, package reader, pydantic or YAML."""
     before = (installed / ".uze" / "receipts" / "every-kind.json").read_bytes()
     done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--json", cwd=installed)
@@ -177,16 +184,19 @@ def test_json_fast_path_prints_what_the_full_command_line_prints(installed: Path
     for argv in ARGVS:
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
-        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
+                                                               full.stderr), argv
 
 
 def test_human_fast_path_prints_the_tables_the_full_command_line_prints(installed: Path) -> None:
     for argv in map(_human, ARGVS):
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
-        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
+                                                               full.stderr), argv
     table = _python("-m", "uze", "status", cwd=installed)
-    assert "every-kind" in table.stdout and "matched" in table.stdout and "claude_code" in table.stdout
+    assert "every-kind" in table.stdout and "matched" in table.stdout
+    assert "claude_code" in table.stdout
     assert table.stdout.lstrip()[0] != "{"
 
 
@@ -218,7 +228,8 @@ def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_print
     for argv in (line(*a) for a in STEADY):
         fast = _python("-m", "uze", *argv, cwd=installed)
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
-        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr), argv
+        assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
+                                                               full.stderr), argv
     # Lines that change the project: each runs from the same state on both paths.
     uninstall = line("uninstall", "every-kind", "--json")
     install = line("install", str(PACKAGE), "--json", "--harness", "all", "--trust")
@@ -227,23 +238,27 @@ def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_print
     fast_install = _python("-m", "uze", *install, cwd=installed)
     full = _python("-c", FULL_CLI, *uninstall, cwd=installed)
     full_install = _python("-c", FULL_CLI, *install, cwd=installed)
-    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
+                                                           full.stderr)
     assert (fast_install.returncode, fast_install.stdout, fast_install.stderr) == \
         (full_install.returncode, full_install.stdout, full_install.stderr)
     assert fast_install.returncode == 0
     if human:
-        assert fast_install.stdout.startswith("Installed every-kind") and "create" in fast_install.stdout
+        assert fast_install.stdout.startswith("Installed every-kind")
+        assert "create" in fast_install.stdout
         assert fast.stdout.startswith("Uninstalled every-kind")
     else:
         assert json.loads(fast_install.stdout)["writes"] > 0
 
 
 @pytest.mark.parametrize("as_json", [True, False], ids=["json", "human"])
-def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: Sandbox, as_json: bool) -> None:
+def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: Sandbox,
+                                                                      as_json: bool) -> None:
     """Without a terminal neither path asks (tests/e2e/test_trust.py asks on a terminal)."""
     argv = ("install", str(PACKAGE), *(["--json"] if as_json else []), "--harness", "claude_code")
     fast = _python("-m", "uze", *argv, cwd=sandbox.project)
     full = _python("-c", FULL_CLI, *argv, cwd=sandbox.project)
-    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout, full.stderr)
+    assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
+                                                           full.stderr)
     assert fast.returncode == 1 and "--trust" in fast.stderr
     assert not (sandbox.project / ".uze" / "receipts").exists()

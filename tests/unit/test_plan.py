@@ -38,7 +38,8 @@ def test_every_targeted_pair_has_a_route_and_non_native_routes_have_reasons(tmp_
     package = plan.package
     resources = (
         [("instructions", "AGENTS.md")] + [("skill", s.name) for s in package.skills]
-        + [("agent", a.name) for a in package.agents] + [("mcp", m.name) for m in package.mcp_servers]
+        + [("agent", a.name) for a in package.agents]
+        + [("mcp", m.name) for m in package.mcp_servers]
     )
     for kind, name in resources:
         for harness in plan.harnesses:
@@ -54,7 +55,8 @@ def test_every_targeted_pair_has_a_route_and_non_native_routes_have_reasons(tmp_
      ("review", "gemini_cli", "native"), ("ship", "gemini_cli", "degraded"),
      ("helper", "gemini_cli", "native")],
 )
-def test_invocation_policy_routes_per_harness(tmp_path: Path, skill: str, harness: str, route: str) -> None:
+def test_invocation_policy_routes_per_harness(tmp_path: Path, skill: str, harness: str,
+                                              route: str) -> None:
     plan = _plan("project", ("claude_code", "codex", "gemini_cli"), tmp_path)
     assert _row(plan, "skill", skill, harness).route == route
 
@@ -67,13 +69,15 @@ def test_claude_gets_policy_keys_and_codex_gets_openai_yaml(tmp_path: Path) -> N
     claude_helper = trees[".claude/skills/every-kind-helper"].files["SKILL.md"].decode()
     assert "user-invocable: false" in claude_helper
     codex_ship = trees[".agents/skills/every-kind-ship"].files
-    assert yaml.safe_load(codex_ship["agents/openai.yaml"]) == {"policy": {"allow_implicit_invocation": False}}
+    assert yaml.safe_load(codex_ship["agents/openai.yaml"]) == {
+        "policy": {"allow_implicit_invocation": False}}
     assert "agents/openai.yaml" not in trees[".agents/skills/every-kind-helper"].files
 
 
 def test_a_skill_without_policy_is_copied_byte_for_byte_but_its_name(tmp_path: Path) -> None:
     plan = _plan("project", ("claude_code",), tmp_path)
-    review = next(a for a in plan.artifacts if isinstance(a, PlannedTree) and a.target.endswith("review"))
+    review = next(a for a in plan.artifacts
+                  if isinstance(a, PlannedTree) and a.target.endswith("review"))
     package = plan.package
     for rel, data in review.files.items():
         original = package.files[f"skills/review/{rel}"].data
@@ -119,7 +123,8 @@ class _Recording(dict[str, str]):
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
-def test_planning_reads_no_environment_variable_outside_location_env(tmp_path: Path, scope: str) -> None:
+def test_planning_reads_no_environment_variable_outside_location_env(tmp_path: Path,
+                                                                     scope: str) -> None:
     """The re-install stamp keys on LOCATION_ENV only (ADR 0016): a plan must not depend on any
     other variable."""
     env = _Recording()
@@ -132,5 +137,5 @@ def test_planning_reads_no_environment_variable_outside_location_env(tmp_path: P
 
 def test_a_harness_variable_outside_location_env_is_refused(tmp_path: Path) -> None:
     paths = Paths(home=tmp_path, uze_home=tmp_path / "uze", env={"NEW_HOME": "/x"})
-    with pytest.raises(ValueError, match="NEW_HOME is not in uze.paths.LOCATION_ENV"):
+    with pytest.raises(ValueError, match=r"NEW_HOME is not in uze\.paths\.LOCATION_ENV"):
         paths.env_dir("NEW_HOME", tmp_path)

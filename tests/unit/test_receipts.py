@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 import pytest
 
 from uze.errors import ReceiptUnreadable
 from uze.receipts import (
+    Artifact,
     FileArtifact,
     ProjectionRecord,
     Receipt,
@@ -36,6 +37,21 @@ def _receipt(**changes: Any) -> Receipt:
         ],
     }
     return Receipt(**{**fields, **changes})
+
+
+def test_each_artifact_class_repeats_its_json_tag_as_its_type() -> None:
+    """`.type` (what code and the type checker narrow on) is the tag msgspec writes."""
+    for cls in get_args(Artifact):
+        assert cls.type == cls.__struct_config__.tag
+        decoded = msgspec.json.decode(msgspec.json.encode(_any(cls)), type=Artifact)
+        assert type(decoded) is cls and decoded.type == cls.type
+
+
+def _any(cls: type[Any]) -> Any:
+    fields = {"target": "t", "region": "r", "digest": DIGEST, "files": {}, "format": "json",
+              "key_path": ["k"], "group": "g", "marker": "m", "info": {}, "add_info": {},
+              "harnesses": ["codex"]}
+    return cls(**{name: fields[name] for name in cls.__struct_fields__ if name in fields})
 
 
 def _written(tmp_path: Path, edit: Any) -> Path:

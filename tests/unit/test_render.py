@@ -24,7 +24,8 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HEADERS = ("kind", "resource", "harness", "route", "state", "target", "note")
 ROWS = [
     ("skill", "greet", "claude_code", "native", "matched", ".claude/skills/hello-greet", ""),
-    ("mcp", "docs", "codex", "adapted", "drifted", ".codex/config.toml#mcp_servers.hello-docs", "[1]"),
+    ("mcp", "docs", "codex", "adapted", "drifted", ".codex/config.toml#mcp_servers.hello-docs",
+     "[1]"),
     ("hook", "guard", "gemini_cli", "degraded", "missing",
      ".gemini/settings.json#hooks.BeforeTool[hello/guard]", "[2]"),
     ("instructions", "AGENTS.md", "kimi_code", "native", "matched", "AGENTS.md#hello", ""),
@@ -45,7 +46,8 @@ def _rich_table(rows: list[tuple[str, ...]]) -> Table:
     """What render.py drew before: rich's own cells (as Text, so no markup is read)."""
     table = Table(*HEADERS)
     for row in rows:
-        table.add_row(*(Text(c, style=STYLES.get(c, "") if i == 4 else "") for i, c in enumerate(row)))
+        table.add_row(*(Text(c, style=STYLES.get(c, "") if i == 4 else "")
+                        for i, c in enumerate(row)))
     return table
 
 
@@ -78,7 +80,8 @@ cells = st.lists(words, min_size=1, max_size=4).map(" ".join)
 @settings(max_examples=60, deadline=None)
 @given(rows=st.lists(st.tuples(*[cells] * 7), min_size=1, max_size=6),
        width=st.integers(min_value=20, max_value=170))
-def test_any_rows_at_any_width_draw_as_rich_draws_them(rows: list[tuple[str, ...]], width: int) -> None:
+def test_any_rows_at_any_width_draw_as_rich_draws_them(rows: list[tuple[str, ...]],
+                                                       width: int) -> None:
     assert _print(_cell_table(rows), width, False) == _print(_rich_table(rows), width, False)
 
 

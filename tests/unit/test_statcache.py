@@ -1,4 +1,5 @@
-"""statcache: unchanged files are not read again; any edit, a racy one or a damaged cache re-reads."""
+"""statcache: unchanged files are not read again; any edit, a racy one or a damaged cache
+re-reads."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ def _digest(cache: DigestCache, path: Path) -> str:
     return cache.digest(path, path.lstat())
 
 
-def test_a_settled_file_is_read_once_then_known_by_its_stat(work: tuple[Path, Path], reads: list[Path]) -> None:
+def test_a_settled_file_is_read_once_then_known_by_its_stat(work: tuple[Path, Path],
+                                                            reads: list[Path]) -> None:
     target, cache_path = work
     first = DigestCache(cache_path, started_ns=_later(target))
     assert _digest(first, target) == content_digest(b"Do the thing.\n")
@@ -59,7 +61,8 @@ def test_a_settled_file_is_read_once_then_known_by_its_stat(work: tuple[Path, Pa
     second = DigestCache(cache_path, started_ns=_later(target, 5))
     assert _digest(second, target) == content_digest(b"Do the thing.\n")
     assert reads == [target]  # the second command did not open it
-    assert tree.inspect(target.parent, {"SKILL.md": content_digest(b"Do the thing.\n")}, second) == "matched"
+    assert tree.inspect(target.parent, {"SKILL.md": content_digest(b"Do the thing.\n")},
+                        second) == "matched"
     assert reads == [target]
 
 
@@ -74,7 +77,8 @@ def test_an_edit_that_keeps_size_and_forces_mtime_back_is_read_and_seen(
 
     target.write_bytes(b"Do the thong.\n")  # same size
     os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old mtime
-    assert (target.stat().st_size, target.stat().st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (before.st_size,
+                                                                  before.st_mtime_ns)
 
     second = DigestCache(cache_path, started_ns=_later(target))
     assert _digest(second, target) == content_digest(b"Do the thong.\n")  # ctime moved: re-read
@@ -119,7 +123,8 @@ def test_a_damaged_cache_only_costs_a_re_read(
         "flip": data.replace(content_digest(b"Do the thing.\n").encode(), wrong.encode()),
         "truncate": data[: len(data) // 2],
         "garbage": b"\x00\xff not a cache",
-        "newer": statcache.blake3(b'{"schema":2,"entries":{}}').hexdigest().encode() + b'\n{"schema":2,"entries":{}}\n',
+        "newer": (statcache.blake3(b'{"schema":2,"entries":{}}').hexdigest().encode()
+                  + b'\n{"schema":2,"entries":{}}\n'),
         "empty": b"",
     }[damage]
     cache_path.write_bytes(damaged)
@@ -141,7 +146,8 @@ def test_saving_an_unchanged_cache_writes_nothing_and_a_failed_save_is_ignored(
     second = DigestCache(cache_path, started_ns=_later(target, 2))
     _digest(second, target)
     second.save(merge=False)
-    assert (cache_path.stat().st_ino, cache_path.stat().st_mtime_ns) == (written.st_ino, written.st_mtime_ns)
+    assert (cache_path.stat().st_ino, cache_path.stat().st_mtime_ns) == (written.st_ino,
+                                                                         written.st_mtime_ns)
 
     blocked = tmp_path / "sc" / "not-a-folder"
     blocked.write_bytes(b"")

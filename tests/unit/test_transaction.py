@@ -80,7 +80,8 @@ def test_a_torn_last_journal_line_is_ignored(world: Path, tmp_path: Path) -> Non
     assert tree_bytes(world) == before
 
 
-def test_a_trashed_folder_comes_back_on_rollback_and_goes_on_commit(world: Path, tmp_path: Path) -> None:
+def test_a_trashed_folder_comes_back_on_rollback_and_goes_on_commit(world: Path,
+                                                                    tmp_path: Path) -> None:
     build_tree(world, {"skill/SKILL.md": "s", "skill/deep/x.bin": b"\x00\xff"})
     before = tree_bytes(world)
     tx = Transaction(tmp_path / "journal")

@@ -6,6 +6,7 @@ Sources: harnesses.md 1.6, 2.6, 3.6, 4.6, 5.5, 6.1, 7 (section per harness).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Final
 
 import msgspec
@@ -19,9 +20,11 @@ class HookEvent(msgspec.Struct, frozen=True):
     handler_types: tuple[str, ...]
 
 
-def _events(names: dict[str, str | None], blocking: set[str], types: tuple[str, ...]) -> dict[str, HookEvent]:
+def _events(names: Mapping[str, str | None], blocking: set[str],
+            types: tuple[str, ...]) -> dict[str, HookEvent]:
     return {
-        portable: HookEvent(native, portable in blocking and native is not None, types if native else ())
+        portable: HookEvent(native, portable in blocking and native is not None,
+                            types if native else ())
         for portable, native in names.items()
     }
 
@@ -30,7 +33,8 @@ _SAME = {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop
          "SessionStart": "SessionStart"}
 
 HOOK_EVENTS: Final[dict[str, dict[str, HookEvent]]] = {
-    "claude_code": _events(_SAME, {"PreToolUse", "Stop"}, ("command", "http", "mcp_tool", "prompt")),
+    "claude_code": _events(_SAME, {"PreToolUse", "Stop"},
+                           ("command", "http", "mcp_tool", "prompt")),
     "codex": _events(_SAME, {"PreToolUse", "Stop"}, ("command",)),
     # OpenCode has no shell hooks: the generated plugin uze-<package>.js maps
     # tool.execute.before/after and the session.created/session.idle bus events; throwing in

@@ -145,5 +145,6 @@ def lookup(harness: str, kind: str, feature: str = "base") -> Capability:
         return found
     if feature != "base" and (harness, kind, "base") in CAPABILITIES:
         return Capability("unsupported", f"{harness} cannot express {kind} {feature}", "none")
-    why = UNSUPPORTED.get((harness, kind), f"uze does not deliver {kind} resources to {harness} yet")
+    why = UNSUPPORTED.get((harness, kind),
+                          f"uze does not deliver {kind} resources to {harness} yet")
     return Capability("unsupported", why, "none")

@@ -19,7 +19,8 @@ ROWS: Final = (
     ("hook", "hook", "base"),
 )
 HARNESSES: Final = (
-    "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code", "deepseek_harness",
+    "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
+    "deepseek_harness",
 )
 
 

@@ -56,7 +56,8 @@ def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
     if record.type == "entry":
         return entry.inspect(path, record.format, tuple(record.key_path), record.digest)
     if record.type == "element":
-        return element.inspect(path, record.format, tuple(record.key_path), record.digest, record.marker)
+        return element.inspect(path, record.format, tuple(record.key_path), record.digest,
+                               record.marker)
     return region_file.inspect(path, record.region, record.digest)
 
 
@@ -88,7 +89,8 @@ def remove_record(tx: Transaction, ctx: ScopeContext, record: Artifact, created:
             created.files.discard(record.target)
     elif record.type == "entry":
         info = AddInfo.from_json(record.add_info)
-        if entry.remove(tx, path, record.format, tuple(record.key_path), info, record.target in created.files):
+        if entry.remove(tx, path, record.format, tuple(record.key_path), info,
+                        record.target in created.files):
             created.files.discard(record.target)
     elif region_file.remove(tx, path, record.region, record.lead, record.target in created.files):
         created.files.discard(record.target)

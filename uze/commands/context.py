@@ -41,7 +41,8 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
     @property
     def key(self) -> str:
-        """`user`, or `project-<16 hex of the root>`: names this scope's journal, lock and caches."""
+        """`user`, or `project-<16 hex of the root>`: names this scope's journal, lock and
+        caches."""
         return self.journal_root.name
 
     def receipt_file(self, name: str) -> Path:
@@ -135,7 +136,8 @@ def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
     if not created.dirs and not created.files:
         tx.remove(ctx.created_file)
         return
-    body = {"schema_version": CREATED_SCHEMA, "dirs": sorted(created.dirs), "files": sorted(created.files)}
+    body = {"schema_version": CREATED_SCHEMA, "dirs": sorted(created.dirs),
+            "files": sorted(created.files)}
     tx.write(ctx.created_file, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
 

@@ -48,6 +48,9 @@ class Collision(msgspec.Struct, frozen=True):
     owned_by_uze: bool
 
 
+ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]
+
+
 class ProbeItem(msgspec.Struct, frozen=True):
     """What `--probe` saw of one delivered item: `found` once, `missing`, `duplicate`, or
     `unverified` (no oracle runs for this kind) / `denied` (the oracle could not read it)."""
@@ -56,7 +59,7 @@ class ProbeItem(msgspec.Struct, frozen=True):
     kind: str
     name: str
     package: str
-    state: Literal["found", "missing", "duplicate", "unverified", "denied"]
+    state: ProbeState
     seen: int | None
     command: str
     note: str = ""
@@ -304,7 +307,9 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
     records = (*evidence.shipped().records, *evidence.load(evidence.local_path(paths)).records)
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if run is None:
-        from uze.probe_run import run_command as run
+        from uze.probe_run import run_command
+
+        run = run_command
     world = _World(paths, scopes, records, now, run, _owned(scopes))
     found = tuple(_record(h, world, probe) for h in REGISTRY.values())
     return DoctorResult(scopes["project"].location.project, found,

@@ -72,7 +72,8 @@ def planned_key(artifact: PlannedArtifact) -> str:
     return artifact.target
 
 
-def choose_harnesses(option: str | None, previous: Receipt | None, ctx: ScopeContext) -> tuple[str, ...]:
+def choose_harnesses(option: str | None, previous: Receipt | None,
+                     ctx: ScopeContext) -> tuple[str, ...]:
     """`--harness`, else the harnesses of the installed version, else those detected."""
     if option:
         return parse_harnesses(option)
@@ -103,7 +104,8 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     path = artifact.path
     if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
         raise UzeError(f"{artifact.target} is read-only; uze edits only files you can write",
-                       hint="make it writable (chmod u+w) if uze may add to it, or leave out that harness")
+                       hint="make it writable (chmod u+w) if uze may add to it, "
+                            "or leave out that harness")
     if isinstance(artifact, PlannedEntry):
         _check_entry_free(artifact, key)
         return
@@ -147,7 +149,8 @@ def _old_digests(record: Artifact) -> dict[str, str] | str:
     return record.files if isinstance(record, TreeArtifact) else record.digest
 
 
-def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact, force: bool) -> _Step:
+def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
+                    force: bool) -> _Step:
     key = planned_key(planned)
     state = arts.inspect_record(ctx, old)
     same = _digests(planned) == _old_digests(old)
@@ -175,7 +178,8 @@ def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
     state = arts.inspect_record(ctx, old)
     if state == "matched" or (force and state == "drifted"):
         return _Step(Action(key, "remove"), None, old)
-    return _Step(Action(key, "kept", f"{state}; no longer in the package, left as it is"), None, None)
+    return _Step(Action(key, "kept", f"{state}; no longer in the package, left as it is"), None,
+                 None)
 
 
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool) -> list[_Step]:
@@ -219,12 +223,14 @@ def _write_region(
         if made_file:
             created.files.add(planned.target)
     return RegionArtifact(
-        target=planned.target, region=planned.region_id, digest=region_file.body_digest(planned.body),
+        target=planned.target, region=planned.region_id,
+        digest=region_file.body_digest(planned.body),
         lead=lead, harnesses=list(planned.harnesses),
     )
 
 
-def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Created) -> Artifact | None:
+def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step,
+                created: Created) -> Artifact | None:
     kind = step.action.action
     if kind in ("unchanged", "kept"):
         return step.old
@@ -253,7 +259,8 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step, created: Create
 
 
 def _write_entry(
-    tx: Transaction, ctx: ScopeContext, planned: PlannedEntry, old: Artifact | None, created: Created
+    tx: Transaction, ctx: ScopeContext, planned: PlannedEntry, old: Artifact | None,
+    created: Created,
 ) -> EntryArtifact:
     if isinstance(old, EntryArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
         entry.replace(tx, planned.path, planned.fmt, planned.key_path, planned.value)
@@ -270,7 +277,8 @@ def _write_entry(
 
 
 def _write_element(
-    tx: Transaction, ctx: ScopeContext, planned: PlannedElement, old: Artifact | None, created: Created
+    tx: Transaction, ctx: ScopeContext, planned: PlannedElement, old: Artifact | None,
+    created: Created,
 ) -> ElementArtifact:
     if isinstance(old, ElementArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
         arts.remove_record(tx, ctx, old, created)  # a changed group: take ours out, put the new in
@@ -278,7 +286,8 @@ def _write_element(
                                      planned.value, planned.target)
     if made_file:
         created.files.add(planned.target)
-    return ElementArtifact(target=planned.target, format=planned.fmt, key_path=list(planned.key_path),
+    return ElementArtifact(target=planned.target, format=planned.fmt,
+                           key_path=list(planned.key_path),
                            group=planned.group, digest=entry.value_digest(planned.value),
                            marker=planned.marker, info=dict(info.to_json()), seq=tx.writes,
                            harnesses=list(planned.harnesses))
@@ -319,7 +328,8 @@ def check_trust(plan: Plan, previous: Receipt | None, trusted: bool) -> None:
     lines = current
     if previous is not None and previous.executions:
         before = set(previous.executions)
-        lines = [("unchanged: " if line in before else "new or changed: ") + line for line in current]
+        lines = [("unchanged: " if line in before else "new or changed: ") + line
+                 for line in current]
         lines += [f"no longer run: {line}" for line in previous.executions if line not in current]
     raise TrustRequired(lines, changed=previous is not None and bool(previous.executions))
 
@@ -371,10 +381,13 @@ def check_requirements(plan: Plan) -> None:
     unmet = plan.unmet_requirements()
     if unmet:
         error = UzeError(
-            f"{plan.package.name} requires native routes that {len(unmet)} projection(s) cannot have",
-            hint="leave out those harnesses with --harness, or ask the author to relax the requirement",
+            f"{plan.package.name} requires native routes that {len(unmet)} projection(s) "
+            "cannot have",
+            hint="leave out those harnesses with --harness, "
+                 "or ask the author to relax the requirement",
         )
-        error.details = [f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}" for p in unmet]
+        error.details = [f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}"
+                         for p in unmet]
         raise error
 
 
@@ -394,7 +407,8 @@ def install(
 
     Raises TrustRequired when the package runs commands not yet accepted (unless `trust`).
     """
-    ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness, cwd)
+    ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness,
+                                                           cwd)
     steps = preflight(ctx, plan, previous, force)
     actions = tuple(step.action for step in steps)
     if dry_run:

@@ -21,7 +21,8 @@ class Installed(msgspec.Struct, frozen=True):
     tree: str
 
 
-def list_installed(paths: Paths, *, project: Path | None = None, cwd: Path) -> tuple[Path, list[Installed]]:
+def list_installed(paths: Paths, *, project: Path | None = None,
+                   cwd: Path) -> tuple[Path, list[Installed]]:
     """Every receipt in the project and user scopes, project first."""
     contexts = [open_scope(paths, scope, project, cwd) for scope in ("project", "user")]
     found = [

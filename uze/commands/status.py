@@ -76,7 +76,8 @@ def status(
         if name is None or receipt.name == name
     ]
     if name is not None and not found:
-        raise NotInstalled(name, scope, ", ".join(c.location.display(c.receipts_dir) for c in contexts))
+        raise NotInstalled(name, scope,
+                           ", ".join(c.location.display(c.receipts_dir) for c in contexts))
     for ctx in contexts:  # what was hashed now need not be read next time (ADR 0011)
         ctx.hashes.save(merge=name is not None)
     return StatusResult(contexts[0].location.project, tuple(found))

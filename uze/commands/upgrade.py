@@ -24,7 +24,8 @@ def _live_digest(path: Path) -> str | None:
     return content_digest(path.read_bytes())
 
 
-def merge_tree(tx: Transaction, planned: PlannedTree, old: TreeArtifact) -> tuple[TreeArtifact, list[str]]:
+def merge_tree(tx: Transaction, planned: PlannedTree,
+               old: TreeArtifact) -> tuple[TreeArtifact, list[str]]:
     """Bring an edited folder up to the new version without touching an edited file.
 
     Returns the record (edited files keep their old digest, so the folder still reads as
@@ -48,7 +49,8 @@ def merge_tree(tx: Transaction, planned: PlannedTree, old: TreeArtifact) -> tupl
         if rel not in planned.files and _live_digest(planned.path / rel) == digest:
             tx.remove(planned.path / rel)
     artifact = TreeArtifact(target=planned.target, files=record,
-                            executables=sorted(planned.executables), harnesses=list(planned.harnesses))
+                            executables=sorted(planned.executables),
+                            harnesses=list(planned.harnesses))
     return artifact, beside
 
 

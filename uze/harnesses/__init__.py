@@ -14,7 +14,8 @@ from uze.harnesses import (
     kimi_code,
     opencode,
 )
-from uze.harnesses.base import Harness, Location
+from uze.harnesses.base import Harness
+from uze.location import Location
 
 REGISTRY: Final[dict[str, Harness]] = {
     h.id: h

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze import mcp_dialects
-from uze.harnesses.base import Harness, Location, McpTarget
+from uze.harnesses.base import Harness, McpTarget
+from uze.location import Location
 from uze.paths import Paths
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget, SkillDialect
+from uze.harnesses.base import AgentFormat, Harness, McpTarget, SkillDialect
+from uze.location import Location
 from uze.package import InvokePolicy
 from uze.paths import Paths
 

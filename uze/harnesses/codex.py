@@ -24,7 +24,8 @@ def _openai_yaml(existing: bytes | None) -> bytes:
     data = yaml.safe_load(existing) if existing else None
     data = data if isinstance(data, dict) else {}
     policy = data.get("policy")
-    data["policy"] = {**(policy if isinstance(policy, dict) else {}), "allow_implicit_invocation": False}
+    data["policy"] = {**(policy if isinstance(policy, dict) else {}),
+                      "allow_implicit_invocation": False}
     return yaml.safe_dump(data, sort_keys=False).encode()
 
 

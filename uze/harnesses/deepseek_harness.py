@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.harnesses.base import Harness, Location
+from uze.harnesses.base import Harness
 from uze.harnesses.claude_code import skill_dialect
+from uze.location import Location
 from uze.paths import Paths
 
 

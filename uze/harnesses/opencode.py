@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, Location, McpTarget
+from uze.harnesses.base import AgentFormat, Harness, McpTarget
 from uze.harnesses.claude_code import config_dir as claude_dir
+from uze.location import Location
 from uze.paths import Paths
 
 

@@ -17,7 +17,8 @@ from uze.hooks.wrapper_body import BODY
 from uze.package.hooks import HookGroup
 
 WRAPPER_HARNESSES: Final = (
-    "claude_code", "codex", "gemini_cli", "kimi_code", "deepseek_harness", "opencode", "antigravity",
+    "claude_code", "codex", "gemini_cli", "kimi_code", "deepseek_harness", "opencode",
+    "antigravity",
 )
 SHEBANG: Final = "#!/usr/bin/env python3"
 

@@ -42,7 +42,8 @@ def _digests(items: list[object]) -> frozenset[str]:
     return found[1]
 
 
-def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str, marker: str) -> str:
+def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
+            marker: str) -> str:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return "conflict"
@@ -58,11 +59,13 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
 def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> None:
     """Raise Blocked if the file does not parse or the key path holds something else."""
     try:
-        _items(path, fmt, key_path) if not path.exists() else ca.read_array(_read(path), fmt, key_path)
+        (_items(path, fmt, key_path) if not path.exists()
+         else ca.read_array(_read(path), fmt, key_path))
     except ca.NotAnArray:
         raise Blocked(target, f"{'.'.join(key_path)} is not a list") from None
     except ConfigUnreadable as exc:
-        raise Blocked(target, f"it does not parse ({exc}); uze never rewrites a file it cannot read") from None
+        raise Blocked(target, f"it does not parse ({exc}); "
+                              "uze never rewrites a file it cannot read") from None
 
 
 def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],

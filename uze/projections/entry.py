@@ -46,7 +46,8 @@ def read_value(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], targ
     try:
         return ce.read_entry(_read(path), fmt, key_path)
     except ce.ConfigUnreadable as exc:
-        raise Blocked(target, f"it does not parse ({exc}); uze never rewrites a file it cannot read") from None
+        raise Blocked(target, f"it does not parse ({exc}); "
+                              "uze never rewrites a file it cannot read") from None
 
 
 def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest: str) -> str:
@@ -74,7 +75,8 @@ def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, 
     return info, created
 
 
-def replace(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], value: object) -> None:
+def replace(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+            value: object) -> None:
     """Rewrite the value of uze's own entry in place."""
     tx.write(path, ce.replace_entry(_read(path), fmt, key_path, value))
 

@@ -13,7 +13,8 @@ from uze.transaction import Transaction
 
 
 def list_files(folder: Path) -> dict[str, os.DirEntry[str]]:
-    """Every file below `folder` (symlinks count as files, never followed), by POSIX relative path."""
+    """Every file below `folder` (symlinks count as files, never followed), by POSIX relative
+    path."""
     found: dict[str, os.DirEntry[str]] = {}
     _walk(folder, "", found)
     return found
@@ -42,12 +43,14 @@ def inspect(folder: Path, digests: Mapping[str, str], hashes: DigestCache | None
         return "drifted"
     hashes = hashes or DigestCache(None)
     for rel, item in live.items():
-        if item.is_symlink() or hashes.digest(item.path, item.stat(follow_symlinks=False)) != digests[rel]:
+        if item.is_symlink() or hashes.digest(
+                item.path, item.stat(follow_symlinks=False)) != digests[rel]:
             return "drifted"
     return "matched"
 
 
-def write(tx: Transaction, folder: Path, files: Mapping[str, bytes], executables: frozenset[str]) -> None:
+def write(tx: Transaction, folder: Path, files: Mapping[str, bytes],
+          executables: frozenset[str]) -> None:
     """Create `folder` (it must not exist) holding exactly `files`."""
     tx.create_folder(folder)
     for rel, data in sorted(files.items()):

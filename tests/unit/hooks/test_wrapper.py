@@ -67,11 +67,11 @@ def native_input(harness: str, tool: str | None = None, **tool_input: Any) -> di
     if harness == "antigravity":
         call = {"name": tool or NATIVE_SHELL[harness], "args": tool_input or {"command": "ls -la"}}
         return {"toolCall": call, "stepIdx": 1, "conversationId": "c1",
-                "workspacePaths": [os.getcwd()]}
+                "workspacePaths": [str(Path.cwd())]}
     return {
         "session_id": "s1",
         "hook_event_name": NATIVE_EVENT[harness],
-        "cwd": os.getcwd(),
+        "cwd": str(Path.cwd()),
         "tool_name": tool or NATIVE_SHELL[harness],
         "tool_input": tool_input or {"command": "ls -la"},
     }
@@ -258,7 +258,7 @@ def test_a_shell_call_gives_the_handler_its_command(tmp_path: Path) -> None:
         "HOOK_EVENT": "PreToolUse",
         "HOOK_TOOL": "shell",
         "HOOK_TOOL_NATIVE": "Bash",
-        "HOOK_CWD": os.getcwd(),
+        "HOOK_CWD": str(Path.cwd()),
         "HOOK_INPUT": json.dumps({"command": "git push --force"}),
         "HOOK_COMMAND": "git push --force",
         "PLUGIN_ROOT": str(tmp_path / "root"),
@@ -384,7 +384,7 @@ def test_an_observe_group_never_blocks(tmp_path: Path) -> None:
 
 
 def test_a_deny_on_stop_keeps_claude_going(tmp_path: Path) -> None:
-    stdin = {"hook_event_name": "Stop", "cwd": os.getcwd(), "stop_hook_active": False}
+    stdin = {"hook_event_name": "Stop", "cwd": str(Path.cwd()), "stop_hook_active": False}
     handler = sh('test -z "$HOOK_TOOL" && echo "tests still fail" >&2; exit 3')
     answer = run_wrapper(tmp_path, "claude_code", [handler], event="Stop", stdin=stdin)
     assert answer.json == {"decision": "block", "reason": "tests still fail"}
@@ -415,7 +415,7 @@ def test_no_wrapper_for_a_harness_without_command_hooks(harness: str, event: str
 
 
 def test_a_deny_on_stop_in_codex_is_a_block_decision(tmp_path: Path) -> None:
-    stdin = {"hook_event_name": "Stop", "cwd": os.getcwd(), "stop_hook_active": False}
+    stdin = {"hook_event_name": "Stop", "cwd": str(Path.cwd()), "stop_hook_active": False}
     handler = sh("echo again >&2; exit 3")
     answer = run_wrapper(tmp_path, "codex", [handler], event="Stop", stdin=stdin)
     assert (answer.code, answer.json) == (0, {"decision": "block", "reason": "again"})
@@ -423,4 +423,5 @@ def test_a_deny_on_stop_in_codex_is_a_block_decision(tmp_path: Path) -> None:
 
 def test_the_wrapper_parses_as_python_3_8() -> None:
     group = msgspec.convert({"hooks": [sh("true")]}, HookGroup)
-    ast.parse(render_wrapper("gemini_cli", "PreToolUse", group, "/r", "p/a"), feature_version=(3, 8))
+    ast.parse(render_wrapper("gemini_cli", "PreToolUse", group, "/r", "p/a"),
+              feature_version=(3, 8))
