@@ -112,10 +112,23 @@ def _document(command: str, result: Any) -> dict[str, Any]:
     return document
 
 
-def _show_view(command: str, result: Any) -> None:
+def _color(args: list[str]) -> tuple[str, list[str]]:
+    """A leading `--color WHEN` (or `--color=WHEN`) and the arguments after it; `auto` and
+    the arguments unchanged when there is none or WHEN is not a mode (typer then says why)."""
+    modes = ("auto", "always", "never")
+    if len(args) >= 2 and args[0] == "--color" and args[1] in modes:
+        return args[1], args[2:]
+    if args and args[0].startswith("--color=") and args[0][8:] in modes:
+        return args[0][8:], args[1:]
+    return "auto", args
+
+
+def _show_view(found: dict[str, str], result: Any, color: str) -> None:
     """Print the human view of a result, as `uze.cli` prints it."""
     from uze import render
 
+    render.set_color(color)
+    command = found["command"]
     if command == "list":
         render.show(render.list_view(result[1]))
     elif command == "install":
@@ -123,7 +136,7 @@ def _show_view(command: str, result: Any) -> None:
     elif command == "uninstall":
         render.show(render.uninstall_view(result))
     else:
-        render.show(render.status_view(result))
+        render.show(render.status_view(result, full="name" in found))
 
 
 def _asks_at_terminal(exc: BaseException, found: dict[str, str]) -> bool:
@@ -134,7 +147,7 @@ def _asks_at_terminal(exc: BaseException, found: dict[str, str]) -> bool:
         and sys.stdin.isatty() and sys.stderr.isatty()
 
 
-def _run_fast(found: dict[str, str]) -> int | None:
+def _run_fast(found: dict[str, str], color: str) -> int | None:
     """A fast-path command line: the same core call and bytes as `uze.cli`; None to hand it to
     `uze.cli` (an install that needs consent at a terminal: it asks there)."""
     import json
@@ -151,26 +164,43 @@ def _run_fast(found: dict[str, str]) -> int | None:
         document = _document(found["command"], result)
         sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
     else:
-        _show_view(found["command"], result)
+        _show_view(found, result, color)
     return 0
 
 
-def main() -> None:
-    """Entry point: the fast paths, else the full command line."""
+def _main() -> None:
     args = sys.argv[1:]
     if args == ["--version"]:
         from uze import __version__
 
         sys.stdout.write(f"uze {__version__}\n")
         return
-    found = _fast_args(args)
+    color, rest = _color(args)
+    found = _fast_args(rest)
     if found is not None:
-        code = _run_fast(found)
+        code = _run_fast(found, color)
         if code is not None:
+            sys.stdout.flush()
             sys.exit(code)
     from uze.cli import main as cli_main
 
     cli_main()
+
+
+def main() -> None:
+    """Entry point: the fast paths, else the full command line. A reader that stops reading
+    (`uze status | head -1`) ends the output quietly: exit 0, nothing on stderr."""
+    try:
+        try:
+            _main()
+        finally:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)  # the interpreter's last flush goes there
+        os.dup2(devnull, sys.stdout.fileno())
+        sys.exit(0)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ from typing import Annotated, Any, Literal, TypeVar
 import typer
 from rich.console import Console
 
-from uze import __version__
+from uze import __version__, render
+from uze.cli_help import conventional_help
 from uze.errors import UsageError, UzeError
 from uze.location import checked_scope
 from uze.render import (
@@ -33,7 +34,7 @@ from uze.render import show as _show
 from uze.render import stdout_console as _out
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     help="Install one portable agent-plugin package into every coding-agent harness.",
     pretty_exceptions_enable=False,
@@ -49,7 +50,7 @@ ForceOpt = Annotated[bool, typer.Option("--force",
 
 
 def _err() -> Console:
-    return Console(stderr=True, soft_wrap=True, highlight=False)
+    return render.console(stderr=True, soft_wrap=True)
 
 
 def _print_error(exc: UzeError) -> int:
@@ -77,7 +78,9 @@ def failure_code(exc: BaseException) -> int:
         return 130
     log = Path(tempfile.mkstemp(prefix="uze-bug-", suffix=".log")[1])
     log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    _err().print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
+    err = _err()
+    err.print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
+    err.print("hint: please report it and attach that file", markup=False)
     return 3
 
 
@@ -110,12 +113,19 @@ def _asking(attempt: Callable[[bool], T], trusted: bool, *, interactive: bool) -
         for line in needed.details:
             err.print(line, markup=False)
         if not typer.confirm("Install it and let it run these?", default=False, err=True):
-            raise UzeError("not installed: you declined; nothing was written") from None
+            raise UzeError("not installed: you declined; nothing was written",
+                           hint="read what it runs; to accept, run again and answer y, or pass "
+                                "--trust") from None
         return attempt(True)
 
 
 def _print_json(document: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+    try:
+        sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader stopped reading (`| head -1`): done, not failed
+        render.quiet_stdout()
+        raise SystemExit(0) from None
 
 
 def _version_callback(value: bool) -> None:
@@ -124,10 +134,21 @@ def _version_callback(value: bool) -> None:
         raise typer.Exit(0)
 
 
+def _color_callback(value: str) -> str:
+    try:
+        render.set_color(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not one of auto, always, never") from None
+    return value
+
+
 @app.callback()
 def _root(
     version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True,
                                           help="Print the version and exit.")] = False,
+    color: Annotated[str, typer.Option(
+        "--color", metavar="[auto|always|never]", callback=_color_callback, is_eager=True,
+        help="Colour: auto (a terminal, unless NO_COLOR is set), always or never.")] = "auto",
 ) -> None:
     """uze: one package, every coding agent, never a lost byte."""
 
@@ -202,7 +223,7 @@ def status(
     if as_json:
         _print_json(result.to_json())
     else:
-        _show(status_view(result))
+        _show(status_view(result, full=name is not None))
 
 
 @app.command()
@@ -321,10 +342,17 @@ def _usage_error(exc: typer.exceptions.TyperException) -> int:
     return int(getattr(exc, "exit_code", 2))
 
 
+def command() -> Any:
+    """The click command tree of `app`, its help in click's conventions (`uze.cli_help`)."""
+    tree = typer.main.get_command(app)
+    conventional_help(tree)
+    return tree
+
+
 def main() -> None:
     """Console-script entry point."""
     try:
-        code = app(prog_name="uze", standalone_mode=False)
+        code = command().main(prog_name="uze", standalone_mode=False)
     except typer.exceptions.TyperException as exc:
         if not hasattr(exc, "format_message"):
             raise

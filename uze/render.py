@@ -26,13 +26,58 @@ if TYPE_CHECKING:
     from uze.commands.uninstall import UninstallResult
 
 
+COLOR_MODES = ("auto", "always", "never")
+_color = "auto"
+
+
+def set_color(mode: str) -> None:
+    """Colour for every console made after this: `auto` (a terminal without `NO_COLOR`),
+    `always` (even piped, even with `NO_COLOR`) or `never`. ValueError for anything else."""
+    global _color
+    if mode not in COLOR_MODES:
+        raise ValueError(mode)
+    _color = mode
+
+
+class _Console(Console):
+    """A console that treats a reader who stopped reading (`uze status | head -1`) as done:
+    the rest of the output goes nowhere and uze exits 0, with nothing on stderr."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        quiet_stdout()
+        raise SystemExit(0)
+
+
+def quiet_stdout() -> None:
+    """Point standard output at /dev/null, so nothing more (the interpreter's last flush
+    included) can fail on a pipe whose reader has gone."""
+    import os
+    import sys
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
+def console(*, stderr: bool = False, **options: Any) -> Console:
+    """A console in the colour mode of `set_color`; `NO_COLOR` counts only in `auto`."""
+    if _color == "never":
+        options["color_system"] = None
+    elif _color == "always":
+        options.update(force_terminal=True, no_color=False)
+    return _Console(stderr=stderr, highlight=False, **options)
+
+
 def stdout_console() -> Console:
     """The console a human view is printed on; piped output is wide enough that tables do not
     fold."""
-    console = Console(highlight=False)
-    if not console.is_terminal:
-        console = Console(highlight=False, width=160)
-    return console
+    import sys
+
+    first = console()
+    if first.is_terminal and (_color != "always" or sys.stdout.isatty()):
+        return first
+    return console(width=160)
 
 
 def show(renderables: Iterable[RenderableType]) -> None:
@@ -145,10 +190,13 @@ def uninstall_view(result: UninstallResult) -> list[RenderableType]:
     return out
 
 
-def status_view(result: StatusResult) -> list[RenderableType]:
-    """Tables for a human reading `uze status`."""
+def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableType]:
+    """What a human reads for `uze status NAME` (full: one row per projection) or `uze status`
+    (`glance_view`)."""
     if not result.packages:
         return [Text(f"No packages installed for {result.project}.")]
+    if not full:
+        return glance_view(result)
     out: list[RenderableType] = []
     for package in result.packages:
         data = package.to_json()
@@ -190,3 +238,129 @@ def check_view(result: CheckResult) -> list[RenderableType]:
     head = Text(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
     notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [head, table, *notes]
+
+
+# The glance (issue 23): one row per package, one mark per harness.
+HARNESS_COLUMNS = (("claude_code", "claude"), ("codex", "codex"), ("opencode", "opencode"),
+                   ("gemini_cli", "gemini"), ("antigravity", "antigrav"), ("kimi_code", "kimi"),
+                   ("deepseek_harness", "deepseek"))
+_PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
+_MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim"}
+LEGEND = ("✓ delivered   ~ degraded (part of it lost or not delivered)   - unsupported   "
+          "· nothing there   ! not as written   ? waits for trust")
+_MAX_PROBLEM_LINES = 24
+
+
+def harness_mark(routes: list[str], states: list[str], waiting: bool) -> str:
+    """One harness's mark for one package: ✓ everything delivered with its meaning (native or
+    adapted), ~ degraded (something lost or not delivered), - nothing delivered (unsupported),
+    · nothing for that harness; then ! if anything is not as uze wrote it, ? if a hook waits
+    for trust."""
+    if not routes:
+        return "·"
+    if all(r == "unsupported" for r in routes):
+        mark = "-"
+    elif any(r in ("degraded", "unsupported") for r in routes):
+        mark = "~"
+    else:
+        mark = "✓"
+    if any(s in _PROBLEM_STATES for s in states):
+        mark += "!"
+    if waiting:
+        mark += "?"
+    return mark
+
+
+def _problem_fix(name: str, state: str) -> str:
+    if state == "drifted":
+        return (f"`uze install <its folder> --force` overwrites the edits; `uze uninstall {name}` "
+                "keeps the edited copies (--force removes them)")
+    if state == "missing":
+        return "`uze install <its folder>` writes it again"
+    if state == "conflict":
+        return "move what now owns the target away, then `uze install <its folder>`"
+    return "repair each uze:begin/uze:end marker pair by hand, then run the command again"
+
+
+def glance_view(result: StatusResult) -> list[RenderableType]:
+    """`uze status`: one row per package (version, scope, a mark per harness), a footer that
+    counts, then each problem with its fix; 20 packages x 7 harnesses fit in 60 lines."""
+    waiting = {(name, scope) for name, scope, _ in result.untrusted_hooks}
+    used = [(h, label) for h, label in HARNESS_COLUMNS
+            if any(h in package.receipt.harnesses for package in result.packages)]
+    known = {h for h, _ in HARNESS_COLUMNS}
+    extra = sorted({h for package in result.packages for h in package.receipt.harnesses} - known)
+    used += [(h, h) for h in extra]
+    table = new_table("package", "version", "scope", *(label for _, label in used))
+    in_place = undelivered = 0
+    problems: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
+    for package in result.packages:
+        r = package.receipt
+        per: dict[str, tuple[list[str], list[str]]] = {}
+        for p, state in zip(r.projections, package.states, strict=True):
+            routes, states = per.setdefault(p.harness, ([], []))
+            routes.append(p.route)
+            states.append(state)
+            if state == "matched":
+                in_place += 1
+            elif state == "undelivered":
+                undelivered += 1
+            else:
+                problems.setdefault((r.name, r.scope), []).append(
+                    (state, p.kind, p.resource, p.harness))
+        codex_waiting = (r.name, r.scope) in waiting
+        marks = []
+        for h, _ in used:
+            routes, states = per.get(h, ([], []))
+            mark = harness_mark(routes, states, codex_waiting and h == "codex")
+            style = "red" if "!" in mark else _MARK_STYLE.get(mark[0], "")
+            marks.append(Cell(mark, style))
+        add_row(table, r.name, r.version, r.scope, *marks)
+    out: list[RenderableType] = [table]
+    footer = f"{in_place} projections in place"
+    for index, ((name, scope), found) in enumerate(problems.items()):
+        if index == 3:
+            footer += f"; more in {len(problems) - 3} other packages"
+            break
+        counts: dict[str, int] = {}
+        for state, *_ in found:
+            counts[state] = counts.get(state, 0) + 1
+        what = ", ".join(f"{n} {state}" for state, n in counts.items())
+        first = ", ".join(sorted({f"{kind} {resource}" for _, kind, resource, _ in found})[:2])
+        where = f"{name} (user scope)" if scope == "user" else name
+        footer += f"; {what} in {where} ({first}{', ...' if len(found) > 2 else ''})"
+    if undelivered:
+        footer += f"; {undelivered} not delivered (unsupported)"
+    out += [Text(footer + "."), Text(LEGEND, style="dim")]
+    lines = _problem_lines(result, problems)
+    if lines:
+        out.append(Text("Problems:"))
+        out += [Text(line) for line in lines]
+    return out
+
+
+def _problem_lines(result: StatusResult,
+                   problems: dict[tuple[str, str], list[tuple[str, str, str, str]]]) -> list[str]:
+    """Each problem with its fix, at most _MAX_PROBLEM_LINES lines (then where to see the rest)."""
+    lines: list[str] = []
+    for (name, _scope), found in problems.items():
+        by_state: dict[str, list[str]] = {}
+        for state, kind, resource, harness in found:
+            by_state.setdefault(state, []).append(f"{kind} {resource} in {harness}")
+        for state, items in by_state.items():
+            shown = ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
+            lines.append(f"  {name}: {state} {shown}")
+            lines.append(f"    fix: {_problem_fix(name, state)}")
+    hooks: dict[str, int] = {}
+    for name, _scope, _target in result.untrusted_hooks:
+        hooks[name] = hooks.get(name, 0) + 1
+    if hooks:
+        listed = ", ".join(f"{name} ({n})" for name, n in hooks.items())
+        lines.append(f"  Codex hooks wait for trust: {listed}; Codex skips them until trusted")
+        lines.append(f"    fix: run `codex` in {result.project}, open /hooks and trust them "
+                     "(one run only: `codex exec --dangerously-bypass-hook-trust`)")
+    if len(lines) > _MAX_PROBLEM_LINES:
+        rest = len(lines) - _MAX_PROBLEM_LINES + 1
+        lines = lines[:_MAX_PROBLEM_LINES - 1]
+        lines.append(f"  ... {rest} more lines: run `uze status NAME` for one package's detail")
+    return lines

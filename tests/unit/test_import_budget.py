@@ -194,9 +194,11 @@ def test_human_fast_path_prints_the_tables_the_full_command_line_prints(installe
         full = _python("-c", FULL_CLI, *argv, cwd=installed)
         assert (fast.returncode, fast.stdout, fast.stderr) == (full.returncode, full.stdout,
                                                                full.stderr), argv
-    table = _python("-m", "uze", "status", cwd=installed)
+    table = _python("-m", "uze", "status", "every-kind", cwd=installed)
     assert "every-kind" in table.stdout and "matched" in table.stdout
     assert "claude_code" in table.stdout
+    glance = _python("-m", "uze", "status", cwd=installed)  # one row per package (issue 23)
+    assert "every-kind" in glance.stdout and "projections in place" in glance.stdout
     assert table.stdout.lstrip()[0] != "{"
 
 

@@ -34,10 +34,13 @@ class PackageStatus(msgspec.Struct, frozen=True):
 
 
 class StatusResult(msgspec.Struct, frozen=True):
-    """Status of every package in the scopes asked for."""
+    """Status of every package in the scopes asked for. `untrusted_hooks`: (package, scope,
+    target) of each Codex hook uze wrote that Codex has no trust record for (not in the JSON
+    document: Codex keeps that record, uze only reads it)."""
 
     project: Path
     packages: tuple[PackageStatus, ...]
+    untrusted_hooks: tuple[tuple[str, str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The whole `status --json` document."""
@@ -52,6 +55,41 @@ def _package_status(ctx: ScopeContext, receipt: Receipt) -> PackageStatus:
         for p in receipt.projections
     )
     return PackageStatus(receipt, states)
+
+
+def _codex_trusted_files(paths: Paths) -> set[str]:
+    """The hook files Codex's user config.toml holds a `[hooks.state."<file>:<event>:..."]`
+    record with a `trusted_hash` for (real-harness-probes.md 3.1). Whether that hash is still
+    the hook's current one only Codex can say (its recipe is not documented)."""
+    import tomllib
+
+    config = paths.env_dir("CODEX_HOME", paths.home / ".codex") / "config.toml"
+    try:
+        state = tomllib.loads(config.read_text(encoding="utf-8")).get("hooks", {}).get("state", {})
+    except (OSError, ValueError, AttributeError):
+        return set()
+    if not isinstance(state, dict):
+        return set()
+    return {key.split(":", 1)[0] for key, value in state.items()
+            if isinstance(value, dict) and value.get("trusted_hash")}
+
+
+def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
+                     found: list[PackageStatus]) -> tuple[tuple[str, str, str], ...]:
+    """Each delivered Codex hook whose file has no trust record in Codex's config."""
+    hooks = [(package.receipt, p) for package in found for p, state in
+             zip(package.receipt.projections, package.states, strict=True)
+             if p.harness == "codex" and p.kind == "hook" and state == "matched"]
+    if not hooks:
+        return ()
+    trusted = _codex_trusted_files(paths)
+    by_scope = {ctx.scope: ctx for ctx in contexts}
+    out = []
+    for receipt, p in hooks:
+        hook_file = by_scope[receipt.scope].location.resolve(p.target.split("#", 1)[0])
+        if str(hook_file) not in trusted:
+            out.append((receipt.name, receipt.scope, p.target))
+    return tuple(out)
 
 
 def status(
@@ -80,4 +118,5 @@ def status(
                            ", ".join(c.location.display(c.receipts_dir) for c in contexts))
     for ctx in contexts:  # what was hashed now need not be read next time (ADR 0011)
         ctx.hashes.save(merge=name is not None)
-    return StatusResult(contexts[0].location.project, tuple(found))
+    return StatusResult(contexts[0].location.project, tuple(found),
+                        _untrusted_hooks(paths, contexts, found))

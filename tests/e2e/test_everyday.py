@@ -1,0 +1,163 @@
+"""Issue 23, everyday use: the status a person reads at a glance, clean pipes, conventional
+help, shell completion, colour switches. Every case runs the real `uze` in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import EVERY_KIND, Uze, assert_ok, copy_package
+from tests.e2e.test_status import validate_status
+from tests.helpers import REPO, build_tree, run_uze
+
+pytestmark = pytest.mark.e2e
+
+ROW = re.compile(r"^│ (\S+)\s+│ (\S+)\s+│ (\S+)\s+│(.*)│$")
+HEADERS = ("claude", "codex", "opencode", "gemini", "antigrav", "kimi", "deepseek")
+
+
+def _rows(text: str) -> dict[str, list[str]]:
+    """package -> [version, scope, mark per harness column] from the glance table."""
+    rows = {}
+    for line in text.splitlines():
+        match = ROW.match(line)
+        if match and match.group(1) != "package":
+            rows[match.group(1)] = [match.group(2), match.group(3),
+                                    *(cell.strip() for cell in match.group(4).split("│"))]
+    return rows
+
+
+def _twenty_packages(sandbox: Sandbox, uze: Uze) -> None:
+    """19 renamed copies of every-kind (skills, agents, MCP, hooks) and one MCP-only package
+    (DeepSeek Harness takes no MCP server: an unsupported cell), all in every harness."""
+    sources = [copy_package(EVERY_KIND, sandbox.root / "packages" / f"pkg-{i:02}", f"pkg-{i:02}")
+               for i in range(1, 20)]
+    sources.append(build_tree(sandbox.root / "packages" / "only-mcp", {
+        "plugin.json": '{"name": "only-mcp", "version": "2.0.0"}\n',
+        "mcp.json": '{"mcpServers": {"lookup": {"url": "https://lookup.example.com/mcp", '
+                    '"type": "http"}}}\n',
+    }))
+    for source in sources:
+        assert_ok(uze("install", source, "--harness", "all", "--trust", "--json"))
+
+
+def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze: Uze) -> None:
+    _twenty_packages(sandbox, uze)
+    (sandbox.project / ".claude/skills/pkg-03-review/SKILL.md").write_text("my edit\n")
+    document = json.loads(assert_ok(uze("status", "--json")).stdout)
+    validate_status(document, sandbox.project)  # the document keeps its shape
+
+    glance = assert_ok(uze("status")).stdout
+    lines = glance.splitlines()
+    assert len(lines) <= 60, glance
+    assert all(header in lines[1] for header in HEADERS), lines[1]
+    rows = _rows(glance)
+    assert sorted(rows) == sorted([f"pkg-{i:02}" for i in range(1, 20)] + ["only-mcp"])
+    # every-kind is delivered degraded somewhere in each harness; DeepSeek gets no MCP server
+    assert rows["only-mcp"][:2] == ["2.0.0", "project"]
+    assert rows["only-mcp"][2 + HEADERS.index("deepseek")] == "-"
+    assert rows["only-mcp"][2 + HEADERS.index("claude")] == "✓"
+    # the edited skill is shared by Claude Code and OpenCode (.claude/skills)
+    assert rows["pkg-03"][2 + HEADERS.index("claude")] == "✓!"
+    assert rows["pkg-03"][2 + HEADERS.index("opencode")] == "~!"
+    assert rows["pkg-04"][2 + HEADERS.index("claude")] == "✓"
+    # Codex hooks: delivered, but Codex runs them only once trusted
+    assert rows["pkg-04"][2 + HEADERS.index("codex")].endswith("?")
+    matched = sum(p["state"] == "matched" for package in document["packages"]
+                  for p in package["projections"])
+    assert f"{matched} projections in place; 2 drifted in pkg-03 (skill review);" in glance
+    assert "  pkg-03: drifted skill review in claude_code, skill review in opencode" in lines
+    assert ("    fix: `uze install <its folder> --force` overwrites the edits; "
+            "`uze uninstall pkg-03` keeps the edited copies (--force removes them)") in lines
+    assert "Codex hooks wait for trust: pkg-01 (2)" in glance
+    assert f"fix: run `codex` in {sandbox.project}, open /hooks and trust them" in glance
+
+    # `uze status NAME` keeps the full table, one row per projection
+    full = assert_ok(uze("status", "pkg-03")).stdout
+    assert "drifted" in full and ".claude/skills/pkg-03-review" in full
+    assert "pkg-04" not in full
+
+    # once Codex holds a trust record for the hook file, nothing waits
+    codex = sandbox.home / ".codex"
+    codex.mkdir()
+    key = f"{sandbox.project / '.codex/hooks.json'}:pre_tool_use:0:0"
+    (codex / "config.toml").write_text(f'[hooks.state."{key}"]\ntrusted_hash = "sha256:ab"\n')
+    trusted = assert_ok(uze("status")).stdout
+    assert "wait for trust" not in trusted
+    assert not _rows(trusted)["pkg-04"][2 + HEADERS.index("codex")].endswith("?")
+
+    # a reader that stops early is not an error: exit 0, nothing on stderr
+    for line in ("status --json | head -1", "status | head -1", "status pkg-03 | true",
+                 "status --json | true"):
+        done = subprocess.run(["bash", "-o", "pipefail", "-c", f"{sys.executable} -m uze {line}"],
+                              cwd=sandbox.project, capture_output=True, text=True, timeout=120,
+                              check=False)
+        assert (done.returncode, done.stderr) == (0, ""), line
+
+
+def test_help_shows_values_as_click_users_expect(uze: Uze) -> None:
+    top = assert_ok(uze("--help")).stdout
+    commands = re.findall(r"^│ (\w+)\s{2,}", top.split("Commands")[1], re.MULTILINE)
+    assert {"install", "uninstall", "status", "check", "list", "doctor", "store"} <= set(commands)
+    assert "--color" in top and "[auto|always|never]" in top
+    for command in commands:
+        text = assert_ok(uze(command, "--help")).stdout
+        assert re.search(r"<(bool|str|path|int)>", text) is None, (command, text)
+    install = assert_ok(uze("install", "--help")).stdout
+    assert "Usage: uze install [OPTIONS] SOURCE" in install
+    assert re.search(r"--project\s+PATH", install) and re.search(r"--scope\s+TEXT", install)
+    assert re.search(r"--dry-run\s+Print the plan", install)
+    assert "Usage: uze status [OPTIONS] [NAME]" in assert_ok(uze("status", "--help")).stdout
+
+
+def test_completion_installs_into_a_temporary_home_and_completes(sandbox: Sandbox) -> None:
+    env = {**os.environ, "SHELL": "/bin/bash"}
+    done = subprocess.run(["bash", "-c", f"{sys.executable} -m uze --install-completion; true"],
+                          cwd=sandbox.project, env=env, capture_output=True, text=True,
+                          timeout=120, check=False)
+    assert "bash completion installed" in done.stdout, (done.stdout, done.stderr)
+    bashrc = (sandbox.home / ".bashrc").read_text()
+    script = next((sandbox.home / ".bash_completions").glob("uze*"))
+    assert str(script.name) in bashrc or str(script) in bashrc
+    assert "_UZE_COMPLETE" in script.read_text()
+    completed = run_uze(cwd=sandbox.project, env={
+        **os.environ, "_UZE_COMPLETE": "complete_bash", "COMP_WORDS": "uze sta",
+        "COMP_CWORD": "1"})
+    assert completed.returncode == 0 and completed.stdout.split() == ["status"], completed
+
+
+@pytest.mark.parametrize("path", ["fast", "full"])
+def test_color_switch_and_no_color(sandbox: Sandbox, uze: Uze, path: str) -> None:
+    assert_ok(uze("install", EVERY_KIND, "--harness", "claude_code", "--trust"))
+    (sandbox.project / ".claude/skills/every-kind-review/SKILL.md").write_text("edit\n")
+    colour = re.compile(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*9[0-7]m")
+
+    def run(*args: str, **env: str) -> str:
+        argv = ["-m", "uze"] if path == "fast" else [
+            "-c", "import sys; sys.argv[0] = 'uze'; from uze.cli import main; main()"]
+        clean = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+        done = subprocess.run([sys.executable, *argv, *args], cwd=sandbox.project,
+                              env={**clean, **env, "PYTHONPATH": str(REPO)}, capture_output=True,
+                              text=True, timeout=120, check=False)
+        assert (done.returncode, done.stderr) == (0, ""), done
+        return done.stdout
+
+    assert not colour.search(run("status"))  # piped: plain
+    assert colour.search(run("--color", "always", "status"))
+    assert colour.search(run("--color=always", "status", "every-kind", NO_COLOR="1"))
+    assert not colour.search(run("status", FORCE_COLOR="1", NO_COLOR="1"))
+    assert colour.search(run("status", FORCE_COLOR="1"))
+    assert not colour.search(run("--color", "never", "status", FORCE_COLOR="1"))
+
+
+def test_a_bad_color_is_a_usage_error_with_a_hint(uze: Uze) -> None:
+    done = uze("--color", "sometimes", "status")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1].startswith("hint: ")
+    assert "'sometimes' is not one of auto, always, never" in done.stderr
