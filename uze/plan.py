@@ -114,8 +114,8 @@ class Plan(msgspec.Struct, frozen=True):
 
     @property
     def trust(self) -> str:
-        """Digest of what the package will run ("" when nothing)."""
-        return trust_digest(list(self.executions))
+        """Digest of what the package will run and of every file of it ("" when nothing runs)."""
+        return trust_digest(list(self.executions), self.tree)
 
     def unmet_requirements(self) -> list[PlannedProjection]:
         """Projections the author marked `required` whose route is not native."""

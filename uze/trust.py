@@ -17,7 +17,8 @@ from uze.package import McpServer, Package
 from uze.projections.digest import content_digest
 
 _INLINE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
-_PACKAGE_PATH: Final = re.compile(r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|^\./)([^\s\"']+)")
+_PACKAGE_PATH: Final = re.compile(
+    r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|\$(?:CLAUDE_)?PLUGIN_ROOT/|^\./)([^\s\"']+)")
 
 
 class Execution(msgspec.Struct, frozen=True):
@@ -125,9 +126,10 @@ def executions(
             + _agent_commands(package, set(claude_agents)))
 
 
-def trust_digest(found: list[Execution]) -> str:
-    """One digest of the whole set: an upgrade asks again only when it changes."""
+def trust_digest(found: list[Execution], tree: str) -> str:
+    """One digest of the whole set and of the package's tree (every file, ADR 0021): an upgrade
+    asks again when either changes. "" when nothing runs."""
     if not found:
         return ""
-    return content_digest(json.dumps([msgspec.structs.asdict(e) for e in found],
-                                     sort_keys=True).encode())
+    listed = [msgspec.structs.asdict(e) for e in found]
+    return content_digest(json.dumps({"runs": listed, "tree": tree}, sort_keys=True).encode())

@@ -109,12 +109,30 @@ def test_an_upgrade_that_changes_a_script_asks_again_and_shows_the_change(sandbo
     assert _trees(sandbox) == before
 
 
-def test_an_upgrade_that_changes_only_a_skill_does_not_ask(sandbox: Sandbox) -> None:
+def test_an_upgrade_that_changes_only_a_skill_asks_again_naming_the_file(sandbox: Sandbox) -> None:
+    """The consent digest covers every file of a package that runs something (ADR 0021)."""
     v2 = _copy(sandbox, "v2")
     (v2 / "skills/review/SKILL.md").write_text(
         "---\nname: review\ndescription: Changed.\n---\nNew text.\n")
-    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
-                   cwd=sandbox.project).returncode == 0
+    first = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                    cwd=sandbox.project)
+    assert first.returncode == 0
+    before = _trees(sandbox)
+    done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
+    assert done.returncode == 1
+    assert "unchanged: mcp docs:" in done.stderr
+    assert "new or changed: files: every file of every-kind 1.2.3 (13 files, tree blake3:" \
+        in done.stderr
+    assert "files changed since you accepted: skills/review/SKILL.md\n" in done.stderr
+    assert "no longer run" not in done.stderr
+    assert _trees(sandbox) == before
+
+
+def test_an_upgrade_of_a_package_that_runs_nothing_does_not_ask(sandbox: Sandbox) -> None:
+    v2 = Path(shutil.copytree(DATA / "seven", sandbox.root / "v2"))
+    (v2 / "AGENTS.md").write_text("Changed.\n")
+    first = run_uze("install", DATA / "seven", "--harness", "claude_code", cwd=sandbox.project)
+    assert first.returncode == 0
     done = run_uze("install", v2, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
 

@@ -1,8 +1,7 @@
-"""The trust digest stays what receipts already hold (ADR 0018).
+"""The trust digest covers what runs and every file of the package (ADR 0021).
 
-Receipts store `trust_digest` of a package's executions, and install asks for consent again
-when it changes. The digest below was computed by uze while executions were dataclasses
-(`dataclasses.asdict`); the Structs must give the same bytes, or every user would be asked again.
+Consent lives under `$UZE_HOME` (ADR 0021), so the digest no longer has to equal what older
+receipts hold: the first install after this change asks once, as a first install does.
 """
 
 from __future__ import annotations
@@ -17,14 +16,19 @@ FOUND = [
               (("scripts/run.sh", "ab" * 32),)),
     Execution("hook", "h", "python3", (), "", (), ()),
 ]
+TREE = "cd" * 32
 
 
-def test_trust_digest_is_the_one_receipts_already_hold() -> None:
-    assert trust_digest(FOUND) == "d7076de0d8673e8b80a1d6ef61913feb41a3ff20d954f10dd99308eb0f41f2dd"
-
-
-def test_trust_digest_hashes_each_execution_as_a_json_object_of_its_fields() -> None:
+def test_trust_digest_hashes_each_execution_and_the_tree() -> None:
     fields = ["kind", "name", "command", "args", "cwd", "env_names", "files"]
     data = [dict(zip(fields, (getattr(e, f) for f in fields), strict=True)) for e in FOUND]
-    assert trust_digest(FOUND) == content_digest(json.dumps(data, sort_keys=True).encode())
-    assert trust_digest([]) == ""
+    expected = content_digest(json.dumps({"runs": data, "tree": TREE}, sort_keys=True).encode())
+    assert trust_digest(FOUND, TREE) == expected
+
+
+def test_any_file_of_a_package_that_runs_something_changes_the_digest() -> None:
+    assert trust_digest(FOUND, TREE) != trust_digest(FOUND, "ef" * 32)
+
+
+def test_nothing_to_run_needs_no_consent_whatever_the_files() -> None:
+    assert trust_digest([], TREE) == ""

@@ -61,6 +61,23 @@ class ScopeContext(msgspec.Struct, frozen=True):
         fs.remove_file(path)
         fs.remove_dir_if_empty(path.parent)
 
+    @property
+    def consent_project(self) -> str:
+        """The project a consent in this scope is for: its root, or "" in user scope."""
+        return str(self.location.project) if self.scope == "project" else ""
+
+    def consent_file(self, name: str) -> Path:
+        """Where this user's consent for package `name` in this scope lives (ADR 0021)."""
+        from uze.consent import consent_file
+
+        return consent_file(self.paths.uze_home, self.key, name)
+
+    def forget_consent(self, name: str) -> None:
+        """Drop the consent for `name` (uninstall), and its folder once empty."""
+        path = self.consent_file(name)
+        fs.remove_file(path)
+        fs.remove_dir_if_empty(path.parent)
+
     def receipt(self, name: str) -> Receipt | None:
         """The receipt of `name` in this scope, if any."""
         from uze.receipts import load_receipt

@@ -320,18 +320,69 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
     )
 
 
-def check_trust(plan: Plan, previous: Receipt | None, trusted: bool) -> None:
-    """Refuse what runs until the user accepted it; ask again only when it changed."""
-    if not plan.executions or trusted or (previous is not None and previous.trust == plan.trust):
+def consent_lines(plan: Plan) -> list[str]:
+    """What the user reads and accepts: each thing that runs, then the package's files, which the
+    consent digest covers whole (ADR 0021)."""
+    if not plan.executions:
+        return []
+    files = (f"files: every file of {plan.package.name} {plan.package.version} "
+             f"({len(plan.package.files)} files, tree blake3:{plan.tree[:16]})")
+    return [*(e.describe() for e in plan.executions), files]
+
+
+def _changed_files(store: Store, old_tree: str, entries: list[TreeEntry]) -> list[str]:
+    """The package paths whose bytes or mode differ from tree `old_tree` (empty when that tree
+    is not in the store: the files line says the tree changed)."""
+    try:
+        old = {e.path: (e.digest, e.executable) for e in store.read_tree(old_tree)}
+    except (UzeError, OSError):
+        return []
+    new = {e.path: (e.digest, e.executable) for e in entries}
+    return sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
+
+
+def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted: bool) -> None:
+    """Refuse what runs until this user accepted it, by the consent kept under `$UZE_HOME`
+    (never a file of the project); ask again only when the digest changed."""
+    from uze.consent import load_consent
+
+    if not plan.executions or trusted:
         return
-    current = [e.describe() for e in plan.executions]
-    lines = current
-    if previous is not None and previous.executions:
-        before = set(previous.executions)
+    consent = load_consent(ctx.consent_file(plan.package.name), ctx.consent_project,
+                           plan.package.name)
+    if consent is not None and consent.digest == plan.trust:
+        return
+    lines = current = consent_lines(plan)
+    if consent is not None and consent.executions:
+        before = set(consent.executions)
         lines = [("unchanged: " if line in before else "new or changed: ") + line
                  for line in current]
-        lines += [f"no longer run: {line}" for line in previous.executions if line not in current]
-    raise TrustRequired(lines, changed=previous is not None and bool(previous.executions))
+        changed = _changed_files(Store(ctx.paths.store), consent.tree, entries) \
+            if consent.tree != plan.tree else []
+        if changed:
+            more = f" and {len(changed) - 20} more" if len(changed) > 20 else ""
+            shown = ", ".join(changed[:20]) + more
+            lines.append(f"files changed since you accepted: {shown}")
+        lines += [f"no longer run: {line}" for line in consent.executions
+                  if line not in current and not line.startswith("files: ")]
+    raise TrustRequired(lines, changed=consent is not None)
+
+
+def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
+    """Keep this user's consent to what the installed version runs (ADR 0021); forget it when
+    the version runs nothing."""
+    from uze.consent import Consent, dump_consent, load_consent
+
+    path = ctx.consent_file(plan.package.name)
+    if not plan.executions:
+        if path.exists() or path.is_symlink():
+            tx.remove(path)
+        return
+    data = dump_consent(Consent(project=ctx.consent_project, package=plan.package.name,
+                                digest=plan.trust, tree=plan.tree, executions=consent_lines(plan)))
+    found = load_consent(path, ctx.consent_project, plan.package.name)
+    if found is None or dump_consent(found) != data:
+        tx.write(path, data)
 
 
 def _apply(
@@ -354,6 +405,7 @@ def _apply(
         outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
         created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
         save_created(tx, ctx, created)
+        _save_consent(tx, ctx, plan)
         if ctx.scope == "project":
             register_project(tx, ctx.paths, ctx.location.project, present=True)
     except BaseException:
@@ -413,7 +465,7 @@ def install(
     actions = tuple(step.action for step in steps)
     if dry_run:
         return InstallResult(plan, actions, True, None, 0)
-    check_trust(plan, previous, trust)
+    check_trust(ctx, plan, entries, trust)
     with locked(ctx, store=True):
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)

@@ -163,6 +163,8 @@ def _unchanged(
         return None
     if harness is not None and parse_harnesses(harness) != tuple(receipt.harnesses):
         return None
+    if not _consented(ctx, receipt):
+        return None
     if not _same_files(Store(paths.store), source, receipt):
         return None
     if any(arts.inspect_record(ctx, r) != "matched" for r in receipt.artifacts):
@@ -193,6 +195,16 @@ def _stamped_receipt(ctx: ScopeContext, name: str) -> tuple[Receipt | None, list
             or not _same_inputs(stamp.get("inputs"), ctx):
         return None, []
     return receipt, keys
+
+
+def _consented(ctx: ScopeContext, receipt: Receipt) -> bool:
+    """This user's consent (under `$UZE_HOME`, ADR 0021) holds the digest the stamped receipt
+    was installed with: the shortcut never answers for a package whose consent is gone. The
+    stamp binds that receipt's bytes and the receipt its tree, so the digest is the plan's."""
+    from uze.consent import accepted
+
+    return accepted(ctx.consent_file(receipt.name), ctx.consent_project, receipt.name,
+                    receipt.trust)
 
 
 def _same_inputs(stamped: object, ctx: ScopeContext) -> bool:

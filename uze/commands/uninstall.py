@@ -118,4 +118,5 @@ def uninstall(
         decisions = _decide(ctx, receipt, force)
         _apply(ctx, receipt, decisions)
         ctx.forget_stamp(name)
+        ctx.forget_consent(name)
     return UninstallResult(name, tuple(a for a, _ in decisions), False)
