@@ -7,13 +7,15 @@ from pathlib import Path
 
 
 class UzeError(Exception):
-    """An error the user can fix (exit 1). `hint` names the next step."""
+    """An error the user can fix (exit 1). `hint` names the next step; `details` are the lines
+    printed under the message (fixed when the error is built: a tuple, never appended to)."""
 
-    def __init__(self, message: str, *, hint: str | None = None) -> None:
+    def __init__(self, message: str, *, hint: str | None = None,
+                 details: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.message = message
         self.hint = hint
-        self.details: list[str] = []
+        self.details: tuple[str, ...] = tuple(details)
 
 
 class UsageError(UzeError):
@@ -29,9 +31,9 @@ class PackageInvalid(UzeError):
         super().__init__(
             f"invalid package {source}: {count} {noun}",
             hint="fix every problem listed above, then run the command again",
+            details=issues,
         )
         self.issues = list(issues)
-        self.details = list(issues)
 
 
 class Conflict(UzeError):
@@ -116,17 +118,61 @@ class TrustRequired(UzeError):
         super().__init__(
             f"this package {what}; not installed without your consent",
             hint="read the list above; run again on a terminal to answer, or pass --trust",
+            details=["It will run:", *(f"  {line}" for line in lines)],
         )
-        self.details = ["It will run:", *(f"  {line}" for line in lines)]
+
+
+class RequirementUnmet(UzeError):
+    """The package requires native routes that some targeted harnesses cannot give."""
+
+    def __init__(self, package: str, unmet: Sequence[str]) -> None:
+        super().__init__(
+            f"{package} requires native routes that {len(unmet)} projection(s) cannot have",
+            hint="leave out those harnesses with --harness, "
+                 "or ask the author to relax the requirement",
+            details=unmet,
+        )
 
 
 class Blocked(UzeError):
-    """A file uze must edit cannot be safely parsed (e.g. broken region markers)."""
+    """A file uze must edit cannot be edited safely. Raise a subclass: each names the cause
+    and carries the hint that fixes it."""
+
+    def __init__(self, target: str, why: str, *, hint: str) -> None:
+        super().__init__(f"cannot safely edit {target}: {why}", hint=hint)
+        self.target = target
+
+
+class MarkersBroken(Blocked):
+    """A text file's uze region markers do not pair up."""
 
     def __init__(self, target: str, why: str) -> None:
         super().__init__(
-            f"cannot safely edit {target}: {why}",
+            target, why,
             hint="repair the file by hand (each uze:begin needs its uze:end), then run again",
+        )
+
+
+class ConfigBroken(Blocked):
+    """A JSON or TOML config file uze must edit does not parse."""
+
+    def __init__(self, target: str, why: str) -> None:
+        super().__init__(
+            target, why,
+            hint="fix the syntax error at the line:column shown (or move the file aside), "
+                 "then run again",
+        )
+
+
+class ValueInTheWay(Blocked):
+    """The config's value on uze's key path is not one uze can add to without risking the
+    user's bytes (a value where a table or list belongs, or an edit that would not undo)."""
+
+    def __init__(self, target: str, why: str) -> None:
+        super().__init__(
+            target, why,
+            hint="move that value aside by hand, or leave out that harness with --harness, "
+                 "then run again",
         )
 
 

@@ -228,3 +228,21 @@ def test_an_upgrade_that_changes_a_group_rewrites_the_plugin_and_the_named_entry
     assert states == {"matched"}
     assert run_uze("uninstall", "every-kind", cwd=sandbox.project).returncode == 0
     assert tree_bytes(sandbox.project) == before
+
+
+def test_a_settings_file_that_stops_parsing_is_named_as_such_on_reinstall(
+    sandbox: Sandbox,
+) -> None:
+    """A hook's settings file that no longer parses is a config error (line:column and how to
+    fix it), not broken region markers; nothing is written."""
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project).returncode == 0
+    (sandbox.project / ".claude/settings.json").write_bytes(b'{"hooks": {,}')
+    before = tree_bytes(sandbox.project)
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project)
+    assert done.returncode == 1
+    assert "cannot safely edit .claude/settings.json: it does not parse (1:12: " in done.stderr
+    assert "hint: fix the syntax error at the line:column shown" in done.stderr
+    assert "markers" not in done.stderr and "Traceback" not in done.stderr
+    assert tree_bytes(sandbox.project) == before

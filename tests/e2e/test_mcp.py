@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Sandbox
-from tests.helpers import DATA, run_uze
+from tests.helpers import DATA, run_uze, tree_bytes
 from uze.projections.config_entry import read_document
 
 pytestmark = pytest.mark.e2e
@@ -127,8 +127,29 @@ def test_a_config_file_that_does_not_parse_stops_the_install_before_any_write(
                    cwd=sandbox.project)
     assert done.returncode == 1
     assert ".mcp.json" in done.stderr and "does not parse" in done.stderr
+    assert "hint: fix the syntax error at the line:column shown" in done.stderr
+    assert "uze:begin" not in done.stderr
     assert path.read_bytes() == b'{"mcpServers": {,}'
     assert not (sandbox.project / ".uze").exists()
+
+
+def test_a_config_that_stops_parsing_after_install_is_named_as_such_on_reinstall(
+    sandbox: Sandbox,
+) -> None:
+    """Not as broken region markers: the entry's file is a JSON file (tests/e2e/test_hooks.py
+    has the same for a hook's settings file)."""
+    file = ".mcp.json"
+    assert run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project).returncode == 0
+    (sandbox.project / file).write_bytes(b'{"mcpServers": {,}')
+    before = tree_bytes(sandbox.project)
+    done = run_uze("install", EVERY_KIND, "--harness", "claude_code", "--trust",
+                   cwd=sandbox.project)
+    assert done.returncode == 1
+    assert f"cannot safely edit {file}: it does not parse (1:17: " in done.stderr
+    assert "hint: fix the syntax error at the line:column shown" in done.stderr
+    assert "markers" not in done.stderr and "Traceback" not in done.stderr
+    assert tree_bytes(sandbox.project) == before
 
 
 def test_a_foreign_entry_with_the_same_name_is_a_conflict_found_while_planning(

@@ -21,7 +21,16 @@ from uze.commands.context import (
     save_created,
 )
 from uze.commands.results import InstallResult
-from uze.errors import Blocked, Conflict, ForeignFile, TrustRequired, UzeError
+from uze.errors import (
+    Blocked,
+    ConfigBroken,
+    Conflict,
+    ForeignFile,
+    MarkersBroken,
+    RequirementUnmet,
+    TrustRequired,
+    UzeError,
+)
 from uze.harnesses import detect_harnesses, parse_harnesses
 from uze.location import Scope
 from uze.package import Package, read_package
@@ -149,13 +158,30 @@ def _old_digests(record: Artifact) -> dict[str, str] | str:
     return record.files if isinstance(record, TreeArtifact) else record.digest
 
 
+def _blocked(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact) -> Blocked:
+    """Why an owned artifact reads as blocked: its config file does not parse (the parser's
+    line:column when it can be read again), or its region markers are broken."""
+    path = arts.record_path(ctx, old)
+    try:
+        if old.type == "entry":
+            entry.read_value(path, old.format, tuple(old.key_path), planned.target)
+        elif old.type == "element":
+            element.check_writable(path, old.format, tuple(old.key_path), planned.target)
+    except Blocked as exc:
+        return exc
+    if old.type in ("entry", "element"):
+        return ConfigBroken(planned.target, "it does not parse; "
+                                            "uze never rewrites a file it cannot read")
+    return MarkersBroken(planned.target, "its uze markers are broken")
+
+
 def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
                     force: bool) -> _Step:
     key = planned_key(planned)
     state = arts.inspect_record(ctx, old)
     same = _digests(planned) == _old_digests(old)
     if state == "blocked":
-        raise Blocked(planned.target, "its uze markers are broken")
+        raise _blocked(ctx, planned, old)
     if state == "missing":
         return _Step(Action(key, "create", "missing; delivered again"), planned, old)
     if state == "matched":
@@ -432,15 +458,8 @@ def check_requirements(plan: Plan) -> None:
     """Refuse a plan where the author required a native route that a harness cannot give."""
     unmet = plan.unmet_requirements()
     if unmet:
-        error = UzeError(
-            f"{plan.package.name} requires native routes that {len(unmet)} projection(s) "
-            "cannot have",
-            hint="leave out those harnesses with --harness, "
-                 "or ask the author to relax the requirement",
-        )
-        error.details = [f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}"
-                         for p in unmet]
-        raise error
+        raise RequirementUnmet(plan.package.name, [
+            f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}" for p in unmet])
 
 
 def install(

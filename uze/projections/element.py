@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.errors import Blocked
+from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
 from uze.projections.config_entry import ConfigFormat, ConfigUnreadable, UnsafeEdit
 from uze.projections.entry import is_hollow, value_digest
@@ -57,15 +57,16 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
 
 
 def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> None:
-    """Raise Blocked if the file does not parse or the key path holds something else."""
+    """Raise ConfigBroken if the file does not parse, ValueInTheWay if the key path holds
+    something else."""
     try:
         (_items(path, fmt, key_path) if not path.exists()
          else ca.read_array(_read(path), fmt, key_path))
     except ca.NotAnArray:
-        raise Blocked(target, f"{'.'.join(key_path)} is not a list") from None
+        raise ValueInTheWay(target, f"{'.'.join(key_path)} is not a list") from None
     except ConfigUnreadable as exc:
-        raise Blocked(target, f"it does not parse ({exc}); "
-                              "uze never rewrites a file it cannot read") from None
+        raise ConfigBroken(target, f"it does not parse ({exc}); "
+                                   "uze never rewrites a file it cannot read") from None
 
 
 def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
@@ -74,8 +75,10 @@ def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
     created = not path.exists()
     try:
         data, info = ca.append_element(_read(path), fmt, key_path, value)
-    except (ConfigUnreadable, UnsafeEdit, ca.NotAnArray) as exc:
-        raise Blocked(target, f"cannot add a hook safely ({exc})") from None
+    except ConfigUnreadable as exc:
+        raise ConfigBroken(target, f"cannot add a hook safely ({exc})") from None
+    except (UnsafeEdit, ca.NotAnArray) as exc:
+        raise ValueInTheWay(target, f"cannot add a hook safely ({exc})") from None
     tx.write(path, data)
     return info, created
 

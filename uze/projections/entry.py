@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from uze.errors import Blocked
+from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_entry as ce
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
@@ -42,12 +42,13 @@ def _read(path: Path) -> bytes:
 
 
 def read_value(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], target: str) -> object:
-    """The value at `key_path` (ce.MISSING if absent). Raises Blocked if the file does not parse."""
+    """The value at `key_path` (ce.MISSING if absent). Raises ConfigBroken if the file does
+    not parse."""
     try:
         return ce.read_entry(_read(path), fmt, key_path)
     except ce.ConfigUnreadable as exc:
-        raise Blocked(target, f"it does not parse ({exc}); "
-                              "uze never rewrites a file it cannot read") from None
+        raise ConfigBroken(target, f"it does not parse ({exc}); "
+                                   "uze never rewrites a file it cannot read") from None
 
 
 def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest: str) -> str:
@@ -69,8 +70,12 @@ def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, 
     created = not path.exists()
     try:
         data, info = ce.add_entry(_read(path), fmt, key_path, value)
-    except (ce.ConfigUnreadable, ce.UnsafeEdit) as exc:
-        raise Blocked(target, f"cannot add {ce.format_key_path(key_path)} safely ({exc})") from None
+    except ce.ConfigUnreadable as exc:
+        why = f"cannot add {ce.format_key_path(key_path)} safely ({exc})"
+        raise ConfigBroken(target, why) from None
+    except ce.UnsafeEdit as exc:
+        why = f"cannot add {ce.format_key_path(key_path)} safely ({exc})"
+        raise ValueInTheWay(target, why) from None
     tx.write(path, data)
     return info, created
 

@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.errors import Blocked
+from uze.errors import MarkersBroken
 from uze.projections import region
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
 
 
 def read_regions(path: Path, target: str) -> dict[str, region.RegionSpan]:
-    """The regions of the file at `path` (none if absent). Raises Blocked on broken markers."""
+    """The regions of the file at `path` (none if absent). Raises MarkersBroken."""
     if not path.exists():
         return {}
     try:
         return region.scan_regions(path.read_bytes())
     except region.BrokenMarkers as exc:
-        raise Blocked(target, str(exc)) from None
+        raise MarkersBroken(target, str(exc)) from None
 
 
 def inspect(path: Path, region_id: str, digest: str) -> str:

@@ -91,7 +91,7 @@ def test_error_message_counts_the_problems_and_names_the_source() -> None:
         read_package(source)
 
     assert caught.value.message == f"invalid package {source}: 4 problems"
-    assert caught.value.details == caught.value.issues
+    assert list(caught.value.details) == caught.value.issues
 
 
 def test_three_different_problems_are_reported_at_once(build: Builder, issues_of: Issues) -> None:
