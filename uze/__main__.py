@@ -147,13 +147,27 @@ def _asks_at_terminal(exc: BaseException, found: dict[str, str]) -> bool:
         and sys.stdin.isatty() and sys.stderr.isatty()
 
 
+def _progress(found: dict[str, str]) -> Any:
+    """The progress display of an install or uninstall at a terminal without --json (ADR 0027;
+    its module is imported only then), else a context that does nothing."""
+    if found["command"] in ("install", "uninstall") and "--json" not in found \
+            and sys.stderr.isatty():
+        from uze.progress_view import shown
+
+        return shown(f"{found['command']} {found['name']}")
+    from contextlib import nullcontext
+
+    return nullcontext()
+
+
 def _run_fast(found: dict[str, str], color: str) -> int | None:
     """A fast-path command line: the same core call and bytes as `uze.cli`; None to hand it to
     `uze.cli` (an install that needs consent at a terminal: it asks there)."""
     import json
 
     try:
-        result = _result(found)
+        with _progress(found):
+            result = _result(found)
     except (Exception, KeyboardInterrupt) as exc:
         if _asks_at_terminal(exc, found):
             return None

@@ -21,6 +21,7 @@ from uze import __version__, render
 from uze.cli_help import conventional_help
 from uze.errors import UsageError, UzeError
 from uze.location import checked_scope
+from uze.progress_view import shown
 from uze.render import (
     add_row,
     check_view,
@@ -171,10 +172,12 @@ def install(
     from uze.documents import install_json
 
     def attempt(trusted: bool) -> Any:
-        return install_or_unchanged(
-            _paths(), source, scope=checked_scope(scope, ("project", "user")), project=project,
-            harness=harness, dry_run=dry_run, force=force, trust=trusted, cwd=Path.cwd(),
-        )
+        with shown(f"install {source}", enabled=not as_json):
+            return install_or_unchanged(
+                _paths(), source, scope=checked_scope(scope, ("project", "user")),
+                project=project, harness=harness, dry_run=dry_run, force=force, trust=trusted,
+                cwd=Path.cwd(),
+            )
 
     result = _run(lambda: _asking(attempt, trust, interactive=not as_json))
     if as_json:
@@ -196,10 +199,12 @@ def uninstall(
     from uze.commands.uninstall import uninstall as run_uninstall
     from uze.documents import uninstall_json
 
-    result = _run(lambda: run_uninstall(
-        _paths(), name, scope=checked_scope(scope, ("project", "user")), project=project,
-        dry_run=dry_run, force=force, cwd=Path.cwd(),
-    ))
+    def attempt() -> Any:
+        with shown(f"uninstall {name}", enabled=not as_json):
+            return run_uninstall(_paths(), name, scope=checked_scope(scope, ("project", "user")),
+                                 project=project, dry_run=dry_run, force=force, cwd=Path.cwd())
+
+    result = _run(attempt)
     if as_json:
         _print_json(uninstall_json(result))
     else:

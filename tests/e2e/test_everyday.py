@@ -8,6 +8,8 @@ import os
 import re
 import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +17,7 @@ from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, assert_ok, copy_package
 from tests.e2e.test_status import validate_status
 from tests.helpers import REPO, build_tree, run_uze
+from uze.progress_view import DELAY
 
 pytestmark = pytest.mark.e2e
 
@@ -161,3 +164,69 @@ def test_a_bad_color_is_a_usage_error_with_a_hint(uze: Uze) -> None:
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1].startswith("hint: ")
     assert "'sometimes' is not one of auto, always, never" in done.stderr
+
+
+def _on_terminal(args: tuple[str, ...], cwd: Path) -> tuple[int, str, str]:
+    """Run uze with stdin and stderr on a pseudo-terminal, stdout on a pipe: (exit code, what
+    the terminal showed, stdout)."""
+    import pty
+
+    master, slave = pty.openpty()
+    child = subprocess.Popen([sys.executable, "-m", "uze", *args], cwd=cwd, stdin=slave,
+                             stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: every writer closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(master)
+    assert child.stdout is not None
+    out = child.stdout.read().decode()
+    return child.wait(timeout=120), shown.decode(errors="replace"), out
+
+
+def test_long_work_shows_progress_on_a_terminal_only(sandbox: Sandbox) -> None:
+    """A package big enough that install and uninstall take well over the half second after
+    which progress appears; nothing of it with --json or off a terminal."""
+    files = {f"skills/bulk/f{i:04}.txt": f"line {i}\n" * 40 for i in range(600)}
+    big = build_tree(sandbox.root / "big", {
+        "plugin.json": '{"name": "big", "version": "1.0.0"}\n',
+        "skills/bulk/SKILL.md": "---\nname: bulk\ndescription: many files\n---\nbody\n",
+        **files})
+    install = ("install", str(big), "--harness", "all")
+
+    code, shown, out = _on_terminal(install, sandbox.project)
+    assert code == 0 and out.startswith("Installed big 1.0.0")
+    # which steps are drawn depends on the machine's speed; the last ones always are
+    assert re.search(r"writing big for 7 harnesses|making \d+ writes durable \(sync\)", shown)
+    assert "Installed" not in shown  # the view is on stdout; the terminal had the progress
+
+    code, shown, out = _on_terminal(("uninstall", "big", "--json"), sandbox.project)
+    assert (code, shown) == (0, "") and json.loads(out)["name"] == "big"
+    code, shown, out = _on_terminal((*install, "--json"), sandbox.project)
+    assert (code, shown) == (0, "") and json.loads(out)["package"]["name"] == "big"
+
+    off = run_uze("uninstall", "big", cwd=sandbox.project)
+    assert (off.returncode, off.stderr) == (0, "") and off.stdout.startswith("Uninstalled big")
+    off = run_uze(*install, cwd=sandbox.project)
+    assert (off.returncode, off.stderr) == (0, "") and off.stdout.startswith("Installed big")
+
+    code, shown, out = _on_terminal(("uninstall", "big"), sandbox.project)
+    assert code == 0 and out.startswith("Uninstalled big")
+    assert re.search(r"removing big|making \d+ changes durable \(sync\)", shown)
+
+
+def test_a_short_command_on_a_terminal_shows_no_progress(sandbox: Sandbox) -> None:
+    """A re-install of an unchanged package (ADR 0016's shortcut, about 0.1 s) draws nothing."""
+    args = ("install", str(EVERY_KIND), "--harness", "claude_code", "--trust")
+    assert run_uze(*args, cwd=sandbox.project).returncode == 0
+    started = time.monotonic()
+    code, shown, out = _on_terminal(args, sandbox.project)
+    if time.monotonic() - started >= DELAY:
+        pytest.skip("this machine is too busy for a re-install to be short")
+    assert code == 0 and out.startswith("Installed every-kind") and shown == ""

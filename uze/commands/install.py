@@ -8,6 +8,7 @@ from pathlib import Path
 
 import msgspec
 
+from uze import progress
 from uze.commands import artifacts as arts
 from uze.commands import reinstall, upgrade
 from uze.commands.artifacts import Action
@@ -421,8 +422,16 @@ def _apply(
     created = load_created(ctx)
     tx = Transaction(ctx.journal_root)
     tx.sync_at_commit(stored)
+    count = len(plan.harnesses)
+    progress.stage(f"writing {plan.package.name} for {count} harness{'es' if count > 1 else ''}",
+                   total=len(ordered))
     try:
-        records = [r for r in (_apply_step(tx, ctx, s, created) for s in ordered) if r is not None]
+        records = []
+        for step in ordered:
+            record = _apply_step(tx, ctx, step, created)
+            if record is not None:
+                records.append(record)
+            progress.advance()
         receipt = build_receipt(plan, records)
         path = ctx.receipt_file(receipt.name)
         data = dump_receipt(receipt)
@@ -437,6 +446,7 @@ def _apply(
     except BaseException:
         tx.rollback()
         raise
+    progress.stage(f"making {tx.writes} writes durable (sync)")
     tx.commit()
     return receipt, data, tx.writes
 
@@ -444,6 +454,7 @@ def _apply(
 def _prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
+    progress.stage(f"reading {source}")
     package = read_package(source)
     ctx = open_scope(paths, scope, project, cwd)
     previous = ctx.receipt(package.name)
@@ -489,6 +500,7 @@ def install(
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)
         store = Store(paths.store)
+        progress.stage(f"storing {len(entries)} files of {package.name}", total=len(entries))
         store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
                              sync=False)
         try:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import msgspec
 
+from uze import progress
 from uze.commands import artifacts as arts
 from uze.commands.artifacts import Action
 from uze.commands.context import (
@@ -79,8 +80,10 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
     tx = Transaction(ctx.journal_root)
     try:
         doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
+        progress.stage(f"removing {receipt.name}", total=len(doomed))
         for record in arts.removal_order(doomed):
             arts.remove_record(tx, ctx, record, created)
+            progress.advance()
         tx.remove(ctx.receipt_file(receipt.name))
         last = not any(r.name != receipt.name for r in ctx.receipts())
         _prune(tx, ctx, created, last)
@@ -89,6 +92,7 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
     except BaseException:
         tx.rollback()
         raise
+    progress.stage(f"making {tx.writes} changes durable (sync)")
     tx.commit()
 
 

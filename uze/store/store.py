@@ -18,7 +18,7 @@ from typing import Final
 import msgspec
 from blake3 import blake3
 
-from uze import fs
+from uze import fs, progress
 from uze.errors import StoreCorrupt
 from uze.store.manifest import TreeEntry, decode_manifest, encode_manifest, is_digest
 
@@ -143,6 +143,7 @@ class Store:
         try:
             for entry in entries:
                 self._write_once(self.object_path(entry.digest), entry.digest, data[entry.path])
+                progress.advance()
             digest = digest_bytes(manifest)  # every blob was just checked or written
             self._write_once(self.tree_path(digest), digest, manifest)
             if sync:
