@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-
 import msgspec
 import yaml
 
@@ -22,8 +20,7 @@ class RenderedAgent(msgspec.Struct, frozen=True):
 
 def agent_label(package: str, agent: Agent) -> str:
     """`<package>-<subdirs>-<name>`: stable and unique across packages."""
-    subdirs = PurePosixPath(agent.relpath).parent.parts[1:]
-    return "-".join((package, *subdirs, agent.name))
+    return "-".join((package, *agent.subdirs, agent.name))
 
 
 def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, object], list[str]]:

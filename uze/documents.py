@@ -33,6 +33,7 @@ def install_json(result: InstallResult) -> dict[str, Any]:
         "projections": planned_rows(result),
         "actions": [action_json(a) for a in result.actions],
         "executions": [e.describe() for e in result.plan.executions],
+        "warnings": list(package.warnings),
         "writes": result.writes,
     }
 
@@ -66,4 +67,5 @@ def check_json(result: CheckResult) -> dict[str, Any]:
         "harnesses": list(plan.harnesses),
         "projections": [projection_json(p) for p in plan.projections],
         "unmet_requirements": [projection_json(p) for p in plan.unmet_requirements()],
+        "warnings": list(package.warnings),
     }

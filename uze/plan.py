@@ -156,7 +156,7 @@ def skill_folder_name(package: Package, skill: Skill) -> str:
 
 
 def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...]) -> dict[str, bytes]:
-    files = {rel[len(skill.folder) + 1 :]: package.files[rel].data for rel in skill.files}
+    files = {skill.inner(rel): package.files[rel].data for rel in skill.files}
     folder = skill_folder_name(package, skill)
     keys: dict[str, object] = {}
     for harness in harnesses:
@@ -192,8 +192,7 @@ def _plan_skills(b: _Builder) -> None:
         for path, harnesses in users.items():
             files = _skill_files(b.package, skill, tuple(harnesses))
             executables = frozenset(
-                rel[len(skill.folder) + 1 :] for rel in skill.files
-                if b.package.files[rel].executable
+                skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
             )
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables,
                                            tuple(harnesses)))

@@ -168,6 +168,7 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"for {', '.join(result.plan.harnesses)}"
     )]
     out += _projection_table(planned_rows(result), "action")
+    out += warning_lines(package.warnings)
     out += _kept_lines(result.actions)
     if result.dry_run and result.plan.executions:
         out.append(Text("It will run (install asks before it does):"))
@@ -237,7 +238,7 @@ def check_view(result: CheckResult) -> list[RenderableType]:
         add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
     head = Text(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
     notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
-    return [head, table, *notes]
+    return [head, table, *notes, *warning_lines(plan.package.warnings)]
 
 
 # The glance (issue 23): one row per package, one mark per harness.
@@ -364,3 +365,13 @@ def _problem_lines(result: StatusResult,
         lines = lines[:_MAX_PROBLEM_LINES - 1]
         lines.append(f"  ... {rest} more lines: run `uze status NAME` for one package's detail")
     return lines
+
+
+def warning_lines(warnings: tuple[str, ...]) -> list[RenderableType]:
+    """One `warning: location: message` line per thing read leniently (shown inert)."""
+    return [Text(f"warning: {_inert(line)}") for line in warnings]
+
+
+def _inert(text: str) -> str:
+    """`text` with every control or unprintable character escaped (package text is hostile)."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)

@@ -85,7 +85,7 @@ def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
     for skill in package.skills:
         if skill.name not in skills:
             continue
-        text = package.files[f"{skill.folder}/SKILL.md"].data.decode("utf-8", "replace")
+        text = package.files[skill.skill_md].data.decode("utf-8", "replace")
         found += [Execution("skill", f"{skill.name} (inline shell)", m.group(1).strip(),
                             (), "", (), ())
                   for m in _INLINE_SHELL.finditer(text)]

@@ -70,8 +70,6 @@ INVALID = {
     "invalid-mcp": ["mcp.json: mcpServers.both: ", "mcp.json: mcpServers.typo.arg: "],
     "invalid-names": [
         "plugin.json: name: ",
-        "skills/Bad_Skill: ",
-        "agents/reviewer.md: name: ",
         "mcp.json: mcpServers.My_Server: ",
     ],
     "invalid-skill-no-skillmd": ["skills/empty: missing SKILL.md"],

@@ -22,13 +22,14 @@ class CheckResult(msgspec.Struct, frozen=True):
 
 def check(
     paths: Paths, source: Path, *, harness: str | None = None, project: Path | None = None,
-    cwd: Path,
+    cwd: Path, strict: bool = False,
 ) -> CheckResult:
     """Resolve every projection for `source` against the capability map (default: all seven).
 
-    Raises PackageInvalid for an invalid package. Reads only the package.
+    Raises PackageInvalid for an invalid package, and with `strict` for one that reads only
+    with warnings. Reads only the package.
     """
-    package = read_package(source)
+    package = read_package(source, strict=strict)
     ctx = open_scope(paths, "project", project, cwd)
     harnesses = choose_harnesses(harness, None, ctx) if harness else HARNESS_IDS
     _entries, _meta, digest = package_tree(package)

@@ -15,10 +15,11 @@ if TYPE_CHECKING:
 
 
 class RecordedPackage(msgspec.Struct, frozen=True):
-    """The name and version a receipt records."""
+    """The name and version a receipt records (the shortcut reads no package: no warnings)."""
 
     name: str
     version: str
+    warnings: tuple[str, ...] = ()
 
 
 class RecordedExecution(msgspec.Struct, frozen=True):

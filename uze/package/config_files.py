@@ -7,9 +7,9 @@ from typing import cast
 from uze.package.claude import portable_hooks, portable_server
 from uze.package.hooks import HOOK_EVENTS, HookEvent, HookGroup, HooksFile, hooks_problems
 from uze.package.issues import convert, issue, key_path
+from uze.package.layout import Layout
 from uze.package.manifest import McpServer
 from uze.package.tree import Tree
-from uze.package.validate import Layout
 
 
 def _has_only_key(raw: dict[str, object], key: str, location: str, issues: list[str]) -> bool:
@@ -24,33 +24,43 @@ def _has_only_key(raw: dict[str, object], key: str, location: str, issues: list[
 
 
 def validate_mcp(tree: Tree, layout: Layout, issues: list[str]) -> tuple[McpServer, ...]:
-    """Read `{"mcpServers": {name: server}}`; servers sorted by name."""
+    """Read `{"$schema"?, "mcpServers": {name: server}}`; servers sorted by name.
+
+    Claude's `.mcp.json` may also be flat, the servers at the top (`{"github": {...}}`).
+    """
     raw = tree.json_object(layout.mcp, issues) if layout.mcp in tree.seen else None
     if raw is None:
         return ()
-    if not _has_only_key(raw, "mcpServers", layout.mcp, issues):
+    raw = {key: value for key, value in raw.items() if key != "$schema"}
+    if layout.mcp_is_claude and "mcpServers" not in raw:
+        raw = {"mcpServers": raw}  # the flat shape Claude Code writes and reads
+    return servers_of(raw, layout.mcp, issues)
+
+
+def servers_of(raw: dict[str, object], location: str, issues: list[str]) -> tuple[McpServer, ...]:
+    """The servers of one `{"mcpServers": {...}}` value read from `location`, sorted by name."""
+    if not _has_only_key(raw, "mcpServers", location, issues):
         return ()
     servers = raw["mcpServers"]
     if not isinstance(servers, dict):
-        issues.append(issue(layout.mcp, "mcpServers", "must be a JSON object of servers by name"))
+        issues.append(issue(location, "mcpServers", "must be a JSON object of servers by name"))
         return ()
-    found = [_read_server(name, body, layout, issues) for name, body in servers.items()]
+    found = [_read_server(name, body, location, issues) for name, body in servers.items()]
     return tuple(sorted((s for s in found if s is not None), key=lambda server: server.name))
 
 
-def _read_server(name: str, body: object, layout: Layout, issues: list[str]) -> McpServer | None:
+def _read_server(name: str, body: object, location: str, issues: list[str]) -> McpServer | None:
     where = ["mcpServers", name]
     if not isinstance(body, dict):
-        issues.append(issue(layout.mcp, key_path(where), "must be a JSON object"))
+        issues.append(issue(location, key_path(where), "must be a JSON object"))
         return None
     if "name" in body:
         issues.append(
-            issue(layout.mcp, key_path([*where, "name"]), "unknown key (the key above names it)")
+            issue(location, key_path([*where, "name"]), "unknown key (the key above names it)")
         )
         body = {key: value for key, value in body.items() if key != "name"}
-    if layout.is_claude:
-        body = portable_server(body)
-    return convert({**body, "name": name}, McpServer, layout.mcp, issues, where, own_key="name")
+    body = portable_server(body)
+    return convert({**body, "name": name}, McpServer, location, issues, where, own_key="name")
 
 
 def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile | None:
@@ -58,7 +68,7 @@ def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile |
     raw = tree.json_object(layout.hooks, issues) if layout.hooks in tree.seen else None
     if raw is None:
         return None
-    if layout.is_claude:
+    if layout.hooks_are_claude:
         raw = portable_hooks(raw, layout.hooks, issues)
     before = len(issues)
     groups: dict[HookEvent, list[HookGroup]] = {}

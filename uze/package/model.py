@@ -40,7 +40,8 @@ class InvokePolicy(msgspec.Struct, frozen=True):
 
 
 class Skill(msgspec.Struct, frozen=True):
-    """A skill is a whole folder `skills/<name>/`; `files` lists every file in it, sorted."""
+    """A skill is a whole folder (`skills/<name>/`, or "" for a package that is one skill);
+    `files` lists every file in it, sorted."""
 
     name: str
     folder: str
@@ -48,6 +49,15 @@ class Skill(msgspec.Struct, frozen=True):
     invoke: InvokePolicy
     has_invoke_key: bool
     frontmatter: Mapping[str, object]
+
+    def inner(self, relpath: str) -> str:
+        """`relpath` (one of `files`) relative to the skill folder."""
+        return relpath[len(self.folder) + 1 :] if self.folder else relpath
+
+    @property
+    def skill_md(self) -> str:
+        """The package path of the skill's SKILL.md."""
+        return f"{self.folder}/SKILL.md" if self.folder else "SKILL.md"
 
 
 class Agent(msgspec.Struct, frozen=True):
@@ -58,6 +68,7 @@ class Agent(msgspec.Struct, frozen=True):
     frontmatter: Mapping[str, object]
     body: str
     harness: Mapping[str, Mapping[str, object]]
+    subdirs: tuple[str, ...] = ()
 
 
 class Package(msgspec.Struct, frozen=True):
@@ -71,6 +82,7 @@ class Package(msgspec.Struct, frozen=True):
     agents: tuple[Agent, ...]
     mcp_servers: tuple[McpServer, ...]
     hooks: HooksFile | None
+    warnings: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:

@@ -10,10 +10,10 @@ from types import MappingProxyType
 
 from uze.errors import PackageInvalid
 from uze.package.config_files import validate_hooks, validate_mcp
+from uze.package.layout import component_paths, detect_layout
 from uze.package.model import Package
 from uze.package.tree import read_tree
 from uze.package.validate import (
-    detect_layout,
     validate_agents,
     validate_instructions,
     validate_manifest,
@@ -29,24 +29,30 @@ def _check_source(source: Path) -> Path:
     return source.resolve()
 
 
-def read_package(source: Path) -> Package:
+def read_package(source: Path, *, strict: bool = False) -> Package:
     """Read and validate the package folder `source`.
 
-    Every file is read byte for byte (`.git/` at the root is ignored). A plugin.json at the
-    root wins; otherwise a Claude-native layout (`.claude-plugin/plugin.json`, `.mcp.json`,
-    `hooks/hooks.json`) is read as the same resources. Raises PackageInvalid with one
-    `location: message` line per problem, all of them at once.
+    Every file is read byte for byte (`.git/` at the root is ignored). The layout decides
+    where resources come from (`uze.package.layout`). Unsafe or unreadable input as a whole
+    raises PackageInvalid with one `location: message` line per problem, all at once; what is
+    read leniently (a Claude manifest's unknown keys, one skill or agent that cannot be read)
+    is a warning in `Package.warnings`, or a problem too when `strict`.
     """
     root = _check_source(source)
     tree = read_tree(root)
     issues = list(tree.issues)
+    warnings: list[str] = []
     layout = detect_layout(tree)
-    manifest = validate_manifest(tree, layout, issues)
-    instructions = validate_instructions(tree, issues)
-    skills = validate_skills(tree, issues)
-    agents = validate_agents(tree, issues)
+    manifest, claude = validate_manifest(tree, layout, root.name, issues, warnings)
+    paths = component_paths(claude, tree, issues, warnings)
+    root_name = manifest.name if manifest is not None else root.name
+    instructions = validate_instructions(tree, issues) if not layout.bare else None
+    skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
+    agents = validate_agents(tree, paths, issues, warnings)
     mcp_servers = validate_mcp(tree, layout, issues)
     hooks = validate_hooks(tree, layout, issues)
+    if strict:
+        issues += warnings
     if issues or manifest is None:
         raise PackageInvalid(source, issues)
     return Package(
@@ -58,4 +64,5 @@ def read_package(source: Path) -> Package:
         agents=agents,
         mcp_servers=mcp_servers,
         hooks=hooks,
+        warnings=tuple(warnings),
     )

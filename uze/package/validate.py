@@ -14,6 +14,15 @@ import msgspec
 
 from uze.package.frontmatter import FrontmatterError, split_frontmatter
 from uze.package.issues import convert, issue
+from uze.package.layout import (
+    CLAUDE_MANIFEST,
+    SKILL_FILE,
+    ComponentPaths,
+    Layout,
+    bare_name,
+    files_under,
+    skill_folders,
+)
 from uze.package.model import Agent, InvokePolicy, Manifest, Skill
 from uze.package.names import name_problem
 from uze.package.tree import Tree
@@ -22,39 +31,55 @@ INSTRUCTIONS: Final = "AGENTS.md"
 _UZE_MARKER: Final = re.compile(r"^<!-- uze:(begin|end) \S+ -->\s*$")
 SKILLS: Final = "skills"
 AGENTS: Final = "agents"
-SKILL_FILE: Final = "SKILL.md"
 _INVOKE_KEYS: Final = ("model", "user")
 
 
-class Layout(msgspec.Struct, frozen=True):
-    """Where a package keeps its manifest, MCP servers and hooks."""
+def validate_manifest(
+    tree: Tree, layout: Layout, folder: str, issues: list[str], warnings: list[str]
+) -> tuple[Manifest | None, dict[str, object] | None]:
+    """The Manifest, and the Claude manifest's raw value for its component paths (or None).
 
-    manifest: str
-    mcp: str
-    hooks: str
-    is_claude: bool
-
-
-PORTABLE: Final = Layout("plugin.json", "mcp.json", "hooks.json", is_claude=False)
-CLAUDE: Final = Layout(".claude-plugin/plugin.json", ".mcp.json", "hooks/hooks.json", True)
-
-
-def detect_layout(tree: Tree) -> Layout:
-    """Choose the Claude-native layout if only `.claude-plugin/plugin.json` exists."""
-    if PORTABLE.manifest not in tree.seen and CLAUDE.manifest in tree.seen:
-        return CLAUDE
-    return PORTABLE
-
-
-def validate_manifest(tree: Tree, layout: Layout, issues: list[str]) -> Manifest | None:
-    """Parse plugin.json (or `.claude-plugin/plugin.json`) into a Manifest."""
+    A portable plugin.json is strict: an unknown key is an issue. A Claude manifest is read
+    as published: its unknown keys are warnings. A package with no manifest is named after
+    its `folder`.
+    """
+    claude = _claude_manifest(tree, layout, issues, warnings)
+    if layout.bare:
+        name = bare_name(folder)
+        if name is None:
+            issues.append(issue(folder or ".", "no plugin.json, and the folder name is not a "
+                                "valid package name; add a plugin.json with a name"))
+            return None, None
+        return Manifest(name=name), None
     if layout.manifest not in tree.seen:
         issues.append(issue(layout.manifest, "missing: a package needs a plugin.json with a name"))
-        return None
+        return None, claude
+    if layout.manifest == CLAUDE_MANIFEST:
+        if claude is None:
+            return None, None
+        return convert(claude, Manifest, layout.manifest, issues), claude
     raw = tree.json_object(layout.manifest, issues)
     if raw is None:
+        return None, claude
+    return convert(raw, Manifest, layout.manifest, issues), claude
+
+
+_MANIFEST_KEYS: Final = frozenset(f.encode_name for f in msgspec.structs.fields(Manifest))
+
+
+def _claude_manifest(
+    tree: Tree, layout: Layout, issues: list[str], warnings: list[str]
+) -> dict[str, object] | None:
+    """`.claude-plugin/plugin.json` with the keys uze does not read left out, each a warning."""
+    if not layout.claude:
         return None
-    return convert(raw, Manifest, layout.manifest, issues)
+    raw = tree.json_object(layout.claude, issues)
+    if raw is None:
+        return None
+    for key in raw:
+        if key not in _MANIFEST_KEYS:
+            warnings.append(issue(layout.claude, key, "unknown key; ignored"))
+    return {key: value for key, value in raw.items() if key in _MANIFEST_KEYS}
 
 
 def validate_instructions(tree: Tree, issues: list[str]) -> str | None:
@@ -69,60 +94,95 @@ def validate_instructions(tree: Tree, issues: list[str]) -> str | None:
     return INSTRUCTIONS
 
 
-def validate_skills(tree: Tree, issues: list[str]) -> tuple[Skill, ...]:
-    """Read every `skills/<name>/` folder; each needs a SKILL.md. Sorted by name."""
-    for relpath in sorted(tree.seen):
-        parts = relpath.split("/")
-        if parts[0] == SKILLS and len(parts) == 2:
-            issues.append(
-                issue(relpath, "not in a skill folder: a skill is skills/<name>/SKILL.md")
-            )
-    names = sorted(
-        parts[1]
-        for parts in (folder.split("/") for folder in tree.folders)
-        if parts[0] == SKILLS and len(parts) == 2
-    )
-    skills = [_read_skill(tree, name, issues) for name in names]
-    return tuple(skill for skill in skills if skill is not None)
+def validate_skills(
+    tree: Tree, layout: Layout, paths: ComponentPaths, root_name: str,
+    issues: list[str], warnings: list[str],
+) -> tuple[Skill, ...]:
+    """Read every skill folder (see `layout.skill_folders`); each holds a SKILL.md.
+
+    A skill is named after its folder (`root_name` for a package that is one skill). A
+    skill that cannot be read is skipped with a warning; so is a second skill of one name.
+    Sorted by name.
+    """
+    strict = not (layout.is_claude or layout.bare)
+    _stray_skill_files(tree, strict, issues, warnings)
+    skills: dict[str, Skill] = {}
+    for folder in skill_folders(tree, layout, paths):
+        name = _skill_name(folder.rsplit("/", 1)[-1] if folder else root_name, folder, warnings)
+        skill = None if name is None else _read_skill(tree, name, folder, issues, warnings)
+        if skill is None:
+            continue
+        if skill.name in skills:
+            used = skills[skill.name].folder
+            problem = f"skill {skill.name!r} is already read from {used}; skipped"
+            warnings.append(issue(folder, problem))
+            continue
+        skills[skill.name] = skill
+    return tuple(skills[name] for name in sorted(skills))
 
 
-def _read_skill(tree: Tree, name: str, issues: list[str]) -> Skill | None:
-    folder = f"{SKILLS}/{name}"
-    problem = name_problem(name)
-    if problem:
-        issues.append(issue(folder, problem))
-    skill_md = f"{folder}/{SKILL_FILE}"
-    if skill_md not in tree.seen:
-        issues.append(issue(folder, f"missing {SKILL_FILE}"))
+def _stray_skill_files(tree: Tree, strict: bool, issues: list[str], warnings: list[str]) -> None:
+    """Files and folders in `skills/` that are not skills: issues in a portable package."""
+    found = [issue(relpath, "not in a skill folder: a skill is skills/<name>/SKILL.md")
+             for relpath in sorted(tree.seen)
+             if relpath.startswith(f"{SKILLS}/") and relpath.count("/") == 1]
+    found += [issue(folder, f"missing {SKILL_FILE}") for folder in sorted(tree.folders)
+              if folder.startswith(f"{SKILLS}/") and folder.count("/") == 1
+              and f"{folder}/{SKILL_FILE}" not in tree.seen]
+    if strict:
+        issues.extend(found)
+    else:
+        warnings.extend(f"{line}; skipped" for line in found)
+
+
+def _skill_name(name: str, folder: str, warnings: list[str]) -> str | None:
+    if name_problem(name) is None:
+        return name
+    slug = bare_name(name)
+    where = folder or "."
+    if slug is None:
+        warnings.append(issue(where, f"{name_problem(name)}; skipped"))
         return None
-    frontmatter = _frontmatter(tree, skill_md, issues)
+    warnings.append(issue(where, f"{name_problem(name)}; installed as {slug!r}"))
+    return slug
+
+
+def _read_skill(
+    tree: Tree, name: str, folder: str, issues: list[str], warnings: list[str]
+) -> Skill | None:
+    skill_md = f"{folder}/{SKILL_FILE}" if folder else SKILL_FILE
+    frontmatter = _frontmatter(tree, skill_md, warnings)
     if frontmatter is None:
         return None
     declared = frontmatter.get("name", name)
     if declared != name:
-        issues.append(
-            issue(skill_md, "name", f"{declared!r} does not match the folder name {name!r}")
-        )
+        warnings.append(issue(skill_md, "name", f"{declared!r} differs from the folder name; "
+                              f"installed as {name!r}"))
     invoke = _invoke_policy(frontmatter, skill_md, issues)
-    if problem or declared != name or invoke is None:
+    if invoke is None:
         return None
-    files = tuple(sorted(relpath for relpath in tree.files if relpath.startswith(f"{folder}/")))
+    prefix = f"{folder}/" if folder else ""
+    files = tuple(sorted(relpath for relpath in tree.files if relpath.startswith(prefix)))
     return Skill(name, folder, files, invoke, "invoke" in frontmatter, frontmatter)
 
 
-def _frontmatter(tree: Tree, relpath: str, issues: list[str]) -> dict[str, object] | None:
-    parsed = _split(tree, relpath, issues)
+def _frontmatter(tree: Tree, relpath: str, warnings: list[str]) -> dict[str, object] | None:
+    parsed = _split(tree, relpath, warnings)
     return None if parsed is None else parsed[0]
 
 
-def _split(tree: Tree, relpath: str, issues: list[str]) -> tuple[dict[str, object], str] | None:
-    text = tree.text(relpath, issues)
+def _split(tree: Tree, relpath: str, warnings: list[str]) -> tuple[dict[str, object], str] | None:
+    """Frontmatter and body; None, with a warning that says the file is skipped, when the
+    file is not UTF-8 or its frontmatter is not YAML (one resource, not the package)."""
+    found: list[str] = []
+    text = tree.text(relpath, found)
     if text is None:
+        warnings.extend(f"{line}; skipped" for line in found)
         return None
     try:
         frontmatter, body = split_frontmatter(text)
     except FrontmatterError as error:
-        issues.append(issue(relpath, str(error)))
+        warnings.append(issue(relpath, f"{error}; skipped"))
         return None
     return dict(frontmatter), body
 
@@ -154,52 +214,70 @@ def _invoke_policy(
     return None
 
 
-def validate_agents(tree: Tree, issues: list[str]) -> tuple[Agent, ...]:
-    """Read every `agents/**/<name>.md`; two agents may not share a name. Sorted by name."""
+def validate_agents(
+    tree: Tree, paths: ComponentPaths, issues: list[str], warnings: list[str]
+) -> tuple[Agent, ...]:
+    """Read every `agents/**/<name>.md` and each agent a component path names. An agent that
+    cannot be read, or whose name another already has, is skipped with a warning. Sorted by name."""
     first_use: dict[str, str] = {}
     agents: list[Agent] = []
-    for relpath in sorted(tree.seen):
-        if not (relpath.startswith(f"{AGENTS}/") and relpath.endswith(".md")):
-            continue
-        agent = _read_agent(tree, relpath, issues)
+    roots = (AGENTS, *paths.agents)
+    for relpath in files_under(tree, roots, ".md"):
+        agent = _read_agent(tree, relpath, roots, issues, warnings)
         if agent is None:
             continue
         if agent.name in first_use:
             used = first_use[agent.name]
-            issues.append(issue(relpath, f"agent name {agent.name!r} is already used by {used}"))
+            warnings.append(issue(relpath, f"agent name {agent.name!r} is already used by {used}; "
+                                  "skipped"))
             continue
         first_use[agent.name] = relpath
         agents.append(agent)
     return tuple(sorted(agents, key=lambda agent: agent.name))
 
 
-def _read_agent(tree: Tree, relpath: str, issues: list[str]) -> Agent | None:
-    parsed = _split(tree, relpath, issues)
+def _read_agent(
+    tree: Tree, relpath: str, roots: tuple[str, ...], issues: list[str], warnings: list[str]
+) -> Agent | None:
+    parsed = _split(tree, relpath, warnings)
     if parsed is None:
         return None
     frontmatter, body = parsed
-    name = _agent_name(frontmatter, relpath, issues)
     harness = frontmatter.get("harness", {})
     if not _is_harness_block(harness):
         issues.append(issue(relpath, "harness", "must map each harness id to a mapping of fields"))
         return None
+    name = _agent_name(frontmatter, relpath, warnings)
     if name is None:
         return None
-    return Agent(name, relpath, frontmatter, body, harness)
+    return Agent(name, relpath, frontmatter, body, harness, _subdirs(relpath, roots))
 
 
-def _agent_name(frontmatter: dict[str, object], relpath: str, issues: list[str]) -> str | None:
-    if "name" in frontmatter:
-        name = frontmatter["name"]
-        problem = name_problem(name)
-        if problem:
-            issues.append(issue(relpath, "name", problem))
-    else:
-        name = PurePosixPath(relpath).stem
-        problem = name_problem(name)
-        if problem:
-            issues.append(issue(relpath, f"{problem} (the file name is the agent's name)"))
-    return name if isinstance(name, str) and problem is None else None
+def _subdirs(relpath: str, roots: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders between the agents root that holds `relpath` and the file."""
+    if relpath in roots:
+        return ()
+    root = max((r for r in roots if relpath.startswith(f"{r}/")), key=len, default="")
+    inner = relpath[len(root) + 1 :] if root else relpath
+    return PurePosixPath(inner).parent.parts
+
+
+def _agent_name(frontmatter: dict[str, object], relpath: str, warnings: list[str]) -> str | None:
+    """The agent's `name`, else its file name; a name that breaks the rule is made valid
+    (lowercase, hyphens) with a warning, or the agent is skipped with one."""
+    stem = PurePosixPath(relpath).stem
+    name = frontmatter.get("name", stem)
+    problem = name_problem(name)
+    if problem is None:
+        return str(name)
+    slug = bare_name(name) if isinstance(name, str) else None
+    slug = slug or bare_name(stem)
+    where = issue(relpath, "name") if "name" in frontmatter else relpath
+    if slug is None:
+        warnings.append(issue(where, f"{problem}; skipped"))
+        return None
+    warnings.append(issue(where, f"{problem}; installed as {slug!r}"))
+    return slug
 
 
 def _is_harness_block(value: object) -> TypeGuard[dict[str, dict[str, object]]]:

@@ -48,6 +48,21 @@ def _issues_of(source: Path) -> list[str]:
     return caught.value.issues
 
 
+def _warnings_of(source: Path) -> list[str]:
+    warnings = list(read_package(source).warnings)
+    with pytest.raises(PackageInvalid) as caught:
+        read_package(source, strict=True)
+    assert caught.value.issues == warnings  # --strict refuses on exactly these lines
+    return warnings
+
+
+@pytest.fixture
+def warnings_of() -> Callable[[Path], list[str]]:
+    """Return the warning lines of a package that reads (failing the test if it has none), after
+    checking that a strict read refuses it with exactly those lines."""
+    return _warnings_of
+
+
 @pytest.fixture
 def issues_of() -> Callable[[Path], list[str]]:
     """Return the issue lines reading a package raises (failing the test if it reads cleanly)."""

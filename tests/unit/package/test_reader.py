@@ -398,20 +398,39 @@ def test_claude_stop_and_session_start_match_all_without_a_matcher(build: Builde
     assert [group.matcher for group in hooks.hooks["Stop"]] == [None]
 
 
-def test_root_plugin_json_wins_over_a_claude_native_manifest(build: Builder) -> None:
+def test_root_plugin_json_names_the_package_and_the_claude_files_still_count(
+    build: Builder,
+) -> None:
     root = build(
         {
             "plugin.json": {"name": "portable"},
-            ".claude-plugin/plugin.json": {"name": "claude"},
-            ".mcp.json": "not even JSON",
-            "hooks/hooks.json": "not even JSON",
+            ".claude-plugin/plugin.json": {"name": "claude", "skills": ["./extra/only"]},
+            ".mcp.json": {"github": {"command": "gh-mcp"}},
+            "extra/only/SKILL.md": "Only.\n",
         }
     )
     package = read_package(root)
 
     assert package.name == "portable"
-    assert (package.mcp_servers, package.hooks) == ((), None)
-    assert {".claude-plugin/plugin.json", ".mcp.json", "hooks/hooks.json"} <= set(package.files)
+    assert [server.name for server in package.mcp_servers] == ["github"]
+    assert [(skill.name, skill.folder) for skill in package.skills] == [("only", "extra/only")]
+    assert package.warnings == ()
+
+
+def test_claude_files_beside_a_root_plugin_json_are_refused_when_unreadable(
+    build: Builder, issues_of: Issues
+) -> None:
+    root = build(
+        {
+            "plugin.json": {"name": "portable"},
+            ".claude-plugin/plugin.json": {"name": "claude"},
+            ".mcp.json": "not even JSON",
+        }
+    )
+
+    assert issues_of(root) == [
+        ".mcp.json: invalid JSON at line 1, column 1: Expecting value"
+    ]
 
 
 def test_claude_layout_does_not_read_portable_file_names(build: Builder) -> None:

@@ -44,8 +44,6 @@ def _claude(files: dict[str, object]) -> dict[str, object]:
             "invalid-names",
             [
                 f"plugin.json: name: invalid name 'Invalid Names': {RULE}",
-                f"skills/Bad_Skill: invalid name 'Bad_Skill': {RULE}",
-                f"agents/reviewer.md: name: invalid name 'Reviewer': {RULE}",
                 f"mcp.json: mcpServers.My_Server: invalid name 'My_Server': {MCP_RULE}",
             ],
         ),
@@ -90,7 +88,7 @@ def test_error_message_counts_the_problems_and_names_the_source() -> None:
     with pytest.raises(PackageInvalid) as caught:
         read_package(source)
 
-    assert caught.value.message == f"invalid package {source}: 4 problems"
+    assert caught.value.message == f"invalid package {source}: 2 problems"
     assert list(caught.value.details) == caught.value.issues
 
 
@@ -186,7 +184,7 @@ def test_valid_package_names_are_accepted(build: Builder, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["Pkg", "a--b", "-a", "a-", "a_b", "a.b", "a b", "é"])
-def test_names_breaking_the_rule_are_rejected_everywhere(
+def test_names_breaking_the_rule_are_rejected_for_the_package_and_servers(
     build: Builder, issues_of: Issues, name: str
 ) -> None:
     root = build(
@@ -200,10 +198,36 @@ def test_names_breaking_the_rule_are_rejected_everywhere(
 
     assert issues_of(root) == [
         f"plugin.json: name: invalid name {name!r}: {RULE}",
-        f"skills/{name}: invalid name {name!r}: {RULE}",
-        f"agents/{name}.md: invalid name {name!r}: {RULE} (the file name is the agent's name)",
         f"mcp.json: mcpServers.{name}: invalid name {name!r}: {MCP_RULE}",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "slug"),
+    [("Pkg", "pkg"), ("a_b", "a-b"), ("a.b", "a-b"), ("a b", "a-b"), ("a--b", "a-b"),
+     ("-a", "a"), ("a-", "a")],
+)
+def test_skill_and_agent_names_breaking_the_rule_install_under_a_valid_name_with_a_warning(
+    build: Builder, warnings_of: Issues, name: str, slug: str
+) -> None:
+    root = build({f"skills/{name}/SKILL.md": "x\n", f"agents/{name}.md": "x\n"})
+
+    package = read_package(root)
+
+    assert [s.name for s in package.skills] == [a.name for a in package.agents] == [slug]
+    assert warnings_of(root) == [
+        f"skills/{name}: invalid name {name!r}: {RULE}; installed as {slug!r}",
+        f"agents/{name}.md: invalid name {name!r}: {RULE}; installed as {slug!r}",
+    ]
+
+
+def test_a_skill_whose_name_cannot_be_made_valid_is_skipped_with_a_warning(
+    build: Builder, warnings_of: Issues
+) -> None:
+    root = build({"skills/é/SKILL.md": "x\n", "skills/ok/SKILL.md": "x\n"})
+
+    assert [s.name for s in read_package(root).skills] == ["ok"]
+    assert warnings_of(root) == [f"skills/é: invalid name 'é': {RULE}; skipped"]
 
 
 def test_empty_package_name_is_rejected(build: Builder, issues_of: Issues) -> None:
@@ -232,11 +256,15 @@ def test_mcp_server_names_are_limited_to_32_characters(build: Builder, issues_of
 # --- skills ------------------------------------------------------------------------------------
 
 
-def test_skill_frontmatter_name_must_match_its_folder(build: Builder, issues_of: Issues) -> None:
-    root = build({"skills/review/SKILL.md": "---\nname: reviewer\n---\nBody.\n"})
+def test_skill_whose_name_differs_from_its_folder_installs_under_the_folder_name(
+    build: Builder, warnings_of: Issues
+) -> None:
+    root = build({"skills/review/SKILL.md": "---\nname: Code Reviewer\n---\nBody.\n"})
 
-    assert issues_of(root) == [
-        "skills/review/SKILL.md: name: 'reviewer' does not match the folder name 'review'"
+    assert [skill.name for skill in read_package(root).skills] == ["review"]
+    assert warnings_of(root) == [
+        "skills/review/SKILL.md: name: 'Code Reviewer' differs from the folder name; "
+        "installed as 'review'"
     ]
 
 
@@ -321,24 +349,32 @@ def test_invoke_block_must_be_two_booleans_that_allow_some_caller(
         ),
     ],
 )
-def test_bad_frontmatter_is_a_located_issue(
-    build: Builder, issues_of: Issues, text: str, expected: str
+def test_bad_frontmatter_skips_that_skill_with_a_located_warning(
+    build: Builder, warnings_of: Issues, text: str, expected: str
 ) -> None:
-    root = build({"skills/s/SKILL.md": text})
+    root = build({"skills/s/SKILL.md": text, "skills/ok/SKILL.md": "Fine.\n"})
 
-    assert issues_of(root) == [f"skills/s/SKILL.md: {expected}"]
+    assert [skill.name for skill in read_package(root).skills] == ["ok"]
+    assert warnings_of(root) == [f"skills/s/SKILL.md: {expected}; skipped"]
 
 
-def test_skill_md_must_be_utf8(build: Builder, issues_of: Issues) -> None:
+def test_skill_md_that_is_not_utf8_is_skipped_with_a_warning(
+    build: Builder, warnings_of: Issues
+) -> None:
     root = build({"skills/s/SKILL.md": b"---\nname: s\n---\n\xff\n"})
 
-    assert issues_of(root) == ["skills/s/SKILL.md: not UTF-8 text (bad byte at offset 16)"]
+    assert read_package(root).skills == ()
+    assert warnings_of(root) == [
+        "skills/s/SKILL.md: not UTF-8 text (bad byte at offset 16); skipped"
+    ]
 
 
 # --- agents ------------------------------------------------------------------------------------
 
 
-def test_two_agents_with_the_same_name_are_an_issue(build: Builder, issues_of: Issues) -> None:
+def test_a_second_agent_with_a_used_name_is_skipped_with_a_warning(
+    build: Builder, warnings_of: Issues
+) -> None:
     root = build(
         {
             "agents/a/reviewer.md": "First.\n",
@@ -346,8 +382,10 @@ def test_two_agents_with_the_same_name_are_an_issue(build: Builder, issues_of: I
         }
     )
 
-    assert issues_of(root) == [
-        "agents/b/other.md: agent name 'reviewer' is already used by agents/a/reviewer.md"
+    assert [agent.relpath for agent in read_package(root).agents] == ["agents/a/reviewer.md"]
+    assert warnings_of(root) == [
+        "agents/b/other.md: agent name 'reviewer' is already used by agents/a/reviewer.md; "
+        "skipped"
     ]
 
 
@@ -359,7 +397,6 @@ def test_two_agents_with_the_same_name_are_an_issue(build: Builder, issues_of: I
             "harness: {claude_code: sonnet}",
             "harness: must map each harness id to a mapping of fields",
         ),
-        ("name: 7", "name: name must be a string, not int"),
     ],
 )
 def test_agent_frontmatter_problems_are_located(
@@ -370,11 +407,26 @@ def test_agent_frontmatter_problems_are_located(
     assert issues_of(root) == [f"agents/a.md: {expected}"]
 
 
-def test_agent_with_bad_frontmatter_yaml_is_located(build: Builder, issues_of: Issues) -> None:
-    root = build({"agents/a.md": "---\nname: [a\n---\nBody.\n"})
+def test_agent_with_bad_frontmatter_yaml_is_skipped_with_a_located_warning(
+    build: Builder, warnings_of: Issues
+) -> None:
+    root = build({"agents/a.md": "---\nname: [a\n---\nBody.\n", "agents/b.md": "Fine.\n"})
 
-    (line,) = issues_of(root)
+    assert [agent.name for agent in read_package(root).agents] == ["b"]
+    (line,) = warnings_of(root)
     assert line.startswith("agents/a.md: invalid YAML frontmatter at line ")
+    assert line.endswith("; skipped")
+
+
+def test_agent_whose_name_is_not_a_string_installs_under_its_file_name(
+    build: Builder, warnings_of: Issues
+) -> None:
+    root = build({"agents/a.md": "---\nname: 7\n---\nBody.\n"})
+
+    assert [agent.name for agent in read_package(root).agents] == ["a"]
+    assert warnings_of(root) == [
+        "agents/a.md: name: name must be a string, not int; installed as 'a'"
+    ]
 
 
 # --- AGENTS.md -----------------------------------------------------------------------------------
@@ -625,7 +677,7 @@ def test_file_name_that_is_not_nfc_is_an_issue(build: Builder, issues_of: Issues
             ["mcpServers.a.name: unknown key (the key above names it)"],
         ),
         (
-            {"mcpServers": {"a": {"command": "x", "type": "stdio"}}},
+            {"mcpServers": {"a": {"url": "https://x", "type": "ws"}}},
             ["mcpServers.a.type: must be 'http' or 'sse'"],
         ),
     ],
