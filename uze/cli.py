@@ -237,13 +237,15 @@ def check(
     harness: Annotated[str | None, typer.Option("--harness",
                                                 help="H[,H...] or all (default: all).")] = None,
     as_json: JsonOpt = False,
-    strict: Annotated[bool, typer.Option("--strict", help="Refuse on warnings too (for authors and CI).")] = False,
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Refuse on warnings too (for authors and CI).")] = False,
 ) -> None:
     """Validate a package and print the route each resource would take; writes nothing."""
     from uze.commands.check import check as run_check
     from uze.documents import check_json
 
-    result = _run(lambda: run_check(_paths(), source, harness=harness, cwd=Path.cwd(), strict=strict))
+    result = _run(lambda: run_check(_paths(), source, harness=harness, cwd=Path.cwd(),
+                                    strict=strict))
     if as_json:
         _print_json(check_json(result))
     else:
