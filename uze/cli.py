@@ -218,7 +218,8 @@ def status(
     scope: Annotated[str, typer.Option("--scope", help="project, user or all.")] = "all",
     as_json: JsonOpt = False,
 ) -> None:
-    """Show each projection's route and whether it is still as uze wrote it."""
+    """Show every package at a glance, or with NAME each projection's route and whether it is
+    still as uze wrote it."""
     from uze.commands.status import status as run_status
 
     scope_value: Literal["project", "user", "all"] = _run(
