@@ -7,6 +7,7 @@ The only module that imports typer or prints. Exit codes: 0 ok, 1 UzeError, 2 us
 from __future__ import annotations
 
 import json
+import os
 import sys
 import tempfile
 import traceback
@@ -73,6 +74,10 @@ def failure_code(exc: BaseException) -> int:
 
     Shared with the `status --json` fast path in `uze.__main__`, so both fail byte for byte alike.
     """
+    if isinstance(exc, PermissionError) and exc.filename is not None:
+        from uze.errors import AccessDenied
+
+        exc = AccessDenied(os.fsdecode(exc.filename), exc.strerror or "permission denied")
     if isinstance(exc, UzeError):
         return _print_error(exc)
     if isinstance(exc, KeyboardInterrupt):

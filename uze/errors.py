@@ -176,6 +176,29 @@ class ValueInTheWay(Blocked):
         )
 
 
+class ConfigShape(UzeError):
+    """A harness config holds something other than an object where uze adds its entry."""
+
+    def __init__(self, target: str, where: str, found: str, key: str) -> None:
+        super().__init__(
+            f"cannot add {key} to {target}: {where} is {found}, not an object",
+            hint=f"fix {where} in {target} by hand (the harness expects an object there), "
+                 "or leave out that harness with --harness; nothing was written",
+        )
+
+
+class AccessDenied(UzeError):
+    """The operating system refused uze access to a file or folder (EACCES, EPERM)."""
+
+    def __init__(self, path: str, why: str = "permission denied") -> None:
+        super().__init__(
+            f"{why.lower()}: {path}",
+            hint="give your user access to it (see ls -l), or leave out what needs it, then run "
+                 "the command again; what this command changed was put back",
+        )
+        self.path = path
+
+
 class DiskFull(UzeError):
     """A write failed because the file system is full (ENOSPC) or the quota is used up (EDQUOT)."""
 

@@ -31,6 +31,6 @@ def check(
     """
     package = read_package(source, strict=strict)
     ctx = open_scope(paths, "project", project, cwd)
-    harnesses = choose_harnesses(harness, None, ctx) if harness else HARNESS_IDS
+    harnesses = choose_harnesses(harness, None, ctx) if harness is not None else HARNESS_IDS
     _entries, _meta, digest = package_tree(package)
     return CheckResult(plan_install(package, digest, ctx.location, harnesses))

@@ -85,7 +85,7 @@ def planned_key(artifact: PlannedArtifact) -> str:
 def choose_harnesses(option: str | None, previous: Receipt | None,
                      ctx: ScopeContext) -> tuple[str, ...]:
     """`--harness`, else the harnesses of the installed version, else those detected."""
-    if option:
+    if option is not None:
         return parse_harnesses(option)
     if previous is not None:
         return tuple(previous.harnesses)
@@ -122,6 +122,7 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if isinstance(artifact, PlannedElement):
         if artifact.path.is_symlink() or (artifact.path.exists() and not artifact.path.is_file()):
             raise ForeignFile(artifact.target)
+        entry.check_reachable(artifact.path, artifact.fmt, artifact.key_path, artifact.target)
         element.check_writable(artifact.path, artifact.fmt, artifact.key_path, artifact.target)
         return
     if not isinstance(artifact, PlannedRegion):
@@ -139,6 +140,7 @@ def _check_entry_free(artifact: PlannedEntry, key: str) -> None:
     path = artifact.path
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise ForeignFile(artifact.target)
+    entry.check_reachable(path, artifact.fmt, artifact.key_path, artifact.target)
     found = entry.read_value(path, artifact.fmt, artifact.key_path, artifact.target)
     if found is not config_entry.MISSING:
         raise Conflict(key, "an entry with this name is there and uze did not write it",

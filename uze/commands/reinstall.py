@@ -144,7 +144,7 @@ def unchanged(
     """
     try:
         return _unchanged(paths, source, scope, project, harness, dry_run, cwd)
-    except (OSError, ValueError, UzeError):
+    except (OSError, ValueError, RecursionError, UzeError):  # deep JSON: the reader says so
         return None
 
 

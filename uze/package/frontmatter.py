@@ -6,6 +6,8 @@ from collections.abc import Mapping
 
 import yaml
 
+from uze.package.limits import LimitExceeded, load_yaml
+
 FENCE = "---"
 
 
@@ -26,7 +28,8 @@ def _yaml_error(error: yaml.YAMLError) -> FrontmatterError:
 def split_frontmatter(text: str) -> tuple[Mapping[str, object], str]:
     """Return (frontmatter, body). A file without a first `---` line has empty frontmatter.
 
-    Raises FrontmatterError when the block is not closed, is not YAML, or is not a mapping.
+    Raises FrontmatterError when the block is not closed, is not YAML, is not a mapping, or is
+    over a limit of `uze.package.limits` (size, depth, alias expansion).
     """
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip() != FENCE:
@@ -35,9 +38,11 @@ def split_frontmatter(text: str) -> tuple[Mapping[str, object], str]:
     if closing is None:
         raise FrontmatterError("frontmatter is not closed: add a `---` line after it")
     try:
-        data = yaml.safe_load("".join(lines[1:closing]))
+        data = load_yaml("".join(lines[1:closing]))
     except yaml.YAMLError as error:
         raise _yaml_error(error) from None
+    except LimitExceeded as error:
+        raise FrontmatterError(str(error)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -12,6 +12,7 @@ from typing import Final
 import msgspec
 
 from uze.package.issues import issue, json_issue
+from uze.package.limits import MAX_DEPTH, depth_problem
 from uze.package.model import PackageFile
 
 MAX_FILE_BYTES: Final = 16 * 1024 * 1024
@@ -60,6 +61,13 @@ class Tree(msgspec.Struct):
             value = json.loads(text)
         except json.JSONDecodeError as error:
             issues.append(json_issue(relpath, error))
+            return None
+        except RecursionError:
+            issues.append(issue(relpath, f"nested more than {MAX_DEPTH} levels deep"))
+            return None
+        deep = depth_problem(value)
+        if deep:
+            issues.append(issue(relpath, deep))
             return None
         if not isinstance(value, dict):
             issues.append(issue(relpath, "must be a JSON object"))

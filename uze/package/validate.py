@@ -23,6 +23,7 @@ from uze.package.layout import (
     files_under,
     skill_folders,
 )
+from uze.package.limits import value_problem
 from uze.package.model import Agent, InvokePolicy, Manifest, Skill
 from uze.package.names import name_problem
 from uze.package.tree import Tree
@@ -248,9 +249,27 @@ def _read_agent(
         issues.append(issue(relpath, "harness", "must map each harness id to a mapping of fields"))
         return None
     name = _agent_name(frontmatter, relpath, warnings)
-    if name is None:
+    if name is None or not _agent_values(frontmatter, harness, relpath, warnings):
         return None
     return Agent(name, relpath, frontmatter, body, harness, _subdirs(relpath, roots))
+
+
+def _agent_values(
+    frontmatter: dict[str, object], harness: dict[str, dict[str, object]], relpath: str,
+    warnings: list[str],
+) -> bool:
+    """Whether the description is text and every harness field is plain data that each
+    harness format can hold (issue 19); if not, a warning says the agent is skipped."""
+    found = []
+    if not isinstance(frontmatter.get("description", ""), str):
+        found.append(issue(relpath, "description", "must be text"))
+    for harness_id, fields in harness.items():
+        for key, value in fields.items():
+            problem = value_problem(value)
+            if problem:
+                found.append(issue(relpath, f"harness.{harness_id}.{key}", problem))
+    warnings.extend(f"{line}; skipped" for line in found)
+    return not found
 
 
 def _subdirs(relpath: str, roots: tuple[str, ...]) -> tuple[str, ...]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from uze.errors import ConfigBroken, ValueInTheWay
+from uze.errors import ConfigBroken, ConfigShape, ValueInTheWay
 from uze.projections import config_entry as ce
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
@@ -51,6 +51,34 @@ def read_value(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], targ
                                    "uze never rewrites a file it cannot read") from None
 
 
+_KINDS = {dict: "an object", list: "an array", str: "a string", bool: "true or false",
+          int: "a number", float: "a number", type(None): "null"}
+
+
+def check_reachable(
+    path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], target: str
+) -> None:
+    """Raise ConfigShape if a value on the way to `key_path` is not an object (or table): the
+    document itself, or the value of a key before the last. Raises ConfigBroken if the file
+    does not parse."""
+    if not path.exists():
+        return
+    try:
+        node = ce.read_document(_read(path), fmt)
+    except ce.ConfigUnreadable as exc:
+        raise ConfigBroken(target, f"it does not parse ({exc}); "
+                                   "uze never rewrites a file it cannot read") from None
+    for index, key in enumerate(key_path):
+        if not isinstance(node, dict):
+            where = ce.format_key_path(key_path[:index]) if index else "the top level"
+            found = next((name for kind, name in _KINDS.items() if isinstance(node, kind)),
+                         "a value")
+            raise ConfigShape(target, where, found, ce.format_key_path(key_path))
+        if key not in node:
+            return
+        node = node[key]
+
+
 def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest: str) -> str:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -73,7 +101,7 @@ def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, 
     except ce.ConfigUnreadable as exc:
         why = f"cannot add {ce.format_key_path(key_path)} safely ({exc})"
         raise ConfigBroken(target, why) from None
-    except ce.UnsafeEdit as exc:
+    except (ce.UnsafeEdit, ce.KeyPathBlocked) as exc:  # preflight refuses the second first
         why = f"cannot add {ce.format_key_path(key_path)} safely ({exc})"
         raise ValueInTheWay(target, why) from None
     tx.write(path, data)

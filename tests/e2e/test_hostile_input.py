@@ -1,0 +1,295 @@
+"""Hostile input gets a clean answer (issue 19, items 9-14): a package or a project built to
+break uze makes it exit 1 (2 for usage) with `uze: error: ...` naming the file and the fix,
+never a traceback, and nothing is written anywhere; user content is never lost.
+
+Every test runs the real `uze` in a subprocess with a fresh HOME, UZE_HOME and project (the
+autouse `sandbox` fixture) and compares byte snapshots of all three before and after.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, assert_no_traceback, assert_ok, snapshot
+from tests.helpers import build_tree
+
+pytestmark = pytest.mark.e2e
+
+SKILL = "---\nname: s\ndescription: A skill.\n---\nBody.\n"
+MCP = {"mcpServers": {"srv": {"command": "node", "args": ["server.js"]}}}
+HOOKS = {"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]}}
+
+
+def _package(root: Path, name: str = "pkg", **files: str | bytes) -> Path:
+    """A valid package `name` with one skill, plus `files` (relative path with `__` for `/`)."""
+    tree: dict[str, str | bytes] = {
+        "plugin.json": json.dumps({"name": name, "version": "1.0.0"}) + "\n",
+        "skills/s/SKILL.md": SKILL,
+    }
+    tree |= {rel.replace("__", "/"): data for rel, data in files.items()}
+    return build_tree(root / "packages" / name, tree)
+
+
+def _assert_refused(
+    result: subprocess.CompletedProcess[str], before: dict[str, dict[str, bytes | str]],
+    sandbox: Sandbox, *lines: str, code: int = 1,
+) -> None:
+    """Exit `code`, each of `lines` on stderr, a hint, nothing on stdout, nothing written."""
+    assert_no_traceback(result)
+    assert result.returncode == code, result.stderr
+    assert result.stdout == ""
+    for line in lines:
+        assert line in result.stderr.splitlines(), (line, result.stderr)
+    assert result.stderr.splitlines()[-1].startswith("hint: "), result.stderr
+    assert snapshot(sandbox) == before
+
+
+def _invalid(source: Path, count: int = 1) -> str:
+    return f"uze: error: invalid package {source}: {count} problem{'s' if count > 1 else ''}"
+
+
+# item 12: what a package file can make uze compute --------------------------------------
+
+
+def _deep_json(key: str) -> str:
+    return "{" + f'"{key}": ' + "[" * 100_000 + "]" * 100_000 + "}"
+
+
+@pytest.mark.parametrize(
+    ("relpath", "text"),
+    [
+        ("plugin.json", '{"name": "pkg", "version": "1.0.0", "x": ' + "[" * 100_000
+         + "]" * 100_000 + "}"),
+        ("mcp.json", _deep_json("mcpServers")),
+        ("hooks.json", _deep_json("hooks")),
+        ("mcp.json", '{"mcpServers": ' + '{"a": ' * 70 + "{}" + "}" * 70 + "}"),
+    ],
+    ids=["plugin.json-100000", "mcp.json-100000", "hooks.json-100000", "mcp.json-71-objects"],
+)
+@pytest.mark.parametrize("command", ["check", "install"])
+def test_deeply_nested_json_in_a_package_is_refused_by_name(
+    sandbox: Sandbox, uze: Uze, relpath: str, text: str, command: str
+) -> None:
+    source = _package(sandbox.root)
+    (source / relpath).write_text(text, encoding="utf-8")
+    before = snapshot(sandbox)
+    trust = ["--trust"] if command == "install" else []
+    result = uze(command, source, "--harness", "all", *trust)
+    _assert_refused(result, before, sandbox, f"{relpath}: nested more than 64 levels deep",
+                    _invalid(source))
+
+
+def _alias_bomb(levels: int, key: str = "x") -> str:
+    lines = [f'{key}0: &a0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    lines += [f"{key}{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]"
+              for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+BOMB = "frontmatter stands for more than 10000 values once its aliases (*name) are expanded; " \
+       "write the values out, or use fewer aliases"
+
+
+@pytest.mark.parametrize(
+    ("relpath", "text", "problem"),
+    [
+        ("skills/s/SKILL.md", f"---\nname: s\ndescription: d\n{_alias_bomb(9)}---\nB\n", BOMB),
+        ("agents/a.md",
+         "---\nname: a\ndescription: d\n" + _alias_bomb(9) + "harness:\n  codex:\n    model: *a8\n"
+         "---\nB\n", BOMB),
+        ("skills/s/SKILL.md", "---\nname: s\ndescription: d\nx: &a [*a]\n---\nB\n",
+         "frontmatter holds an alias inside the value it names"),
+        ("skills/s/SKILL.md", "---\nname: s\ndescription: d\nx: " + "[" * 5000 + "]" * 5000
+         + "\n---\nB\n", "frontmatter is nested more than 64 levels deep"),
+        ("skills/s/SKILL.md", "---\nname: s\ndescription: d\nx: '" + "y" * 300_000 + "'\n---\nB\n",
+         "frontmatter is larger than 256 KiB"),
+    ],
+    ids=["alias-bomb-skill", "alias-bomb-agent-codex", "recursive-alias", "deep-yaml", "huge"],
+)
+def test_frontmatter_that_expands_without_bound_is_refused_fast(
+    sandbox: Sandbox, uze: Uze, relpath: str, text: str, problem: str
+) -> None:
+    """A bad frontmatter skips its one resource (issue 21); the limit makes it cheap, so
+    `check --strict` refuses at once and `install` delivers the rest with the warning."""
+    source = _package(sandbox.root, **{"agents__b.md": "---\nname: b\ndescription: d\n---\nB\n"})
+    build_tree(source, {relpath: text})
+    before = snapshot(sandbox)
+    line = f"{relpath}: {problem}; skipped"
+    _assert_refused(uze("check", source, "--strict"), before, sandbox, line, _invalid(source))
+    started = time.monotonic()
+    result = assert_ok(uze("install", source, "--harness", "claude_code"))
+    assert time.monotonic() - started < 10
+    assert f"warning: {line}" in " ".join(result.stdout.split())
+    delivered = {p.relative_to(sandbox.project).as_posix()
+                 for p in (sandbox.project / ".claude").rglob("*") if p.is_file()}
+    skipped = ".claude/agents/pkg-a.md" if relpath.startswith("agents/") \
+        else ".claude/skills/pkg-s/SKILL.md"
+    assert ".claude/agents/pkg-b.md" in delivered
+    assert skipped not in delivered
+
+
+NULL = "has no value (null); give it one or leave the key out"
+
+
+@pytest.mark.parametrize(
+    ("harness_block", "description", "location"),
+    [
+        ("  codex:\n    model:\n", "d", f"harness.codex.model: {NULL}"),
+        ("  codex:\n    model: [1, null]\n", "d", f"harness.codex.model: {NULL}"),
+        ("  claude_code:\n    tools: {a: null}\n", "d", f"harness.claude_code.tools: {NULL}"),
+        ("  codex:\n    model: 2020-01-01\n", "d",
+         "harness.codex.model: holds a date; quote it to make it text"),
+        ("  codex: {}\n", "", "description: must be text"),
+    ],
+    ids=["null", "null-in-list", "null-in-mapping", "date", "null-description"],
+)
+@pytest.mark.parametrize("command", ["check", "install"])
+def test_an_empty_value_where_text_is_expected_skips_the_agent_by_location(
+    sandbox: Sandbox, uze: Uze, harness_block: str, description: str, location: str, command: str
+) -> None:
+    source = _package(sandbox.root)
+    build_tree(source, {"agents/a.md":
+                        f"---\nname: a\ndescription: {description}\nharness:\n{harness_block}"
+                        "---\nBody.\n"})
+    before = snapshot(sandbox)
+    line = f"agents/a.md: {location}; skipped"
+    if command == "check":
+        result = uze("check", source, "--harness", "all", "--strict")
+        _assert_refused(result, before, sandbox, line, _invalid(source))
+        return
+    result = assert_ok(uze("install", source, "--harness", "all"))
+    assert f"warning: {line}" in " ".join(result.stdout.split())
+    assert not list(sandbox.project.rglob("pkg-a.*"))  # no harness got the agent
+    assert (sandbox.project / ".claude/skills/pkg-s/SKILL.md").is_file()
+
+
+# item 12: harness configs of the wrong shape in the project ----------------------------
+
+SHAPES = [
+    (".mcp.json", "[]", "mcpServers.srv", "the top level", "an array"),
+    (".mcp.json", '{"mcpServers": null}', "mcpServers.srv", "mcpServers", "null"),
+    (".mcp.json", '{"mcpServers": []}', "mcpServers.srv", "mcpServers", "an array"),
+    (".claude/settings.json", '{"hooks": []}', "hooks.SessionStart", "hooks", "an array"),
+    (".claude/settings.json", "[]", "hooks.SessionStart", "the top level", "an array"),
+    (".codex/config.toml", "[[mcp_servers]]\n", "mcp_servers.srv", "mcp_servers", "an array"),
+    (".codex/config.toml", "mcp_servers = 1\n", "mcp_servers.srv", "mcp_servers", "a number"),
+    (".codex/hooks.json", '{"hooks": true}', "hooks.SessionStart", "hooks", "true or false"),
+    (".gemini/settings.json", '"a string"', "mcpServers.srv", "the top level", "a string"),
+    ("opencode.json", '{"mcp": null}', "mcp.srv", "mcp", "null"),
+]
+
+
+@pytest.mark.parametrize(("relpath", "text", "key", "where", "found"), SHAPES,
+                         ids=[f"{s[0]}={s[1].strip()}" for s in SHAPES])
+def test_a_harness_config_of_the_wrong_shape_is_refused_before_anything_is_written(
+    sandbox: Sandbox, uze: Uze, relpath: str, text: str, key: str, where: str, found: str
+) -> None:
+    files = {"mcp.json": json.dumps(MCP), "hooks.json": json.dumps(HOOKS)}
+    source = _package(sandbox.root, **files)
+    build_tree(sandbox.project, {relpath: text})
+    before = snapshot(sandbox)
+    result = uze("install", source, "--harness", "all", "--trust")
+    _assert_refused(
+        result, before, sandbox,
+        f"uze: error: cannot add {key} to {relpath}: {where} is {found}, not an object",
+        f"hint: fix {where} in {relpath} by hand (the harness expects an object there), or leave "
+        "out that harness with --harness; nothing was written",
+    )
+
+
+def test_a_hook_list_of_the_wrong_shape_names_the_file_and_the_fix(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    source = _package(sandbox.root, **{"hooks.json": json.dumps(HOOKS)})
+    build_tree(sandbox.project, {".claude/settings.json": '{"hooks": {"SessionStart": {}}}'})
+    before = snapshot(sandbox)
+    result = uze("install", source, "--harness", "claude_code", "--trust")
+    _assert_refused(
+        result, before, sandbox,
+        "uze: error: cannot safely edit .claude/settings.json: hooks.SessionStart is not a list",
+        "hint: move that value aside by hand, or leave out that harness with --harness, "
+        "then run again",
+    )
+
+
+# item 12: EACCES ----------------------------------------------------------------------
+
+
+def _denied(
+    sandbox: Sandbox, paths: list[Path], *args: str | Path
+) -> subprocess.CompletedProcess[str]:
+    """uze with every open of `paths` failing with EACCES (tests/e2e/eacces_runner.py)."""
+    return subprocess.run(
+        [sys.executable, "-m", "tests.e2e.eacces_runner", ":".join(map(str, paths)),
+         *map(str, args)],
+        cwd=sandbox.project, capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+@pytest.mark.parametrize("relpath", ["plugin.json", "skills/s/SKILL.md", "skills", "mcp.json"])
+def test_a_package_file_uze_may_not_read_is_refused_by_name(
+    sandbox: Sandbox, relpath: str
+) -> None:
+    source = _package(sandbox.root, **{"mcp.json": json.dumps(MCP)})
+    before = snapshot(sandbox)
+    result = _denied(sandbox, [source / relpath], "install", source, "--harness", "all", "--trust")
+    _assert_refused(result, before, sandbox, f"{relpath}: cannot read: Permission denied",
+                    _invalid(source))
+
+
+@pytest.mark.parametrize("relpath", [".mcp.json", "CLAUDE.md", ".claude/settings.json"])
+def test_a_project_file_uze_may_not_read_is_refused_by_name(
+    sandbox: Sandbox, relpath: str
+) -> None:
+    source = _package(sandbox.root, **{"mcp.json": json.dumps(MCP), "AGENTS.md": "Be brief.\n",
+                                       "hooks.json": json.dumps(HOOKS)})
+    build_tree(sandbox.project, {relpath: "{}\n" if relpath.endswith(".json") else "Mine.\n"})
+    before = snapshot(sandbox)
+    result = _denied(sandbox, [sandbox.project / relpath],
+                     "install", source, "--harness", "claude_code", "--trust")
+    _assert_refused(
+        result, before, sandbox, f"uze: error: permission denied: {sandbox.project / relpath}",
+        "hint: give your user access to it (see ls -l), or leave out what needs it, then run the "
+        "command again; what this command changed was put back",
+    )
+
+
+# item 14: --harness lists --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (",,", "--harness ',,' names no harness"),
+        ("", "--harness '' names no harness"),
+        (" , ", "--harness ' , ' names no harness"),
+        ("claude_code,,codex", "--harness 'claude_code,,codex' has an empty name in its list"),
+        ("codex,", "--harness 'codex,' has an empty name in its list"),
+    ],
+)
+@pytest.mark.parametrize("form", ["install", "install --json", "install --dry-run", "check"])
+def test_an_empty_harness_list_is_a_usage_error(
+    sandbox: Sandbox, uze: Uze, value: str, message: str, form: str
+) -> None:
+    source = _package(sandbox.root)
+    command, *flags = form.split()
+    before = snapshot(sandbox)
+    result = uze(command, source, *flags, "--harness", value)
+    _assert_refused(result, before, sandbox, f"uze: error: {message}",
+                    "hint: name them: --harness claude_code,codex (or --harness all)", code=2)
+    equals = uze(command, source, *flags, f"--harness={value}")  # typer's path, not the fast one
+    assert (equals.returncode, equals.stderr) == (2, result.stderr)
+
+
+def test_a_harness_list_with_spaces_still_installs(sandbox: Sandbox, uze: Uze) -> None:
+    source = _package(sandbox.root)
+    result = assert_ok(uze("install", source, "--harness", " claude_code , codex "))
+    assert result.stdout.startswith(
+        f"Installed pkg 1.0.0 (project scope, {sandbox.project}) for claude_code, codex\n")
