@@ -16,6 +16,7 @@ from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
 from uze.harnesses.base import invoke_feature
+from uze.hooks.claude import claude_code_group, untranslated_reason
 from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
 from uze.hooks.opencode_plugin import plugin_file_name
 from uze.overrides import Overrides, read_overrides
@@ -335,6 +336,30 @@ def _plan_hooks(b: _Builder) -> None:
         _plan_package_copy(b, root, tuple(b.harnesses))
 
 
+def _plan_claude_hooks(b: _Builder) -> None:
+    """Claude-protocol groups: verbatim into Claude Code's settings, unsupported elsewhere."""
+    hooks = b.package.claude_hooks
+    if hooks is None:
+        return
+    root = plugin_root(b.loc, b.package.name)
+    settings = hook_config_file(b.loc, "claude_code", "claude settings")
+    for group in hooks.groups:
+        for harness in b.harnesses:
+            if harness != "claude_code" or settings is None:
+                cap = Capability("unsupported", untranslated_reason(harness), "uze/hooks/claude.py")
+                b.add("hook", group.name, harness, cap, None)
+                continue
+            value, marker = claude_code_group(group, root)
+            key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
+            cap = Capability("native", "", "uze/hooks/claude.py")
+            b.add("hook", group.name, harness, cap, settings,
+                  suffix=f"#{format_key_path(key)}[{owner}]")
+            b.artifacts.append(PlannedElement(settings, b.loc.display(settings), "json", key,
+                                              owner, value, marker, (harness,)))
+    if "claude_code" in b.harnesses and hooks.groups and settings is not None:
+        _plan_package_copy(b, root, ("claude_code",))
+
+
 def _plan_package_copy(b: _Builder, root: Path, users: tuple[str, ...]) -> None:
     if any(isinstance(a, PlannedTree) and a.path == root for a in b.artifacts):
         return
@@ -366,6 +391,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         _plan_agent(b, agent)
     _plan_mcp(b)
     _plan_hooks(b)
+    _plan_claude_hooks(b)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
     claude = {p.resource for p in b.projections

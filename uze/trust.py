@@ -78,6 +78,24 @@ def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
     return found
 
 
+def _claude_handlers(package: Package, hooked: set[str]) -> list[Execution]:
+    """Each handler of each delivered Claude-protocol group: its command, or for a prompt,
+    agent or http handler its whole JSON (what Claude Code will act on)."""
+    found: list[Execution] = []
+    groups = package.claude_hooks.groups if package.claude_hooks is not None else ()
+    for group in groups:
+        handlers = group.value.get("hooks")
+        if group.name not in hooked or not isinstance(handlers, list):
+            continue
+        matcher = group.value.get("matcher") or "every tool"
+        label = f"{group.name} ({group.event}, Claude protocol, {matcher})"
+        for handler in handlers:
+            command = handler.get("command") if isinstance(handler, dict) else None
+            line = str(command) if command else json.dumps(handler, sort_keys=True)
+            found.append(Execution("hook", label, line, (), "", (), _files(package, [line])))
+    return found
+
+
 def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
     """Claude Code runs `!`command`` lines of a SKILL.md when the skill is invoked, and
     `allowed-tools` lets the listed tools run without asking (harnesses.md 1.2)."""
@@ -122,7 +140,8 @@ def executions(
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
-    return (servers + _handlers(package, set(hooked)) + _skill_commands(package, set(claude_skills))
+    return (servers + _handlers(package, set(hooked)) + _claude_handlers(package, set(hooked))
+            + _skill_commands(package, set(claude_skills))
             + _agent_commands(package, set(claude_agents)))
 
 

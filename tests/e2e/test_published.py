@@ -100,3 +100,57 @@ def test_folders_of_skills_without_a_manifest_install_under_the_folder_name(
         assert (copied / "reference.md").read_bytes() == original
     assert_ok(uze("uninstall", fixture))
     assert snapshot(sandbox)["project"] == before["project"]
+
+
+CLAUDE_HOOKS = DATA / "claude-hooks"
+
+
+def test_claude_protocol_hooks_go_to_claude_code_verbatim_and_are_unsupported_elsewhere(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    settings = sandbox.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    own = b'{\n  "model": "sonnet",\n  "hooks": {"Stop": [{"hooks": [{"type": "command", ' \
+          b'"command": "mine"}]}]}\n}\n'
+    settings.write_bytes(own)
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", CLAUDE_HOOKS, "--harness", "claude_code,codex",
+                                     "--trust", "--json")))
+
+    rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
+            for p in document["projections"] if p["kind"] == "hook"}
+    names = ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0")
+    assert rows == {
+        **{(name, "claude_code"): ("native", "") for name in names},
+        **{(name, "codex"): ("unsupported", "Claude-protocol hook; no translation to codex")
+           for name in names},
+    }
+    root = sandbox.project / ".uze" / "packages" / "claude-hooks"
+    source = json.loads((CLAUDE_HOOKS / "hooks" / "hooks.json").read_text())["hooks"]
+    written = json.loads(settings.read_text())
+    assert written["model"] == "sonnet"
+    assert written["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "mine"}]}]
+    for event in ("PreToolUse", "SessionStart", "UserPromptSubmit"):
+        expected = json.loads(json.dumps(source[event]).replace("${CLAUDE_PLUGIN_ROOT}",
+                                                                 str(root)))
+        assert written["hooks"][event] == expected  # every key kept, the root resolved
+    assert (root / "hooks" / "guard.sh").stat().st_mode & 0o111
+    assert not (sandbox.project / ".codex" / "hooks.json").exists()
+    status = as_json(assert_ok(uze("status", "--json")))
+    states = {(p["resource"], p["harness"]): p["state"]
+              for p in status["packages"][0]["projections"] if p["kind"] == "hook"}
+    assert states[("PreToolUse-0", "claude_code")] == "matched"
+    assert states[("PreToolUse-0", "codex")] == "undelivered"
+    assert_ok(uze("uninstall", "claude-hooks"))
+    assert settings.read_bytes() == own
+    assert snapshot(sandbox)["project"] == before["project"]
+
+
+def test_claude_protocol_hooks_are_listed_for_consent(uze: Uze) -> None:
+    result = uze("install", CLAUDE_HOOKS, "--harness", "claude_code")
+
+    assert result.returncode == 1
+    assert "PreToolUse-0 (PreToolUse, Claude protocol, Bash|mcp__.*)" in result.stderr
+    assert "guard.sh" in result.stderr
+    assert '"prompt": "Does the prompt ask for secrets? $ARGUMENTS"' in result.stderr

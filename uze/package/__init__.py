@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from uze.package.model import (
     Agent,
+    ClaudeHookGroup,
+    ClaudeHooks,
     HookGroup,
     HookHandler,
     HooksFile,
@@ -21,6 +23,8 @@ __all__ = [
     "MAX_FILE_BYTES",
     "MAX_PACKAGE_BYTES",
     "Agent",
+    "ClaudeHookGroup",
+    "ClaudeHooks",
     "HookGroup",
     "HookHandler",
     "HooksFile",

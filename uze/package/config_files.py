@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import cast
 
-from uze.package.claude import portable_hooks, portable_server
+from uze.package.claude import portable_server
+from uze.package.claude_hooks import ClaudeHookGroup, ClaudeHooks, read_claude_hooks
 from uze.package.hooks import HOOK_EVENTS, HookEvent, HookGroup, HooksFile, hooks_problems
 from uze.package.issues import convert, issue, key_path
-from uze.package.layout import Layout
+from uze.package.layout import CLAUDE_MANIFEST, ComponentPaths, Layout
 from uze.package.manifest import McpServer
 from uze.package.tree import Tree
 
@@ -68,8 +70,6 @@ def validate_hooks(tree: Tree, layout: Layout, issues: list[str]) -> HooksFile |
     raw = tree.json_object(layout.hooks, issues) if layout.hooks in tree.seen else None
     if raw is None:
         return None
-    if layout.hooks_are_claude:
-        raw = portable_hooks(raw, layout.hooks, issues)
     before = len(issues)
     groups: dict[HookEvent, list[HookGroup]] = {}
     checked: list[tuple[str, int, HookGroup]] = []
@@ -104,3 +104,32 @@ def _hook_groups(
         else:
             found.extend((event, index, group) for index, group in enumerate(groups))
     return found
+
+
+def validate_claude_hooks(
+    tree: Tree, default: str | None, paths: ComponentPaths, issues: list[str],
+    warnings: list[str],
+) -> ClaudeHooks | None:
+    """Every Claude-protocol group of the package: the `default` hooks file (None: the
+    layout has none), each file the Claude manifest's `hooks` names, then its inline value.
+
+    A hooks file that is not a JSON object is an issue (a file of commands uze cannot read
+    is refused whole); a group that is not shaped as Claude's is a warning.
+    """
+    files = [*([default] if default in tree.seen else []),
+             *(path for path in paths.hooks if path != default)]
+    values: list[tuple[str, Mapping[str, object]]] = []
+    for relpath in files:
+        raw = tree.json_object(relpath, issues)
+        if raw is not None:
+            values.append((relpath, raw))
+    if paths.hooks_inline is not None:
+        inline = paths.hooks_inline
+        values.append((f"{CLAUDE_MANIFEST}: hooks",
+                       inline if "hooks" in inline else {"hooks": inline}))
+    groups: list[ClaudeHookGroup] = []
+    for number, (location, value) in enumerate(values):
+        groups += read_claude_hooks(value, location, f"{number}-" if number else "", warnings)
+    if not values:
+        return None
+    return ClaudeHooks(tuple(groups), tuple(location for location, _ in values))

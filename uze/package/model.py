@@ -7,11 +7,14 @@ from pathlib import Path
 
 import msgspec
 
+from uze.package.claude_hooks import ClaudeHookGroup, ClaudeHooks
 from uze.package.hooks import HookGroup, HookHandler, HooksFile
 from uze.package.manifest import Manifest, McpServer
 
 __all__ = [
     "Agent",
+    "ClaudeHookGroup",
+    "ClaudeHooks",
     "HookGroup",
     "HookHandler",
     "HooksFile",
@@ -83,6 +86,7 @@ class Package(msgspec.Struct, frozen=True):
     mcp_servers: tuple[McpServer, ...]
     hooks: HooksFile | None
     warnings: tuple[str, ...] = ()
+    claude_hooks: ClaudeHooks | None = None
 
     @property
     def name(self) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from uze.errors import PackageInvalid
-from uze.package.config_files import validate_hooks, validate_mcp
+from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.layout import component_paths, detect_layout
 from uze.package.model import Package
 from uze.package.tree import read_tree
@@ -50,7 +50,9 @@ def read_package(source: Path, *, strict: bool = False) -> Package:
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
     mcp_servers = validate_mcp(tree, layout, issues)
-    hooks = validate_hooks(tree, layout, issues)
+    hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
+    claude_default = layout.hooks if layout.hooks_are_claude else None
+    claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)
     if strict:
         issues += warnings
     if issues or manifest is None:
@@ -65,4 +67,5 @@ def read_package(source: Path, *, strict: bool = False) -> Package:
         mcp_servers=mcp_servers,
         hooks=hooks,
         warnings=tuple(warnings),
+        claude_hooks=claude_hooks,
     )

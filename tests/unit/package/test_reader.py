@@ -295,7 +295,7 @@ def test_manifest_accepts_the_keys_claude_and_codex_manifests_carry(build: Build
     assert msgspec.to_builtins(package.manifest) == manifest
 
 
-def test_claude_native_fixture_reads_its_manifest_mcp_and_hooks() -> None:
+def test_claude_native_fixture_reads_its_manifest_mcp_and_claude_protocol_hooks() -> None:
     package = read_package(FIXTURES / "claude-native")
 
     assert (package.name, package.version) == ("claude-native", "0.3.0")
@@ -306,9 +306,13 @@ def test_claude_native_fixture_reads_its_manifest_mcp_and_hooks() -> None:
         "${CLAUDE_PLUGIN_ROOT}/bin/notes",
         None,
     )
-    assert package.hooks is not None
-    (group,) = package.hooks.hooks["PreToolUse"]
-    assert (group.matcher, group.effect, group.hooks[0].timeout) == ("native:Bash", "observe", 5)
+    assert package.hooks is None  # Claude's protocol is not the portable HOOK_* ABI
+    assert package.claude_hooks is not None
+    assert package.claude_hooks.protocol == "claude"
+    (group,) = package.claude_hooks.groups
+    assert (group.name, group.event) == ("PreToolUse-0", "PreToolUse")
+    assert group.value == {"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/log.sh", "timeout": 5}]}
 
 
 def test_claude_native_layout_reads_as_the_same_resources(build: Builder) -> None:
@@ -321,22 +325,6 @@ def test_claude_native_layout_reads_as_the_same_resources(build: Builder) -> Non
                     "notes": {"command": "${CLAUDE_PLUGIN_ROOT}/bin/notes", "args": ["serve"]}
                 }
             },
-            "hooks.json": {
-                "hooks": {
-                    "PreToolUse": [
-                        {
-                            "matcher": "native:Bash",
-                            "hooks": [
-                                {
-                                    "type": "command",
-                                    "command": "${CLAUDE_PLUGIN_ROOT}/hooks/log.sh",
-                                    "timeout": 5,
-                                }
-                            ],
-                        }
-                    ]
-                }
-            },
             "skills/x/SKILL.md": (claude_root / "skills" / "x" / "SKILL.md").read_bytes(),
         }
     )
@@ -345,57 +333,46 @@ def test_claude_native_layout_reads_as_the_same_resources(build: Builder) -> Non
     assert claude.manifest == expected.manifest
     assert claude.skills == expected.skills
     assert claude.mcp_servers == expected.mcp_servers
-    assert claude.hooks == expected.hooks
 
 
-@pytest.mark.parametrize(
-    ("matcher", "portable"),
-    [
-        ("Bash", "native:Bash"),
-        ("Write|Edit", "native:Write|native:Edit"),
-        ("mcp__docs__search", "native:mcp__docs__search"),
-        ("*", None),
-        ("", None),
-    ],
-)
-def test_claude_matchers_that_name_tools_become_native_matchers(
-    build: Builder, matcher: str, portable: str | None
-) -> None:
-    handler = {"type": "command", "command": "x"}
-    root = build(
-        {
-            ".claude-plugin/plugin.json": {"name": "pkg"},
-            "hooks/hooks.json": {
-                "hooks": {"PostToolUse": [{"matcher": matcher, "hooks": [handler]}]}
-            },
-        },
-        manifest=False,
-    )
-    hooks = read_package(root).hooks
+def test_claude_hook_groups_are_kept_verbatim_for_every_event(build: Builder) -> None:
+    group = {"matcher": "mcp__.*|Bash", "hooks": [
+        {"type": "command", "command": "x", "timeout": 9, "async": True, "shell": "bash",
+         "if": "Bash(git *)"}, {"type": "prompt", "prompt": "Done?"}]}
+    events = {"UserPromptSubmit": [group], "SessionStart": [{"matcher": "startup|clear",
+                                                             "hooks": group["hooks"]}],
+              "PreCompact": [group], "Stop": [group]}
+    root = build({".claude-plugin/plugin.json": {"name": "pkg"},
+                  "hooks/hooks.json": {"description": "d", "hooks": events}}, manifest=False)
 
-    assert hooks is not None
-    assert hooks.hooks["PostToolUse"][0].matcher == portable
+    package = read_package(root)
+
+    assert package.claude_hooks is not None
+    assert [(g.name, g.value) for g in package.claude_hooks.groups] == [
+        ("UserPromptSubmit-0", group), ("SessionStart-0", events["SessionStart"][0]),
+        ("PreCompact-0", group), ("Stop-0", group),
+    ]
+    assert package.warnings == ()
 
 
-def test_claude_stop_and_session_start_match_all_without_a_matcher(build: Builder) -> None:
-    handler = {"type": "command", "command": "x"}
-    root = build(
-        {
-            ".claude-plugin/plugin.json": {"name": "pkg"},
-            "hooks/hooks.json": {
-                "hooks": {
-                    "Stop": [{"hooks": [handler]}],
-                    "SessionStart": [{"matcher": "*", "hooks": [handler]}],
-                }
-            },
-        },
-        manifest=False,
-    )
-    hooks = read_package(root).hooks
+def test_claude_hooks_named_by_the_manifest_and_inline_are_read(build: Builder) -> None:
+    handler = {"type": "command", "command": "y"}
+    root = build({".claude-plugin/plugin.json": {"name": "pkg", "hooks": "./config/more.json"},
+                  "hooks/hooks.json": {"hooks": {"Stop": [{"hooks": [handler]}]}},
+                  "config/more.json": {"hooks": {"Notification": [{"hooks": [handler]}]}}},
+                 manifest=False)
+
+    hooks = read_package(root).claude_hooks
 
     assert hooks is not None
-    assert [group.matcher for group in hooks.hooks["SessionStart"]] == [None]
-    assert [group.matcher for group in hooks.hooks["Stop"]] == [None]
+    assert hooks.sources == ("hooks/hooks.json", "config/more.json")
+    assert [g.name for g in hooks.groups] == ["Stop-0", "1-Notification-0"]
+    inline = build({".claude-plugin/plugin.json": {"name": "pkg", "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}}, manifest=False, name="b")
+    found = read_package(inline).claude_hooks
+    assert found is not None
+    assert [(g.name, g.value["matcher"]) for g in found.groups] == [("PreToolUse-0", "Bash")]
+
 
 
 def test_root_plugin_json_names_the_package_and_the_claude_files_still_count(

@@ -824,43 +824,27 @@ def test_transform_is_allowed_on_pre_tool_use(build: Builder) -> None:
 @pytest.mark.parametrize(
     ("hooks", "expected"),
     [
-        (
-            {"hooks": {"UserPromptSubmit": [{"hooks": [HANDLER]}]}},
-            [
-                "hooks.UserPromptSubmit: Claude event has no portable equivalent "
-                "(use PreToolUse, PostToolUse, Stop, SessionStart)"
-            ],
-        ),
-        (
-            {"hooks": {"PreToolUse": [{"matcher": "mcp__.*", "hooks": [HANDLER]}]}},
-            [
-                "hooks.PreToolUse[0].matcher: 'mcp__.*' is a pattern; "
-                "a portable matcher lists tool names separated by |"
-            ],
-        ),
-        (
-            {"hooks": {"SessionStart": [{"matcher": "startup", "hooks": [HANDLER]}]}},
-            ["hooks.SessionStart[0].matcher: 'startup' has no portable equivalent on SessionStart"],
-        ),
-        (
-            {"hooks": {"Stop": [{"hooks": [{"type": "prompt", "prompt": "Done?"}]}]}},
-            [
-                "hooks.Stop[0].hooks[0].type: must be 'command'",
-                "hooks.Stop[0].hooks[0].command: required key missing",
-                "hooks.Stop[0].hooks[0].prompt: unknown key",
-            ],
-        ),
-        ({"description": "d", "hooks": {}, "extra": 1}, ["extra: unknown key"]),
-        ({"hooks": []}, ["hooks: must be a JSON object of events"]),
-        ({"hooks": {"Stop": {}}}, ["hooks.Stop: must be a list of groups"]),
+        ({"hooks": []}, ["hooks: must be a JSON object of events; skipped"]),
+        ({"hooks": {"Stop": {}}}, ["hooks.Stop: must be a list of groups; skipped"]),
+        ({"hooks": {"Stop": [{"matcher": "x"}]}},
+         ["hooks.Stop[0]: must be an object with a non-empty `hooks` list; skipped"]),
+        ({"hooks": {"Stop": ["run"]}},
+         ["hooks.Stop[0]: must be an object with a non-empty `hooks` list; skipped"]),
     ],
 )
-def test_claude_hooks_that_do_not_map_are_located_issues(
-    build: Builder, issues_of: Issues, hooks: object, expected: list[str]
+def test_claude_hooks_not_shaped_as_claude_writes_them_are_skipped_with_warnings(
+    build: Builder, warnings_of: Issues, hooks: object, expected: list[str]
 ) -> None:
     root = build(_claude({"hooks/hooks.json": hooks}), manifest=False)
 
-    assert issues_of(root) == [f"hooks/hooks.json: {line}" for line in expected]
+    assert warnings_of(root) == [f"hooks/hooks.json: {line}" for line in expected]
+
+
+def test_claude_hooks_file_that_is_not_json_is_refused(build: Builder, issues_of: Issues) -> None:
+    root = build(_claude({"hooks/hooks.json": "{"}), manifest=False)
+
+    assert issues_of(root) == ["hooks/hooks.json: invalid JSON at line 1, column 2: Expecting "
+                               "property name enclosed in double quotes"]
 
 
 def test_claude_mcp_problems_are_located_in_dot_mcp_json(build: Builder, issues_of: Issues) -> None:
