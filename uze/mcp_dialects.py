@@ -18,6 +18,7 @@ from uze.package import McpServer
 _REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _BEARER: Final = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_DEFAULTED: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}")
 
 
 class Translated(msgspec.Struct, frozen=True):
@@ -29,6 +30,39 @@ class Translated(msgspec.Struct, frozen=True):
 
 
 Dialect = Callable[[McpServer], Translated]
+
+
+def _strip_defaults(server: McpServer) -> tuple[McpServer, list[str]]:
+    """The server with each `${NAME:-default}` (Claude Code's form) as `${NAME}`, and the
+    `NAME ('default')` of each default dropped."""
+    dropped: list[str] = []
+
+    def plain(text: str) -> str:
+        def one(match: re.Match[str]) -> str:
+            dropped.append(f"{match.group(1)} ({match.group(2)!r})")
+            return "${" + match.group(1) + "}"
+        return _DEFAULTED.sub(one, text)
+
+    stripped = msgspec.structs.replace(
+        server, command=plain(server.command) if server.command else server.command,
+        args=[plain(a) for a in server.args], env={k: plain(v) for k, v in server.env.items()},
+        url=plain(server.url) if server.url else server.url,
+        headers={k: plain(v) for k, v in server.headers.items()},
+        cwd=plain(server.cwd) if server.cwd else server.cwd)
+    return stripped, sorted(set(dropped))
+
+
+def without_defaults(harness: str, dialect: Dialect) -> Dialect:
+    """`dialect` for a harness that has no `${NAME:-default}`: the defaults are dropped and
+    named in a degraded reason (the harness gets `${NAME}` in its own terms)."""
+    def translate(server: McpServer) -> Translated:
+        stripped, dropped = _strip_defaults(server)
+        out = dialect(stripped)
+        if dropped and out.value is not None:
+            out.degraded.append(f"{harness} has no ${{VAR:-default}}: the default of "
+                                f"{', '.join(dropped)} is dropped; set the variable")
+        return out
+    return translate
 
 
 def _remote_kind(server: McpServer) -> str:
@@ -126,7 +160,8 @@ def opencode(server: McpServer) -> Translated:
     """`mcp.<name>` in opencode.json: `type` local/remote, command as one array (3.5)."""
     if server.url:
         headers = {k: _opencode_refs(v) for k, v in server.headers.items()}
-        value: dict[str, object] = {"type": "remote", "url": server.url, "enabled": server.enabled}
+        url = _opencode_refs(server.url)  # OpenCode substitutes {env:NAME} anywhere in its config
+        value: dict[str, object] = {"type": "remote", "url": url, "enabled": server.enabled}
         return Translated(value | ({"headers": headers} if headers else {}))
     value = {"type": "local", "command": [server.command, *server.args], "enabled": server.enabled}
     if server.env:

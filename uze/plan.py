@@ -19,6 +19,7 @@ from uze.harnesses.base import invoke_feature
 from uze.hooks.claude import claude_code_group, untranslated_reason
 from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
 from uze.hooks.opencode_plugin import plugin_file_name
+from uze.mcp_dialects import without_defaults
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, Package, Skill
 from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
@@ -266,7 +267,9 @@ def _plan_mcp(b: _Builder) -> None:
             if cap.route == "unsupported" or target is None:
                 b.add("mcp", server.name, harness, cap, None)
                 continue
-            translated = target.dialect(server)
+            dialect = target.dialect if harness == "claude_code" else without_defaults(
+                harness, target.dialect)  # only Claude Code expands ${VAR:-default}
+            translated = dialect(server)
             cap = _translated_cap(cap, harness, translated)
             if translated.value is None:
                 b.add("mcp", server.name, harness, cap, None)

@@ -67,5 +67,7 @@ def resolve_server(server: McpServer, root: Path) -> tuple[McpServer, bool]:
         args=[_resolve(arg, root) for arg in server.args],
         cwd=_resolve(server.cwd, root) if server.cwd else server.cwd,
         env={k: _resolve(v, root) for k, v in server.env.items()},
+        url=_resolve(server.url, root) if server.url else server.url,
+        headers={k: _resolve(v, root) for k, v in server.headers.items()},
     )
     return resolved, resolved != server

@@ -154,3 +154,29 @@ def test_claude_protocol_hooks_are_listed_for_consent(uze: Uze) -> None:
     assert "PreToolUse-0 (PreToolUse, Claude protocol, Bash|mcp__.*)" in result.stderr
     assert "guard.sh" in result.stderr
     assert '"prompt": "Does the prompt ask for secrets? $ARGUMENTS"' in result.stderr
+
+
+def test_mcp_as_claude_writes_it_resolves_the_root_everywhere_and_reports_defaults(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    document = as_json(assert_ok(uze("install", DATA / "claude-mcp", "--harness",
+                                     "claude_code,opencode", "--trust", "--json")))
+
+    root = str(sandbox.project / ".uze" / "packages" / "claude-mcp")
+    claude = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
+    assert claude["api"] == {
+        "command": f"{root}/bin/api", "args": ["--config", f"{root}/api.toml"],
+        "env": {"API_TOKEN": "${API_TOKEN:-anonymous}", "DATA": f"{root}/data"}}
+    assert claude["docs"] == {
+        "type": "http", "url": "https://docs.example.invalid/${REGION:-eu}/mcp",
+        "headers": {"X-Plugin-Root": root}}
+    rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
+            for p in document["projections"] if p["kind"] == "mcp"}
+    assert rows[("api", "claude_code")] == ("native", "")
+    assert rows[("api", "opencode")][0] == "degraded"
+    assert "opencode has no ${VAR:-default}: the default of API_TOKEN ('anonymous') is dropped" \
+        in rows[("api", "opencode")][1]
+    assert "REGION ('eu')" in rows[("docs", "opencode")][1]
+    opencode = json.loads((sandbox.project / "opencode.json").read_text())["mcp"]
+    assert opencode["api"]["environment"]["API_TOKEN"] == "{env:API_TOKEN}"
+    assert opencode["docs"]["url"] == "https://docs.example.invalid/{env:REGION}/mcp"
