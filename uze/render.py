@@ -243,12 +243,12 @@ def check_view(result: CheckResult) -> list[RenderableType]:
 
 # The glance (issue 23): one row per package, one mark per harness.
 HARNESS_COLUMNS = (("claude_code", "claude"), ("codex", "codex"), ("opencode", "opencode"),
-                   ("gemini_cli", "gemini"), ("antigravity", "antigrav"), ("kimi_code", "kimi"),
+                   ("gemini_cli", "gemini"), ("antigravity", "agy"), ("kimi_code", "kimi"),
                    ("deepseek_harness", "deepseek"))
 _PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
 _MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim"}
-LEGEND = ("✓ delivered   ~ degraded (part of it lost or not delivered)   - unsupported   "
-          "· nothing there   ! not as written   ? waits for trust")
+LEGEND = ("✓ delivered  ~ degraded  - unsupported  · nothing there  ! not as written  "
+          "? waits for trust")
 _MAX_PROBLEM_LINES = 24
 
 
@@ -283,6 +283,13 @@ def _problem_fix(name: str, state: str) -> str:
     return "repair each uze:begin/uze:end marker pair by hand, then run the command again"
 
 
+def _glance_table(headers: list[str]) -> Table:
+    """Columns without borders (two spaces apart, bold headers), so 7 harnesses fit 80
+    columns; only the package column gives way on a narrow terminal."""
+    columns = [Column(header=Cell(h), no_wrap=i > 0) for i, h in enumerate(headers)]
+    return Table(*columns, padding=0, box=None)
+
+
 def glance_view(result: StatusResult) -> list[RenderableType]:
     """`uze status`: one row per package (version, scope, a mark per harness), a footer that
     counts, then each problem with its fix; 20 packages x 7 harnesses fit in 60 lines."""
@@ -292,7 +299,9 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     known = {h for h, _ in HARNESS_COLUMNS}
     extra = sorted({h for package in result.packages for h in package.receipt.harnesses} - known)
     used += [(h, h) for h in extra]
-    table = new_table("package", "version", "scope", *(label for _, label in used))
+    scoped = any(package.receipt.scope == "user" for package in result.packages)
+    table = _glance_table(["package", "version", *(["scope"] if scoped else []),
+                           *(label for _, label in used)])
     in_place = undelivered = 0
     problems: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
     for package in result.packages:
@@ -316,7 +325,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
             mark = harness_mark(routes, states, codex_waiting and h == "codex")
             style = "red" if "!" in mark else _MARK_STYLE.get(mark[0], "")
             marks.append(Cell(mark, style))
-        add_row(table, r.name, r.version, r.scope, *marks)
+        add_row(table, r.name, r.version, *([r.scope] if scoped else []), *marks)
     out: list[RenderableType] = [table]
     footer = f"{in_place} projections in place"
     for index, ((name, scope), found) in enumerate(problems.items()):
@@ -356,8 +365,10 @@ def _problem_lines(result: StatusResult,
     for name, _scope, _target in result.untrusted_hooks:
         hooks[name] = hooks.get(name, 0) + 1
     if hooks:
-        listed = ", ".join(f"{name} ({n})" for name, n in hooks.items())
-        lines.append(f"  Codex hooks wait for trust: {listed}; Codex skips them until trusted")
+        names = list(hooks)
+        listed = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        lines.append(f"  {sum(hooks.values())} Codex hooks wait for trust ({listed}); Codex "
+                     "skips them until trusted")
         lines.append(f"    fix: run `codex` in {result.project}, open /hooks and trust them "
                      "(one run only: `codex exec --dangerously-bypass-hook-trust`)")
     if len(lines) > _MAX_PROBLEM_LINES:
