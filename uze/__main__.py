@@ -74,7 +74,7 @@ def _result(found: dict[str, str]) -> Any:
 
         return list_installed(Paths.from_env(), project=project, cwd=Path.cwd())
     if command == "install":
-        from uze.commands.reinstall import install_or_unchanged
+        from uze.commands.install_verb import install_or_unchanged
 
         return install_or_unchanged(
             Paths.from_env(), Path(found["name"]),

@@ -173,7 +173,7 @@ def install(
                                         help="Accept the commands the package runs.")] = False,
 ) -> None:
     """Install or upgrade a package into every targeted harness."""
-    from uze.commands.reinstall import install_or_unchanged
+    from uze.commands.install_verb import install_or_unchanged
     from uze.documents import install_json
 
     def attempt(trusted: bool) -> Any:

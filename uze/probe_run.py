@@ -21,11 +21,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from uze.probes import DOCTOR_PROBES, PROBE_TIMEOUT, Probe, Seen, probe_env
+from uze.probes import (
+    DOCTOR_PROBES,
+    PROBE_TIMEOUT,
+    Probe,
+    ProbeItem,
+    ProbeState,
+    Runner,
+    Seen,
+    probe_env,
+)
 
 if TYPE_CHECKING:
     from uze.commands.context import ScopeContext
-    from uze.commands.doctor import ProbeItem, ProbeState, Runner
     from uze.location import Scope
     from uze.paths import Paths
 
@@ -198,8 +206,6 @@ def probe_harness(harness: str, binary: str, paths: Paths,
 
 def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str] | None,
           ) -> ProbeItem:
-    from uze.commands.doctor import ProbeItem
-
     if found is None:
         return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, "", NOT_PROBED)
     args, shown = found

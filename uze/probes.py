@@ -13,12 +13,18 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
+from uze.location import Scope
+
 if TYPE_CHECKING:
     import subprocess
+
+Runner = Callable[
+    [Sequence[str], dict[str, str], float, Path | None], "subprocess.CompletedProcess[str]"
+]
 
 ANSI: Final = re.compile(r"\x1b\[[0-9;]*m|\[[0-9;]*m")
 REGION: Final = re.compile(r"<!-- uze:begin ([^/\s]+)(?:/\S*)? -->")
@@ -306,3 +312,20 @@ DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
         Probe(OPENCODE_MCP, ("mcp",), _one("mcp", opencode_mcp)),
     ),
 }
+
+
+ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]
+
+
+class ProbeItem(msgspec.Struct, frozen=True):
+    """What `--probe` saw of one delivered item: `found` once, `missing`, `duplicate`, or
+    `unverified` (no oracle runs for this kind) / `denied` (the oracle could not read it)."""
+
+    scope: Scope
+    kind: str
+    name: str
+    package: str
+    state: ProbeState
+    seen: int | None
+    command: str
+    note: str = ""

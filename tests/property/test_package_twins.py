@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from uze.package.convert import convert
 from uze.package.hooks import HookGroup, HookHandler
-from uze.package.issues import convert
 from uze.package.manifest import Manifest, McpServer, Strict
 from uze.package.problems import TWINS, problems
 

@@ -69,3 +69,64 @@ def test_nothing_but_paths_reads_the_environment_or_home(path: Path) -> None:
         return
     text = path.read_text(encoding="utf-8")
     assert "os.environ" not in text and "Path.home()" not in text and "platformdirs" not in text
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _uze_imports(path: Path, known: set[str]) -> set[str]:
+    """The uze modules `path` imports anywhere in it: top level, inside functions, and under
+    `if TYPE_CHECKING:` (a cycle there is still two modules that need each other)."""
+    found: set[str] = set()
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name in known}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for alias in node.names:
+                child = f"{node.module}.{alias.name}"
+                found.add(child if child in known else node.module)
+    return found & known
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every strongly connected group of more than one module (Tarjan), as a sorted list."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while (top := stack.pop()) != node:
+                group.append(top)
+            if group:
+                groups.append(sorted([*group, node]))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return groups
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": {"e"}}
+    assert _cycles(graph) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle_between_uze_modules() -> None:
+    """Dependencies point one way; a function-level import does not hide a cycle."""
+    names = {_module_name(path): path for path in MODULES}
+    graph = {name: _uze_imports(path, set(names)) - {name} for name, path in names.items()}
+    assert graph["uze.cli"], "the graph reads imports"
+    assert _cycles(graph) == []

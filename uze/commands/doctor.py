@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -24,10 +24,11 @@ from uze.evidence import Record, Status
 from uze.harnesses import REGISTRY, Harness
 from uze.location import Location, Scope
 from uze.paths import Paths
+from uze.probes import ProbeItem, Runner
 from uze.receipts import TreeArtifact
 
 if TYPE_CHECKING:
-    import subprocess
+    pass
 
 Problem = Literal[
     "not_installed", "not_discoverable", "discovery_unverified", "collision",
@@ -35,9 +36,6 @@ Problem = Literal[
 ]
 VERSION_TIMEOUT: Final = 20
 _VERSION: Final = re.compile(r"\d+\.\d+\.\d+")
-Runner = Callable[
-    [Sequence[str], dict[str, str], float, Path | None], "subprocess.CompletedProcess[str]"
-]
 
 
 class Collision(msgspec.Struct, frozen=True):
@@ -46,23 +44,6 @@ class Collision(msgspec.Struct, frozen=True):
     name: str
     roots: tuple[str, ...]
     owned_by_uze: bool
-
-
-ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]
-
-
-class ProbeItem(msgspec.Struct, frozen=True):
-    """What `--probe` saw of one delivered item: `found` once, `missing`, `duplicate`, or
-    `unverified` (no oracle runs for this kind) / `denied` (the oracle could not read it)."""
-
-    scope: Scope
-    kind: str
-    name: str
-    package: str
-    state: ProbeState
-    seen: int | None
-    command: str
-    note: str = ""
 
 
 class HarnessRecord(msgspec.Struct, frozen=True):

@@ -117,23 +117,6 @@ def record(ctx: ScopeContext, name: str, receipt_data: bytes, keys: list[str]) -
         pass  # an old stamp stays true of its own receipt bytes and inputs; it just won't match
 
 
-def install_or_unchanged(
-    paths: Paths, source: Path, *, scope: Scope = "project", project: Path | None = None,
-    harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
-    cwd: Path,
-) -> InstallResult:
-    """`uze install`: the answer of `unchanged` when it has one, else the full install (which
-    `force` and `trust` cannot change for a package installed unchanged)."""
-    found = unchanged(paths, source, scope=scope, project=project, harness=harness,
-                      dry_run=dry_run, cwd=cwd)
-    if found is not None:
-        return found
-    from uze.commands.install import install
-
-    return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
-                   force=force, trust=trust, cwd=cwd)
-
-
 def unchanged(
     paths: Paths, source: Path, *, scope: Scope, project: Path | None, harness: str | None,
     dry_run: bool, cwd: Path,

@@ -7,8 +7,9 @@ from typing import cast
 
 from uze.package.claude import portable_server
 from uze.package.claude_hooks import ClaudeHookGroup, ClaudeHooks, read_claude_hooks
+from uze.package.convert import convert
 from uze.package.hooks import HOOK_EVENTS, HookEvent, HookGroup, HooksFile, hooks_problems
-from uze.package.issues import convert, issue, key_path
+from uze.package.issues import issue, key_path
 from uze.package.layout import CLAUDE_MANIFEST, ComponentPaths, Layout
 from uze.package.manifest import McpServer
 from uze.package.tree import Tree

@@ -21,7 +21,7 @@ NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 
 
 class Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """A package value: immutable, every key known. Read with `issues.convert(raw, Kind, ...)`."""
+    """A package value: immutable, every key known. Read with `convert.convert(raw, Kind, ...)`."""
 
     @classmethod
     def given_problem(cls, raw: object) -> str | None:

@@ -1,7 +1,7 @@
 """Every problem in an invalid package file, in uze's wording: the pydantic twins of the Structs.
 
 uze reads plugin.json, mcp.json and hooks.json with the msgspec Structs of `manifest.py` and
-`hooks.py`, which stop at the first problem. When they find one, `issues.convert` imports this
+`hooks.py`, which stop at the first problem. When they find one, `convert.convert` imports this
 module and validates the same value with its twin here, which reports every problem at once
 (ADR 0017). A twin has its Struct's keys, types and defaults, and calls the same rule functions;
 `tests/property/test_package_twins.py` checks that each pair accepts exactly the same values.

@@ -12,8 +12,9 @@ from typing import Final, TypeGuard
 
 import msgspec
 
+from uze.package.convert import convert
 from uze.package.frontmatter import FrontmatterError, split_frontmatter
-from uze.package.issues import convert, issue
+from uze.package.issues import issue
 from uze.package.layout import (
     CLAUDE_MANIFEST,
     SKILL_FILE,

@@ -1,0 +1,33 @@
+"""`uze install`: the re-install shortcut's answer when it has one, else the full install.
+
+The full install (`uze.commands.install`) is imported only when the shortcut has no answer,
+so re-installing an unchanged package never loads the package models (ADR 0016). Keeping this
+choice out of both modules leaves `install` -> `reinstall` (the stamp it records) the only
+import between them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from uze.commands import reinstall
+from uze.commands.results import InstallResult
+from uze.location import Scope
+from uze.paths import Paths
+
+
+def install_or_unchanged(
+    paths: Paths, source: Path, *, scope: Scope = "project", project: Path | None = None,
+    harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
+    cwd: Path,
+) -> InstallResult:
+    """`uze install`: the answer of `unchanged` when it has one, else the full install (which
+    `force` and `trust` cannot change for a package installed unchanged)."""
+    found = reinstall.unchanged(paths, source, scope=scope, project=project, harness=harness,
+                                dry_run=dry_run, cwd=cwd)
+    if found is not None:
+        return found
+    from uze.commands.install import install
+
+    return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
+                   force=force, trust=trust, cwd=cwd)
