@@ -41,7 +41,7 @@ NODE_DIR = str(Path(shutil.which("node") or "/usr/bin/node").parent)
 PACKAGE = "every-kind"
 MARKER = "Prefer small, reviewable changes."  # first line of every-kind/AGENTS.md
 
-# Offline settings from ../shared/reference/real-harness-probes.md sections 1, 8 and 9 (the
+# Offline settings from docs/reference/real-harness-probes.md sections 1, 8 and 9 (the
 # ones `uze doctor --probe` uses too), and a trusted workspace for Gemini CLI.
 HARNESS_ENV = {**OFFLINE_ENV, "GEMINI_CLI_TRUST_WORKSPACE": "true"}
 # Credentials and endpoints from the outer environment must never reach a harness.

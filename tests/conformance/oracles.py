@@ -1,5 +1,5 @@
 """The oracle table: per real harness and resource kind, the offline command that shows what the
-harness discovered (../shared/reference/real-harness-probes.md, section 0 and each harness's
+harness discovered (docs/reference/real-harness-probes.md, section 0 and each harness's
 "Oracles"), or why there is none that runs without a model server. The commands and the
 readers of their output live in uze/probes.py (`uze doctor --probe` runs the same ones); this
 table adds how the lab runs them and what the contracts expect.

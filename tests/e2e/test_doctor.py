@@ -1,4 +1,4 @@
-"""`uze doctor`: one record per harness (DESIGN section 9), with the real command in a
+"""`uze doctor`: one record per harness (docs/design.md), with the real command in a
 subprocess. PATH is cut down to a folder holding exactly the binaries a test wants: two real
 pinned harnesses (plus node), or small scripts standing in for a harness."""
 

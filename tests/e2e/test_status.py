@@ -1,4 +1,4 @@
-"""`uze status`: the DESIGN.md section 2 JSON shape, every live state, and the human table."""
+"""`uze status`: the JSON shape of docs/design.md, every live state, and the human table."""
 
 from __future__ import annotations
 
@@ -74,13 +74,13 @@ def _check_projection(projection: dict[str, Any], scope: str) -> None:
 
 
 def validate_status(document: Any, project: Path) -> None:
-    """Explicit checks of the `status --json` shape of DESIGN.md section 2."""
+    """Explicit checks of the `status --json` shape in docs/design.md."""
     assert isinstance(document, dict) and set(document) == {"schema", "project", "packages"}
     assert document["schema"] == 1
     assert document["project"] == str(project)
     assert isinstance(document["packages"], list)
     for package in document["packages"]:
-        # DESIGN.md's keys, plus what the package runs (issue 9: status shows it for audit)
+        # docs/design.md's keys, plus what the package runs (issue 9: status shows it for audit)
         assert set(package) == {"name", "version", "scope", "tree", "projections",
                                 "executions"}, package
         assert all(isinstance(line, str) for line in package["executions"])

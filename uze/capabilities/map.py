@@ -1,6 +1,6 @@
 """Capability rows, read top to bottom: (harness, kind, feature) -> route, reason, source.
 
-Sources name the section of ../shared/reference/harnesses.md (or real-harness-probes.md, or a
+Sources name the section of docs/reference/harnesses.md (or real-harness-probes.md, or a
 test of ours) the row rests on. A harness or feature with no row is unsupported, with a reason,
 never silently native.
 """

@@ -1,4 +1,4 @@
-"""`uze doctor`: one record per harness (DESIGN section 9): installed, version, what evidence
+"""`uze doctor`: one record per harness (docs/design.md): installed, version, what evidence
 proves for that exact version, the skill roots it reads here and the skill names they share.
 
 `verified` needs a `passed` record for the exact version found on PATH, in every scope
@@ -72,7 +72,7 @@ class HarnessRecord(msgspec.Struct, frozen=True):
         return self.problems[0] if self.problems else "ok"
 
     def to_json(self) -> dict[str, Any]:
-        """The record of DESIGN.md section 9."""
+        """One record of `doctor --json` (docs/design.md, output documents)."""
         doc: dict[str, Any] = {
             "id": self.id, "binary": self.binary, "installed": self.installed,
             "path": self.path, "version": self.version, "discovery": self.discovery,

@@ -23,7 +23,7 @@ class PackageStatus(msgspec.Struct, frozen=True):
     states: tuple[str, ...]  # parallel to receipt.projections
 
     def to_json(self) -> dict[str, Any]:
-        """The `packages[]` object of DESIGN.md section 2."""
+        """The `packages[]` object of `status --json` (docs/design.md, output documents)."""
         r = self.receipt
         projections = [
             {f: getattr(p, f) for f in p.__struct_fields__} | {"state": state}

@@ -4,7 +4,7 @@ Pure. For each hook group, `deliver_hooks` returns either a generated wrapper sc
 one element of the harness's own hook config that runs it, or the reason the harness cannot
 honour the group. A group whose effect, event or tools a harness cannot carry is never
 delivered as something that would let a tool run while the user believes it is guarded
-(DESIGN section 8, issue 5). The caller maps each element's `role` to a file for its scope and
+(docs/package-format.md). The caller maps each element's `role` to a file for its scope and
 adds the element with `config_array.append_element` (or, for a `named` element, as an owned
 config entry). OpenCode has no hook config: its groups carry a `BridgeGroup` instead, and
 `opencode_bridge` renders the one plugin file of the package that runs them.

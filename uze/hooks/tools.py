@@ -1,4 +1,4 @@
-"""Portable tool aliases and each harness's native tool names, as data (DESIGN section 8).
+"""Portable tool aliases and each harness's native tool names, as data (docs/package-format.md).
 
 A native tool may stand for several aliases (Codex `apply_patch` both writes and edits files);
 the first is the one a handler sees in `HOOK_TOOL`. An alias with no native name in a harness

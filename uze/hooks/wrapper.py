@@ -1,9 +1,10 @@
 """Generated hook wrappers: one standalone Python 3 script per (harness, hook group).
 
 The harness runs the script as its hook command. The script reads the native hook input on
-stdin, runs the group's handlers under the DESIGN section 8 ABI and answers in the harness's
-native form (see `wrapper_body`). Everything it needs is embedded in one `CONFIG = ...` line,
-so nothing of uze is on the execution path (adr/0008). Pure: returns bytes, writes nothing.
+stdin, runs the group's handlers under the hook ABI (docs/package-format.md) and answers in the
+harness's native form (see `wrapper_body`). Everything it needs is embedded in one
+`CONFIG = ...` line, so nothing of uze is on the execution path (adr/0008). Pure: returns
+bytes, writes nothing.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 `BODY` is appended below a generated `CONFIG = ...` line to make one standalone script. It is
 Python 3.8+ and stdlib only, and imports nothing from uze: uninstalling uze must not break an
-installed hook (adr/0008). It implements the DESIGN section 8 ABI for one harness and one
-group, and answers in that harness's native form. Tested by running generated scripts.
+installed hook (adr/0008). It implements the hook ABI (docs/package-format.md) for one harness
+and one group, and answers in that harness's native form. Tested by running generated scripts.
 """
 
 from __future__ import annotations

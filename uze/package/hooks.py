@@ -1,4 +1,4 @@
-"""Portable hooks (DESIGN section 8) as msgspec Structs: events, matchers, effects, handlers.
+"""Portable hooks (docs/package-format.md) as msgspec Structs: events, matchers, effects, handlers.
 
 The pydantic twins in `uze.package.problems` report every problem when msgspec finds one
 (ADR 0017); the rules beyond types are functions here that both call.
