@@ -22,13 +22,13 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from uze import fs
 from uze.errors import UzeError
 from uze.paths import Paths
+from uze.vocabulary import Scope
 
 Result = Literal["passed", "failed", "denied", "unverified"]
 Status = Literal["verified", "failed", "denied", "unverified"]
-ScopeName = Literal["project", "user"]
 
 SCHEMA_VERSION: Final = 1
-SCOPES: Final[tuple[ScopeName, ...]] = ("project", "user")
+SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
 KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
 REQUEST_KINDS: Final = ("skill", "agent", "mcp", "instructions")
 HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.ask")
@@ -57,7 +57,7 @@ class Record(BaseModel):
     harness: str
     harness_version: str
     capability: str
-    scope: ScopeName
+    scope: Scope
     result: Result
     detail: str = ""
     environment: str = Field(pattern=r"^[0-9a-f]{64}$")
@@ -89,7 +89,7 @@ def make_record(
     harness: str,
     harness_version: str,
     capability: str,
-    scope: ScopeName,
+    scope: Scope,
     result: Result,
     environment: str,
     uze_version: str,

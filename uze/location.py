@@ -6,14 +6,13 @@ Kept outside `uze.harnesses` so read-only commands (status, list) do not import 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
 from uze.errors import UsageError
 from uze.paths import Paths
-
-Scope = Literal["project", "user"]
+from uze.vocabulary import Scope
 
 
 def checked_scope(value: str, allowed: tuple[str, ...]) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import msgspec
 
@@ -27,6 +27,7 @@ from uze.projections.config_entry import format_key_path
 from uze.projections.frontmatter import edit_frontmatter
 from uze.skill_roots import choose_roots
 from uze.trust import Execution, executions, trust_digest
+from uze.vocabulary import ConfigFormat, Kind, Route
 
 _RANK = {"native": 0, "adapted": 1, "degraded": 2, "unsupported": 3}
 
@@ -37,10 +38,10 @@ class PlannedProjection(msgspec.Struct, frozen=True):
     `level` is the author's override (`required`, `optional` or "").
     """
 
-    kind: str
+    kind: Kind
     resource: str
     harness: str
-    route: str
+    route: Route
     reason: str
     target: str
     path: Path | None
@@ -81,7 +82,7 @@ class PlannedEntry(msgspec.Struct, frozen=True):
 
     path: Path
     target: str
-    fmt: Literal["json", "jsonc", "toml"]
+    fmt: ConfigFormat
     key_path: tuple[str, ...]
     value: dict[str, object]
     harnesses: tuple[str, ...]
@@ -92,7 +93,7 @@ class PlannedElement(msgspec.Struct, frozen=True):
 
     path: Path
     target: str
-    fmt: Literal["json", "jsonc", "toml"]
+    fmt: ConfigFormat
     key_path: tuple[str, ...]
     group: str
     value: dict[str, object]
@@ -132,7 +133,7 @@ class _Builder(msgspec.Struct):
     projections: list[PlannedProjection] = msgspec.field(default_factory=list)
     artifacts: list[PlannedArtifact] = msgspec.field(default_factory=list)
 
-    def add(self, kind: str, resource: str, harness: str, cap: Capability,
+    def add(self, kind: Kind, resource: str, harness: str, cap: Capability,
             path: Path | None, feature: str = "base", suffix: str = "") -> None:
         level = self.overrides.level(harness, kind, feature) or ""
         reason = cap.reason

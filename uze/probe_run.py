@@ -34,8 +34,8 @@ from uze.probes import (
 
 if TYPE_CHECKING:
     from uze.commands.context import ScopeContext
-    from uze.location import Scope
     from uze.paths import Paths
+    from uze.vocabulary import Scope
 
 
 def _start(args: Sequence[str], env: dict[str, str], cwd: Path | None, stdin: int,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
-from uze.location import Scope
+from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
     import subprocess

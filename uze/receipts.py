@@ -16,12 +16,11 @@ from typing import Annotated, Any, ClassVar, Final, Literal
 import msgspec
 
 from uze.errors import ReceiptUnreadable
+from uze.vocabulary import ConfigFormat, Kind, Route, Scope
 
 SCHEMA_VERSION: Final = 1
 # \Z, not $: msgspec searches with Python's re, where $ also matches before a final newline.
 Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
-Route = Literal["native", "adapted", "degraded", "unsupported"]
-Kind = Literal["instructions", "skill", "agent", "mcp", "hook"]
 
 
 class _Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
@@ -89,7 +88,7 @@ class EntryArtifact(_Artifact, frozen=True, tag="entry", kw_only=True):
     type: ClassVar[Literal["entry"]] = "entry"
 
     target: str
-    format: Literal["json", "jsonc", "toml"]
+    format: ConfigFormat
     key_path: list[str]
     digest: Digest
     add_info: dict[str, Any]
@@ -106,7 +105,7 @@ class ElementArtifact(_Artifact, frozen=True, tag="element", kw_only=True):
     type: ClassVar[Literal["element"]] = "element"
 
     target: str
-    format: Literal["json", "jsonc", "toml"]
+    format: ConfigFormat
     key_path: list[str]
     group: str
     digest: Digest
@@ -126,7 +125,7 @@ class Receipt(_Model, frozen=True, kw_only=True):
     name: str
     version: str
     tree: Digest
-    scope: Literal["project", "user"]
+    scope: Scope
     harnesses: list[str]
     status: Literal["pending", "complete"] = "complete"
     projections: list[ProjectionRecord]

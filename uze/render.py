@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from uze.commands.results import InstallResult
     from uze.commands.status import StatusResult
     from uze.commands.uninstall import UninstallResult
+    from uze.vocabulary import State
 
 
 COLOR_MODES = ("auto", "always", "never")
@@ -226,7 +227,7 @@ def check_view(result: CheckResult) -> list[RenderableType]:
     rows: dict[tuple[str, str], dict[str, str]] = {}
     reasons: list[str] = []
     for p in plan.projections:
-        cell = p.route
+        cell: str = p.route
         if p.reason:
             if p.reason not in reasons:
                 reasons.append(p.reason)
@@ -303,7 +304,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     table = _glance_table(["package", "version", *(["scope"] if scoped else []),
                            *(label for _, label in used)])
     in_place = undelivered = 0
-    problems: dict[tuple[str, str], list[tuple[str, str, str, str]]] = {}
+    problems: dict[tuple[str, str], list[tuple[State, str, str, str]]] = {}
     for package in result.packages:
         r = package.receipt
         per: dict[str, tuple[list[str], list[str]]] = {}
@@ -332,7 +333,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         if index == 3:
             footer += f"; more in {len(problems) - 3} other packages"
             break
-        counts: dict[str, int] = {}
+        counts: dict[State, int] = {}
         for state, *_ in found:
             counts[state] = counts.get(state, 0) + 1
         what = ", ".join(f"{n} {state}" for state, n in counts.items())
@@ -350,11 +351,11 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
 
 
 def _problem_lines(result: StatusResult,
-                   problems: dict[tuple[str, str], list[tuple[str, str, str, str]]]) -> list[str]:
+                   problems: dict[tuple[str, str], list[tuple[State, str, str, str]]]) -> list[str]:
     """Each problem with its fix, at most _MAX_PROBLEM_LINES lines (then where to see the rest)."""
     lines: list[str] = []
     for (name, _scope), found in problems.items():
-        by_state: dict[str, list[str]] = {}
+        by_state: dict[State, list[str]] = {}
         for state, kind, resource, harness in found:
             by_state.setdefault(state, []).append(f"{kind} {resource} in {harness}")
         for state, items in by_state.items():

@@ -30,13 +30,13 @@ from uze import __version__
 from uze.evidence import (
     Record,
     Result,
-    ScopeName,
     environment_digest,
     load,
     make_record,
     merge,
     save,
 )
+from uze.vocabulary import Scope
 
 RUNS_DIR = Path(os.environ.get("UZE_EVIDENCE_RUNS", REPO / ".cache" / "evidence"))
 
@@ -113,7 +113,7 @@ class EvidenceRun:
         self.record(harness, capability, scope, "passed")
 
 
-def _scope(value: str) -> ScopeName:
+def _scope(value: str) -> Scope:
     return "user" if value == "user" else "project"
 
 

@@ -7,11 +7,11 @@ never silently native.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
 
 import msgspec
 
-Route = Literal["native", "adapted", "degraded", "unsupported"]
+from uze.vocabulary import Route
 
 
 class Capability(msgspec.Struct, frozen=True):

@@ -11,10 +11,12 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from uze import vocabulary
 from uze.commands.context import Created, ScopeContext
 from uze.projections import element, entry, file, region_file, tree
 from uze.projections.config_array import ElementInfo
 from uze.projections.config_entry import AddInfo, format_key_path
+from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
     from uze.receipts import Artifact
@@ -25,7 +27,7 @@ class Action(msgspec.Struct, frozen=True):
     """What install or uninstall does (or would do) to one artifact."""
 
     target: str
-    action: str  # create | replace | unchanged | kept | merge | remove
+    action: vocabulary.Action
     detail: str = ""
     new_value: str = ""  # for a kept region: the text the new version would have written
 
@@ -46,7 +48,7 @@ def record_path(ctx: ScopeContext, record: Artifact) -> Path:
     return ctx.location.resolve(record.target)
 
 
-def inspect_record(ctx: ScopeContext, record: Artifact) -> str:
+def inspect_record(ctx: ScopeContext, record: Artifact) -> LiveState:
     """The live state of one artifact: matched, missing, drifted, conflict or blocked."""
     path = record_path(ctx, record)
     if record.type == "tree":

@@ -12,10 +12,11 @@ import blake3
 import msgspec
 
 from uze import fs
-from uze.location import Location, Scope
+from uze.location import Location
 from uze.paths import Paths, resolve_project
 from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
+from uze.vocabulary import Scope
 
 if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (issue 8)
     from uze.receipts import Receipt

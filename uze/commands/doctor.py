@@ -22,10 +22,11 @@ from uze import compatibility, evidence
 from uze.commands.context import ScopeContext, open_scope
 from uze.evidence import Record, Status
 from uze.harnesses import REGISTRY, Harness
-from uze.location import Location, Scope
+from uze.location import Location
 from uze.paths import Paths
 from uze.probes import ProbeItem, Runner
 from uze.receipts import TreeArtifact
+from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
     pass

@@ -33,7 +33,6 @@ from uze.errors import (
     UzeError,
 )
 from uze.harnesses import detect_harnesses, parse_harnesses
-from uze.location import Scope
 from uze.package import Package, read_package
 from uze.paths import Paths
 from uze.plan import (
@@ -63,6 +62,7 @@ from uze.receipts import (
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
+from uze.vocabulary import Scope
 
 
 class _Step(msgspec.Struct, frozen=True):
@@ -339,8 +339,8 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
         scope=plan.location.scope,
         harnesses=list(plan.harnesses),
         projections=[
-            ProjectionRecord(kind=p.kind, resource=p.resource, harness=p.harness,  # type: ignore[arg-type]
-                             route=p.route, reason=p.reason, target=p.target)  # type: ignore[arg-type]
+            ProjectionRecord(kind=p.kind, resource=p.resource, harness=p.harness,
+                             route=p.route, reason=p.reason, target=p.target)
             for p in plan.projections
         ],
         artifacts=sorted(artifacts, key=arts.record_key),

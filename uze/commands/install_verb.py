@@ -12,8 +12,8 @@ from pathlib import Path
 
 from uze.commands import reinstall
 from uze.commands.results import InstallResult
-from uze.location import Scope
 from uze.paths import Paths
+from uze.vocabulary import Scope
 
 
 def install_or_unchanged(

@@ -31,11 +31,11 @@ from uze.commands.context import ScopeContext, open_scope
 from uze.commands.results import InstallResult, RecordedPlan
 from uze.errors import UzeError
 from uze.harness_ids import parse_harnesses
-from uze.location import Scope
 from uze.paths import LOCATION_ENV, Paths
 from uze.statcache import settled, stat_key
 from uze.store import Store, digest_bytes
 from uze.store.manifest import decode_manifest
+from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
     from uze.receipts import Receipt

@@ -11,6 +11,7 @@ from uze.commands import artifacts as arts
 from uze.commands.context import ScopeContext, locked, open_scope
 from uze.errors import NotInstalled
 from uze.paths import Paths
+from uze.vocabulary import State
 
 if TYPE_CHECKING:
     from uze.receipts import Receipt
@@ -20,7 +21,7 @@ class PackageStatus(msgspec.Struct, frozen=True):
     """One installed package and the state of each of its projections."""
 
     receipt: Receipt
-    states: tuple[str, ...]  # parallel to receipt.projections
+    states: tuple[State, ...]  # parallel to receipt.projections
 
     def to_json(self) -> dict[str, Any]:
         """The `packages[]` object of `status --json` (docs/design.md, output documents)."""
@@ -50,7 +51,7 @@ class StatusResult(msgspec.Struct, frozen=True):
 
 def _package_status(ctx: ScopeContext, receipt: Receipt) -> PackageStatus:
     live = {arts.record_key(a): arts.inspect_record(ctx, a) for a in receipt.artifacts}
-    states = tuple(
+    states: tuple[State, ...] = tuple(
         "undelivered" if p.route == "unsupported" else live.get(p.target, "missing")
         for p in receipt.projections
     )

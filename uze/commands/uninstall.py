@@ -19,10 +19,10 @@ from uze.commands.context import (
     save_created,
 )
 from uze.errors import NotInstalled
-from uze.location import Scope
 from uze.paths import Paths
 from uze.receipts import Receipt
 from uze.transaction import Transaction
+from uze.vocabulary import Scope
 
 
 class UninstallResult(msgspec.Struct, frozen=True):

@@ -11,6 +11,7 @@ import msgspec
 
 from uze.location import Location
 from uze.paths import Paths
+from uze.vocabulary import ConfigFormat
 
 if TYPE_CHECKING:
     from uze.package import InvokePolicy
@@ -42,7 +43,7 @@ class McpTarget(msgspec.Struct, frozen=True):
     """Where a harness keeps MCP servers: one config file, its format, the key of an entry."""
 
     file: Callable[[Location], Path]
-    fmt: Literal["json", "jsonc", "toml"]
+    fmt: ConfigFormat
     key: Callable[[Location, str], tuple[str, ...]]
     dialect: Callable[[Any], Any]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import PurePath
-from typing import Final, Literal
+from typing import Final
 
 import msgspec
 
@@ -24,14 +24,14 @@ from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plug
 from uze.hooks.tools import native_names, native_regex, unreachable
 from uze.hooks.wrapper import render_wrapper
 from uze.package.hooks import HookGroup, HooksFile
+from uze.vocabulary import ConfigFormat, Route
 
-Route = Literal["native", "adapted", "degraded", "unsupported"]
 GRACE: Final = 5  # seconds the harness waits beyond the handlers' own deadlines
 BLOCKING: Final = frozenset({"allow", "ask", "deny", "transform"})
 _SLUG: Final = re.compile(r"[^A-Za-z0-9._-]+")
 
 # Per harness: file role, format, the effects PreToolUse can express, timeout unit.
-_TARGETS: Final[dict[str, tuple[str, Literal["json", "jsonc", "toml"], frozenset[str], int]]] = {
+_TARGETS: Final[dict[str, tuple[str, ConfigFormat, frozenset[str], int]]] = {
     "claude_code": ("claude settings", "json", frozenset(BLOCKING | {"observe"}), 1),
     "codex": ("codex hooks", "json", frozenset({"observe", "deny"}), 1),
     "gemini_cli": ("gemini settings", "jsonc", frozenset({"observe", "deny", "transform"}), 1000),
@@ -84,7 +84,7 @@ class HookElement(msgspec.Struct, frozen=True):
     """
 
     role: str
-    fmt: Literal["json", "jsonc", "toml"]
+    fmt: ConfigFormat
     key_path: tuple[str, ...]
     value: dict[str, object]
     named: bool = False

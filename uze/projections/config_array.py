@@ -20,7 +20,6 @@ from uze.projections import config_json, config_toml
 from uze.projections.config_entry import (
     MISSING,
     AddInfo,
-    ConfigFormat,
     ConfigUnreadable,
     EntryExists,
     KeyPath,
@@ -36,6 +35,7 @@ from uze.projections.config_entry import (
     remove_entry,
 )
 from uze.projections.config_json import Node
+from uze.vocabulary import ConfigFormat
 
 ElementMode = Literal["element", "array", "table"]
 ELEMENT_MODES: Final[tuple[ElementMode, ...]] = ("element", "array", "table")

@@ -22,8 +22,8 @@ from typing import Any, Final, Literal, NoReturn
 import msgspec
 
 from uze.projections import config_json, config_toml
+from uze.vocabulary import ConfigFormat
 
-ConfigFormat = Literal["json", "jsonc", "toml"]
 KeyPath = tuple[str, ...]
 FORMATS: Final[tuple[str, ...]] = ("json", "jsonc", "toml")
 AddMode = Literal["member", "document", "tables", "item"]

@@ -11,9 +11,10 @@ from pathlib import Path
 
 from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
-from uze.projections.config_entry import ConfigFormat, ConfigUnreadable, UnsafeEdit
+from uze.projections.config_entry import ConfigUnreadable, UnsafeEdit
 from uze.projections.entry import is_hollow, value_digest
 from uze.transaction import Transaction
+from uze.vocabulary import ConfigFormat, LiveState
 
 
 def _read(path: Path) -> bytes:
@@ -43,7 +44,7 @@ def _digests(items: list[object]) -> frozenset[str]:
 
 
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
-            marker: str) -> str:
+            marker: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return "conflict"

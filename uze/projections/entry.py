@@ -13,6 +13,7 @@ from uze.errors import ConfigBroken, ConfigShape, ValueInTheWay
 from uze.projections import config_entry as ce
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
+from uze.vocabulary import ConfigFormat, LiveState
 
 
 def value_digest(value: object) -> str:
@@ -20,7 +21,7 @@ def value_digest(value: object) -> str:
     return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
 
 
-def is_hollow(data: bytes, fmt: ce.ConfigFormat) -> bool:
+def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
     """Only empty objects and lists left: what another package's add made in a file uze made.
 
     Entries of one package are removed in reverse order, so their containers go with them;
@@ -41,7 +42,7 @@ def _read(path: Path) -> bytes:
     return path.read_bytes() if path.exists() else b""
 
 
-def read_value(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], target: str) -> object:
+def read_value(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> object:
     """The value at `key_path` (ce.MISSING if absent). Raises ConfigBroken if the file does
     not parse."""
     try:
@@ -56,7 +57,7 @@ _KINDS = {dict: "an object", list: "an array", str: "a string", bool: "true or f
 
 
 def check_reachable(
-    path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], target: str
+    path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str
 ) -> None:
     """Raise ConfigShape if a value on the way to `key_path` is not an object (or table): the
     document itself, or the value of a key before the last. Raises ConfigBroken if the file
@@ -79,7 +80,7 @@ def check_reachable(
         node = node[key]
 
 
-def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest: str) -> str:
+def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
     if path.is_symlink() or (path.exists() and not path.is_file()):
         return "conflict"
@@ -92,7 +93,7 @@ def inspect(path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...], digest:
     return "matched" if value_digest(value) == digest else "drifted"
 
 
-def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+def add(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
         value: object, target: str) -> tuple[ce.AddInfo, bool]:
     """Add the entry; return the AddInfo for the receipt and whether the file was created."""
     created = not path.exists()
@@ -108,13 +109,13 @@ def add(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, 
     return info, created
 
 
-def replace(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+def replace(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
             value: object) -> None:
     """Rewrite the value of uze's own entry in place."""
     tx.write(path, ce.replace_entry(_read(path), fmt, key_path, value))
 
 
-def remove(tx: Transaction, path: Path, fmt: ce.ConfigFormat, key_path: tuple[str, ...],
+def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
            info: ce.AddInfo, delete_if_empty: bool) -> bool:
     """Remove the entry and what its add created; delete the file if uze made it and it is empty."""
     data = ce.remove_entry(_read(path), fmt, key_path, info)

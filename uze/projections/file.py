@@ -7,9 +7,10 @@ from pathlib import Path
 
 from uze.statcache import DigestCache
 from uze.transaction import Transaction
+from uze.vocabulary import LiveState
 
 
-def inspect(path: Path, digest: str, hashes: DigestCache | None = None) -> str:
+def inspect(path: Path, digest: str, hashes: DigestCache | None = None) -> LiveState:
     """`matched` | `missing` | `drifted` | `conflict` for a file uze wrote with `digest`."""
     try:
         st = path.lstat()

@@ -8,6 +8,7 @@ from uze.errors import MarkersBroken
 from uze.projections import region
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
+from uze.vocabulary import LiveState
 
 
 def read_regions(path: Path, target: str) -> dict[str, region.RegionSpan]:
@@ -20,7 +21,7 @@ def read_regions(path: Path, target: str) -> dict[str, region.RegionSpan]:
         raise MarkersBroken(target, str(exc)) from None
 
 
-def inspect(path: Path, region_id: str, digest: str) -> str:
+def inspect(path: Path, region_id: str, digest: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` for region `region_id` in `path`."""
     if not path.is_file():
         return "missing"

@@ -10,6 +10,7 @@ from pathlib import Path
 from uze.projections.digest import content_digest
 from uze.statcache import DigestCache
 from uze.transaction import Transaction
+from uze.vocabulary import LiveState
 
 
 def list_files(folder: Path) -> dict[str, os.DirEntry[str]]:
@@ -29,7 +30,8 @@ def _walk(folder: Path | str, prefix: str, found: dict[str, os.DirEntry[str]]) -
                 found[prefix + item.name] = item
 
 
-def inspect(folder: Path, digests: Mapping[str, str], hashes: DigestCache | None = None) -> str:
+def inspect(folder: Path, digests: Mapping[str, str],
+            hashes: DigestCache | None = None) -> LiveState:
     """`matched` | `missing` | `drifted` | `conflict` for a folder uze wrote with `digests`.
 
     With `hashes`, a file whose stat is unchanged since it was last hashed is not read again.
