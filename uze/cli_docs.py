@@ -38,7 +38,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "status": (
         ("uze status", "one row per package, a mark per harness, then problems and fixes"),
         ("uze status hello", "every projection of one package: route, state, target"),
-        ("uze status --json | jq '.packages[].name'", "the DESIGN.md document"),
+        ("uze status --json | jq '.packages[].name'", "the document of docs/design.md"),
     ),
     "check": (
         ("uze check ./pkg", "validate a package; the route each resource would take"),

@@ -1,6 +1,6 @@
 """Where a package keeps its resources: its layout and the component paths its manifest names.
 
-Five layouts are read (DESIGN section 3): a portable package (`plugin.json` at the root), a
+Five layouts are read (docs/package-format.md): a portable package (`plugin.json` at the root), a
 Claude-native plugin (`.claude-plugin/plugin.json`), both at once (the root manifest names the
 package, the Claude files still count), a folder that is one skill (`SKILL.md` at its root) and
 a folder of skills with no manifest. Reading is lenient about vocabulary: a Claude manifest's
