@@ -1,4 +1,4 @@
-"""Hooks in Claude Code's own protocol, kept as Claude wrote them (DESIGN sections 3 and 8).
+"""Hooks in Claude Code's own protocol, kept as Claude wrote them (docs/package-format.md).
 
 A Claude-format hooks file (`hooks/hooks.json` in a Claude-native layout, or what the Claude
 manifest's `hooks` key names or holds) has handlers that read Claude's hook JSON on stdin and
