@@ -21,6 +21,7 @@ from rich.console import Console
 from uze import __version__, render
 from uze.cli_help import conventional_help
 from uze.errors import UsageError, UzeError
+from uze.inert import inert
 from uze.location import checked_scope
 from uze.progress_view import shown
 from uze.render import (
@@ -58,10 +59,10 @@ def _err() -> Console:
 def _print_error(exc: UzeError) -> int:
     err = _err()
     for line in exc.details:
-        err.print(line, markup=False)
-    err.print(f"uze: error: {exc.message}", markup=False)
+        err.print(inert(line), markup=False)
+    err.print(f"uze: error: {inert(exc.message)}", markup=False)
     if exc.hint:
-        err.print(f"hint: {exc.hint}", markup=False)
+        err.print(f"hint: {inert(exc.hint)}", markup=False)
     return 2 if isinstance(exc, UsageError) else 1
 
 
@@ -117,7 +118,7 @@ def _asking(attempt: Callable[[bool], T], trusted: bool, *, interactive: bool) -
             raise
         err = _err()
         for line in needed.details:
-            err.print(line, markup=False)
+            err.print(inert(line), markup=False)
         if not typer.confirm("Install it and let it run these?", default=False, err=True):
             raise UzeError("not installed: you declined; nothing was written",
                            hint="read what it runs; to accept, run again and answer y, or pass "
@@ -296,7 +297,7 @@ def doctor(
     console.print(table)
     for h in result.harnesses:
         for line in explain(h) + probe_lines(h):
-            console.print(line, markup=False)
+            console.print(inert(line), markup=False)
 
 
 store_app = typer.Typer(help="Inspect and clean the content-addressed store.", no_args_is_help=True)

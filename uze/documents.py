@@ -68,4 +68,5 @@ def check_json(result: CheckResult) -> dict[str, Any]:
         "projections": [projection_json(p) for p in plan.projections],
         "unmet_requirements": [projection_json(p) for p in plan.unmet_requirements()],
         "warnings": list(package.warnings),
+        "executions": [e.describe() for e in plan.executions],
     }

@@ -398,9 +398,11 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     _plan_claude_hooks(b)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
-    claude = {p.resource for p in b.projections
-              if p.kind == "skill" and p.harness == "claude_code" and p.path is not None}
-    agents = {p.resource for p in b.projections
-              if p.kind == "agent" and p.harness == "claude_code" and p.path is not None}
-    runs = tuple(executions(package, delivered, hooked, claude, agents))
+    skills: dict[str, set[str]] = {}
+    agents: dict[str, set[str]] = {}
+    for p in b.projections:
+        if p.path is not None and p.kind in ("skill", "agent"):
+            (skills if p.kind == "skill" else agents).setdefault(p.harness, set()).add(p.resource)
+    written = {h: fmt.allowed for h in harnesses if (fmt := REGISTRY[h].agents) is not None}
+    runs = tuple(executions(package, delivered, hooked, skills, agents, written))
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

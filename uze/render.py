@@ -16,6 +16,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from uze.documents import planned_rows
+from uze.inert import inert
 
 if TYPE_CHECKING:
     from uze.commands.artifacts import Action
@@ -101,8 +102,8 @@ class Cell:
     __slots__ = ("style", "text", "width")
 
     def __init__(self, text: str, style: str = "") -> None:
-        self.text, self.style = text, style
-        self.width = max(cell_len(line) for line in text.split("\n")) + 2
+        self.text, self.style = inert(text, lines=True), style
+        self.width = max(cell_len(line) for line in self.text.split("\n")) + 2
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         """The width of the whole text: the one figure a top-level table's layout reads (its
@@ -116,6 +117,11 @@ class Cell:
         yield Segment(" ")
         yield Segment(self.text, console.get_style(self.style) if self.style else None)
         yield Segment(" ")
+
+
+def _line(text: str, style: str = "") -> Text:
+    """One line of a view, its text made inert (`uze.inert`: control characters escaped)."""
+    return Text(inert(text), style=style)
 
 
 def new_table(*headers: str) -> Table:
@@ -145,7 +151,7 @@ def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableT
             note = f"[{reasons.index(row['reason']) + 1}]"
         add_row(table, row["kind"], row["resource"], row["harness"], row["route"],
                 Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
-    notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    notes = [_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [table, *notes]
 
 
@@ -153,10 +159,10 @@ def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
     out: list[RenderableType] = []
     for a in actions:
         if a.action in ("kept", "merge"):
-            out.append(Text(f"kept {a.target}: {a.detail}", style="yellow"))
+            out.append(_line(f"kept {a.target}: {a.detail}", style="yellow"))
         if a.new_value:
             out.append(Text("  the new version reads:\n" + "\n".join(
-                f"  | {line}" for line in a.new_value.splitlines())))
+                f"  | {inert(line)}" for line in a.new_value.splitlines())))
     return out
 
 
@@ -164,7 +170,7 @@ def install_view(result: InstallResult) -> list[RenderableType]:
     """Lines and tables for a human reading `uze install`."""
     package, loc = result.plan.package, result.plan.location
     head = "Dry run, nothing written: would install" if result.dry_run else "Installed"
-    out: list[RenderableType] = [Text(
+    out: list[RenderableType] = [_line(
         f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
         f"for {', '.join(result.plan.harnesses)}"
     )]
@@ -172,10 +178,10 @@ def install_view(result: InstallResult) -> list[RenderableType]:
     out += warning_lines(package.warnings)
     out += _kept_lines(result.actions)
     if result.dry_run and result.plan.executions:
-        out.append(Text("It will run (install asks before it does):"))
-        out += [Text(f"  {e.describe()}") for e in result.plan.executions]
+        out.append(_line("It will run (install asks before it does):"))
+        out += [_line(f"  {e.describe()}") for e in result.plan.executions]
     if not result.dry_run and result.writes == 0:
-        out.append(Text("Already installed: nothing changed."))
+        out.append(_line("Already installed: nothing changed."))
     return out
 
 
@@ -184,11 +190,11 @@ def uninstall_view(result: UninstallResult) -> list[RenderableType]:
     verb = "Would remove" if result.dry_run else "Removed"
     head = (f"Dry run, nothing written: would uninstall {result.name}" if result.dry_run
             else f"Uninstalled {result.name}")
-    out: list[RenderableType] = [Text(head)]
-    out += [Text(f"{verb} {a.target}") for a in result.actions if a.action == "remove"]
+    out: list[RenderableType] = [_line(head)]
+    out += [_line(f"{verb} {a.target}") for a in result.actions if a.action == "remove"]
     out += _kept_lines(result.actions)
     if result.kept:
-        out.append(Text("What was kept now belongs to you; uze no longer tracks it."))
+        out.append(_line("What was kept now belongs to you; uze no longer tracks it."))
     return out
 
 
@@ -196,24 +202,24 @@ def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableTy
     """What a human reads for `uze status NAME` (full: one row per projection) or `uze status`
     (`glance_view`)."""
     if not result.packages:
-        return [Text(f"No packages installed for {result.project}.")]
+        return [_line(f"No packages installed for {result.project}.")]
     if not full:
         return glance_view(result)
     out: list[RenderableType] = []
     for package in result.packages:
         data = package.to_json()
-        out.append(Text(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
+        out.append(_line(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
         out += _projection_table(data["projections"], "state")
         if data["executions"]:
-            out.append(Text("Runs (accepted at install):"))
-            out += [Text(f"  {line}") for line in data["executions"]]
+            out.append(_line("Runs (accepted at install):"))
+            out += [_line(f"  {line}") for line in data["executions"]]
     return out
 
 
 def list_view(found: list[Installed]) -> list[RenderableType]:
     """The table of `uze list`."""
     if not found:
-        return [Text("No packages installed.")]
+        return [_line("No packages installed.")]
     table = new_table("package", "version", "scope", "harnesses")
     for p in found:
         add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses))
@@ -237,9 +243,15 @@ def check_view(result: CheckResult) -> list[RenderableType]:
         rows.setdefault((p.kind, p.resource), {})[p.harness] = cell
     for (kind, resource), cells in rows.items():
         add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
-    head = Text(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
-    notes = [Text(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
-    return [head, table, *notes, *warning_lines(plan.package.warnings)]
+    head = _line(f"{plan.package.name} {plan.package.version}: valid; routes install would take")
+    notes = [_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    runs: list[RenderableType] = []
+    if plan.executions:
+        runs.append(_line("It would run or allow (install asks before it does):"))
+        runs += [_line(f"  {e.describe()}") for e in plan.executions]
+    else:
+        runs.append(_line("Nothing runs: install asks no question."))
+    return [head, table, *notes, *warning_lines(plan.package.warnings), *runs]
 
 
 # The glance (issue 23): one row per package, one mark per harness.
@@ -342,11 +354,11 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         footer += f"; {what} in {where} ({first}{', ...' if len(found) > 2 else ''})"
     if undelivered:
         footer += f"; {undelivered} not delivered (unsupported)"
-    out += [Text(footer + "."), Text(LEGEND, style="dim")]
+    out += [_line(footer + "."), _line(LEGEND, style="dim")]
     lines = _problem_lines(result, problems)
     if lines:
-        out.append(Text("Problems:"))
-        out += [Text(line) for line in lines]
+        out.append(_line("Problems:"))
+        out += [_line(line) for line in lines]
     return out
 
 
@@ -381,9 +393,4 @@ def _problem_lines(result: StatusResult,
 
 def warning_lines(warnings: tuple[str, ...]) -> list[RenderableType]:
     """One `warning: location: message` line per thing read leniently (shown inert)."""
-    return [Text(f"warning: {_inert(line)}") for line in warnings]
-
-
-def _inert(text: str) -> str:
-    """`text` with every control or unprintable character escaped (package text is hostile)."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in text)
+    return [_line(f"warning: {line}") for line in warnings]

@@ -1,14 +1,16 @@
-"""Trust: every command a package will run, with the digest of each package file it runs.
+"""Trust: everything a package will run or allow, with the digest of each package file it runs.
 
 Collected while planning (pure). Install asks before the first install and again when the set
-changes; a package with nothing executable asks nothing. Environment variables appear by name
-only: a value is never shown or stored.
+or any file of the package changes (ADR 0021); a package with nothing executable asks nothing.
+What is listed beyond MCP servers and hooks is one table, POWERS. Environment variables and
+secret-looking arguments appear by name only: a value is never shown or stored.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import msgspec
@@ -22,7 +24,8 @@ _PACKAGE_PATH: Final = re.compile(
 
 
 class Execution(msgspec.Struct, frozen=True):
-    """One thing that will run: an MCP server command (hooks join in their issue)."""
+    """One thing that will run or be allowed: an MCP server, a hook handler, or a key of POWERS.
+    `args` hold no secret value (`hide_secrets`); `secret_names` name the hidden ones."""
 
     kind: str
     name: str
@@ -31,6 +34,7 @@ class Execution(msgspec.Struct, frozen=True):
     cwd: str
     env_names: tuple[str, ...]
     files: tuple[tuple[str, str], ...]  # (package path, blake3 digest) of files it runs
+    secret_names: tuple[str, ...] = ()
 
     def describe(self) -> str:
         """One line for a person: what runs, with which files and variable names."""
@@ -40,6 +44,8 @@ class Execution(msgspec.Struct, frozen=True):
             parts.append(f"cwd {self.cwd}")
         if self.env_names:
             parts.append(f"env {', '.join(self.env_names)}")
+        if self.secret_names:
+            parts.append(f"secret args {', '.join(self.secret_names)}")
         parts += [f"{path} blake3:{digest[:16]}" for path, digest in self.files]
         return "; ".join(parts)
 
@@ -52,11 +58,58 @@ def _files(package: Package, texts: list[str]) -> tuple[tuple[str, str], ...]:
     )
 
 
+_SECRET_WORDS: Final = frozenset({
+    "token", "secret", "password", "passwd", "pwd", "pass", "apikey", "key", "auth",
+    "authorization", "credential", "credentials", "bearer", "cookie",
+})
+_SECRET_VALUE: Final = re.compile(
+    r"^(?:ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|sk-|xox[abpr]-|AKIA|Bearer\s)")
+_NOT_A_VALUE: Final = frozenset({
+    "file", "path", "dir", "type", "url", "env", "var", "name", "mode"})
+HIDDEN: Final = "<hidden>"
+
+
+def _secret_option(option: str) -> bool:
+    """`--api-key`, `--client_secret`, `--token`: a long option naming a secret (ADR 0021)."""
+    if not option.startswith("--"):
+        return False
+    words = re.split(r"[-_]+", option[2:].lower())
+    return words[-1] not in _NOT_A_VALUE and any(word in _SECRET_WORDS for word in words)
+
+
+def hide_secrets(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The arguments with every secret-looking value replaced by HIDDEN, and the names of those
+    values (the option, or `arg N` for a bare credential-shaped value). The rule (ADR 0021): the
+    value after `--<name>` or in `--<name>=<value>` where a word of the name is in
+    _SECRET_WORDS and the last word does not name a file, path, type, variable or mode
+    (`--key-file`, `--token-env`), and any argument starting like a well-known credential
+    (_SECRET_VALUE)."""
+    shown: list[str] = []
+    names: list[str] = []
+    pending = ""
+    for index, arg in enumerate(args):
+        option, equals, value = arg.partition("=")
+        if pending and not arg.startswith("--"):
+            shown.append(HIDDEN)
+            names.append(pending)
+        elif equals and _secret_option(option) and value:
+            shown.append(f"{option}={HIDDEN}")
+            names.append(option)
+        elif _SECRET_VALUE.match(arg):
+            shown.append(HIDDEN)
+            names.append(f"arg {index + 1}")
+        else:
+            shown.append(arg)
+        pending = arg if not equals and _secret_option(arg) else ""
+    return tuple(shown), tuple(dict.fromkeys(names))
+
+
 def _server(package: Package, server: McpServer) -> Execution:
     texts = [server.command or "", *server.args, server.cwd or ""]
+    args, secrets = hide_secrets(server.args)
     return Execution(
-        "mcp", server.name, server.command or "", tuple(server.args), server.cwd or "",
-        tuple(sorted(server.env)), _files(package, texts),
+        "mcp", server.name, server.command or "", args, server.cwd or "",
+        tuple(sorted(server.env)), _files(package, texts), secrets,
     )
 
 
@@ -70,11 +123,10 @@ def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
             if name not in hooked:
                 continue
             label = f"{name} ({event}, {group.effect}, {group.matcher or 'every tool'})"
-            found += [
-                Execution("hook", label, h.command, tuple(h.args or ()), "", (),
-                          _files(package, [h.command, *(h.args or ())]))
-                for h in group.hooks
-            ]
+            for h in group.hooks:
+                args, secrets = hide_secrets(h.args or ())
+                found.append(Execution("hook", label, h.command, args, "", (),
+                                       _files(package, [h.command, *(h.args or ())]), secrets))
     return found
 
 
@@ -96,53 +148,104 @@ def _claude_handlers(package: Package, hooked: set[str]) -> list[Execution]:
     return found
 
 
-def _skill_commands(package: Package, skills: set[str]) -> list[Execution]:
-    """Claude Code runs `!`command`` lines of a SKILL.md when the skill is invoked, and
-    `allowed-tools` lets the listed tools run without asking (harnesses.md 1.2)."""
+class Power(msgspec.Struct, frozen=True):
+    """One place a package can make a harness run something or widen permissions (ADR 0021).
+
+    `where`: "agent" (a key of the agent's `harness.<harness>` block, listed only when uze
+    writes it: in that harness's `AgentFormat.allowed`), "skill" (a SKILL.md frontmatter key)
+    or "skill body" (`key` is INLINE_SHELL). `power`: "runs" or "grants".
+    """
+
+    where: str
+    harness: str
+    key: str
+    power: str
+    source: str
+
+
+INLINE_SHELL: Final = "inline shell"
+# The rule, as data: every key a harness documents as executing or granting (ADR 0021).
+POWERS: Final = (
+    Power("agent", "claude_code", "hooks", "runs", "harnesses.md 1.4"),
+    Power("agent", "claude_code", "mcpServers", "runs", "harnesses.md 1.4"),
+    Power("agent", "claude_code", "permissionMode", "grants", "harnesses.md 1.4"),
+    Power("agent", "codex", "approval_policy", "grants", "harnesses.md 2.4"),
+    Power("agent", "codex", "sandbox_mode", "grants", "harnesses.md 2.4"),
+    Power("agent", "codex", "mcp_servers", "runs", "harnesses.md 2.4"),
+    Power("agent", "codex", "hooks", "runs", "harnesses.md 2.4, 2.6"),
+    Power("agent", "gemini_cli", "mcpServers", "runs", "harnesses.md 4.4"),
+    Power("agent", "opencode", "permission", "grants", "harnesses.md 3.4"),
+    Power("agent", "opencode", "permissions", "grants", "harnesses.md 3.4 (V2)"),
+    Power("skill", "claude_code", "hooks", "runs", "harnesses.md 1.2"),
+    Power("skill", "claude_code", "allowed-tools", "grants", "harnesses.md 1.2"),
+    Power("skill body", "claude_code", INLINE_SHELL, "runs", "harnesses.md 1.2"),
+)
+
+
+def _shown(value: object) -> str:
+    """A declared value as one line: a string as it is, anything else as sorted JSON."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _declared(kind: str, name: str, power: Power, value: object) -> Execution:
+    text = _shown(value)
+    command = text if power.power == "runs" else f"grants: {text}"
+    return Execution(kind, f"{name} ({power.key} for {power.harness})", command, (), "", (), ())
+
+
+def _skill_powers(package: Package, skills: Mapping[str, set[str]]) -> list[Execution]:
+    """What a delivered skill's frontmatter and body make its harness run or allow."""
     found: list[Execution] = []
-    for skill in package.skills:
-        if skill.name not in skills:
+    for power in POWERS:
+        if not power.where.startswith("skill"):
             continue
-        text = package.files[skill.skill_md].data.decode("utf-8", "replace")
-        found += [Execution("skill", f"{skill.name} (inline shell)", m.group(1).strip(),
-                            (), "", (), ())
-                  for m in _INLINE_SHELL.finditer(text)]
-        granted = skill.frontmatter.get("allowed-tools")
-        if granted:
-            tools = granted if isinstance(granted, str) else ", ".join(map(str, granted))  # type: ignore[call-overload]
-            found.append(Execution("skill", f"{skill.name} (allowed-tools)",
-                                   f"runs without asking: {tools}",
-                                   (), "", (), ()))
+        for skill in package.skills:
+            if skill.name not in skills.get(power.harness, set()):
+                continue
+            if power.key == INLINE_SHELL:
+                data = package.files[skill.skill_md].data
+                text = data.decode("utf-8", "replace")
+                found += [_declared("skill", skill.name, power, m.group(1).strip())
+                          for m in _INLINE_SHELL.finditer(text)]
+            elif skill.frontmatter.get(power.key) not in (None, "", [], {}):
+                found.append(_declared("skill", skill.name, power, skill.frontmatter[power.key]))
     return found
 
 
-def _agent_commands(package: Package, agents: set[str]) -> list[Execution]:
-    """Hooks and MCP servers an agent's `harness.claude_code` block declares run in Claude Code."""
+def _agent_powers(package: Package, agents: Mapping[str, set[str]],
+                  written: Mapping[str, frozenset[str]]) -> list[Execution]:
+    """What a delivered agent's `harness:` block makes its harness run or allow; `written` is
+    the block keys uze writes per harness (the others are dropped, named in the route)."""
     found: list[Execution] = []
-    for agent in package.agents:
-        block = agent.harness.get("claude_code", {})
-        for key in ("hooks", "mcpServers"):
-            if agent.name in agents and block.get(key):
-                declared = json.dumps(block[key], sort_keys=True)
-                found.append(Execution("agent", f"{agent.name} ({key})", declared, (), "", (), ()))
+    for power in POWERS:
+        if power.where != "agent" or power.key not in written.get(power.harness, frozenset()):
+            continue
+        for agent in package.agents:
+            value = agent.harness.get(power.harness, {}).get(power.key)
+            if agent.name in agents.get(power.harness, set()) and value not in (None, "", [], {}):
+                found.append(_declared("agent", agent.name, power, value))
     return found
 
 
 def executions(
     package: Package, delivered_mcp: set[str], hooked: set[str] = frozenset(),  # type: ignore[assignment]
-    claude_skills: set[str] = frozenset(),  # type: ignore[assignment]
-    claude_agents: set[str] = frozenset(),  # type: ignore[assignment]
+    skills: Mapping[str, set[str]] | None = None,
+    agents: Mapping[str, set[str]] | None = None,
+    written: Mapping[str, frozenset[str]] | None = None,
 ) -> list[Execution]:
-    """What the package will run: MCP servers, hook handlers, and what Claude skills and agents
-    declare (inline shell, allowed-tools, frontmatter hooks and MCP servers)."""
+    """What the package will run or allow: MCP servers, hook handlers, and every key of POWERS
+    that a delivered skill or agent declares. `skills` and `agents`: the names delivered per
+    harness; `written`: the agent keys uze writes per harness."""
     servers = [
         _server(package, server)
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
     return (servers + _handlers(package, set(hooked)) + _claude_handlers(package, set(hooked))
-            + _skill_commands(package, set(claude_skills))
-            + _agent_commands(package, set(claude_agents)))
+            + _skill_powers(package, skills or {})
+            + _agent_powers(package, agents or {}, written or {}))
 
 
 def trust_digest(found: list[Execution], tree: str) -> str:

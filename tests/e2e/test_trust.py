@@ -164,8 +164,8 @@ def test_inline_shell_in_a_claude_skill_is_listed_before_it_is_delivered(sandbox
         "Now: !`git status --short`\n")
     done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 1
-    assert "skill st (inline shell): git status --short" in done.stderr
-    assert "skill st (allowed-tools): runs without asking: Bash(git status:*)" in done.stderr
+    assert "skill st (inline shell for claude_code): git status --short" in done.stderr
+    assert "skill st (allowed-tools for claude_code): grants: Bash(git status:*)" in done.stderr
     codex_only = run_uze("install", pkg, "--harness", "codex", cwd=sandbox.project)
     assert codex_only.returncode == 0, codex_only.stderr  # Codex does not run inline shell
 
@@ -180,4 +180,4 @@ def test_hooks_an_agent_declares_for_claude_are_listed(sandbox: Sandbox) -> None
         "              command: notify-done\n---\nWatch.\n")
     done = run_uze("install", pkg, "--harness", "claude_code", cwd=sandbox.project)
     assert done.returncode == 1
-    assert "agent watch (hooks):" in done.stderr and "notify-done" in done.stderr
+    assert "agent watch (hooks for claude_code):" in done.stderr and "notify-done" in done.stderr

@@ -178,6 +178,31 @@ def _blocked(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact) -> Bloc
     return MarkersBroken(planned.target, "its uze markers are broken")
 
 
+_VALUES_HIDDEN = frozenset({"env", "environment", "headers", "http_headers", "env_http_headers"})
+
+
+def redacted(value: object) -> object:
+    """A config entry as it may be shown: environment and header values hidden, secret-looking
+    arguments hidden (`uze.trust.hide_secrets`, ADR 0021)."""
+    from uze.trust import HIDDEN, hide_secrets
+
+    if isinstance(value, list):
+        return [redacted(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    out: dict[str, object] = {}
+    for key, item in value.items():
+        if key in _VALUES_HIDDEN and isinstance(item, dict):
+            out[key] = dict.fromkeys(item, HIDDEN)
+        elif key in ("args", "command") and isinstance(item, list) \
+                and all(isinstance(a, str) for a in item):
+            head = item[:1] if key == "command" else []
+            out[key] = [*head, *hide_secrets(item[len(head):])[0]]
+        else:
+            out[key] = redacted(item)
+    return out
+
+
 def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
                     force: bool) -> _Step:
     key = planned_key(planned)
@@ -196,7 +221,7 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
     if isinstance(planned, PlannedRegion | PlannedEntry | PlannedElement):
         detail = "edited since install; kept (new version not applied; --force takes it)"
         new = (planned.body.decode("utf-8", "replace") if isinstance(planned, PlannedRegion)
-               else json.dumps(planned.value, indent=2, sort_keys=True))
+               else json.dumps(redacted(planned.value), indent=2, sort_keys=True))
         return _Step(Action(key, "kept", detail, new), None, old)
     detail = "edited since install; kept, the new version written beside it as .uze-new"
     return _Step(Action(key, "merge", detail), planned, old)

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Final, Literal
 
 import msgspec
 
-from uze.package.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, name_problem
+from uze.package.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, name_problem, version_problem
 
 STDIO_KEYS: Final = frozenset({"command", "args", "env", "cwd"})
 REMOTE_KEYS: Final = frozenset({"url", "type", "headers"})
@@ -82,6 +82,7 @@ class Manifest(Strict, frozen=True, kw_only=True):
 
     def __post_init__(self) -> None:
         check(name_problem(self.name, MAX_NAME_CHARS))
+        check(version_problem(self.version))
 
 
 class McpServer(Strict, frozen=True, kw_only=True):

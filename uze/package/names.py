@@ -20,3 +20,20 @@ def name_problem(name: object, limit: int = MAX_NAME_CHARS) -> str | None:
     if len(name) > limit:
         return f"invalid name {name!r}: it has {len(name)} characters; {rule}"
     return None
+
+
+VERSION_PATTERN: Final = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_~-]*")
+MAX_VERSION_CHARS: Final = 64
+
+
+def version_problem(version: object) -> str | None:
+    """Why a plugin.json `version` is not one uze shows and records (ADR 0021), or None."""
+    if not isinstance(version, str):
+        return f"version must be a string, not {type(version).__name__}"
+    rule = (f"use letters, digits and . + _ ~ - (starting with a letter or digit), "
+            f"at most {MAX_VERSION_CHARS} characters")
+    if len(version) > MAX_VERSION_CHARS:
+        return f"invalid version: it has {len(version)} characters; {rule}"
+    if not VERSION_PATTERN.fullmatch(version):
+        return f"invalid version {version!r}: {rule}"
+    return None

@@ -25,7 +25,7 @@ from uze.package.hooks import (
 )
 from uze.package.issues import issue, key_path
 from uze.package.manifest import Manifest, McpServer, check, transport_problem
-from uze.package.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, name_problem
+from uze.package.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, name_problem, version_problem
 
 _MESSAGES: Final = {
     "extra_forbidden": "unknown key",
@@ -52,6 +52,7 @@ def _rule(problem: Callable[[str], str | None]) -> AfterValidator:
 
 PackageName = Annotated[str, _rule(lambda name: name_problem(name, MAX_NAME_CHARS))]
 McpServerName = Annotated[str, _rule(lambda name: name_problem(name, MAX_MCP_NAME_CHARS))]
+PackageVersion = Annotated[str, _rule(version_problem)]
 Matcher = Annotated[str, _rule(matcher_problem)]
 
 
@@ -63,7 +64,7 @@ class ManifestTwin(_Twin):
     """plugin.json (`manifest.Manifest`)."""
 
     name: PackageName
-    version: str = "0.0.0"
+    version: PackageVersion = "0.0.0"
     description: str | None = None
     author: Any = None
     homepage: Any = None
