@@ -191,25 +191,77 @@ def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path,
         return f"`{command}` printed something uze cannot read ({type(exc).__name__}: {exc})"
 
 
+NOT_STARTED: Final = (
+    "not probed: the harness's listing would start the project's MCP servers, hooks or plugins, "
+    "and uze doctor never does (it lists in a scratch copy of what cannot run)"
+)
+_INERT_KINDS: Final = ("skill", "agent", "instructions")
+
+
+def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
+    """A new folder (a git project) holding copies of what uze delivered to the project that
+    cannot run: skill folders, agent files and instruction files, at the same relative paths.
+    No config file, hook, plugin or link is copied (ADR 0021). The caller removes it."""
+    import shutil
+    import tempfile
+
+    scratch = Path(tempfile.mkdtemp(prefix="uze-probe-"))
+    (scratch / ".git").mkdir()
+    ctx = scopes.get("project")
+    targets = {p.target.partition("#")[0] for r in (ctx.receipts() if ctx else [])
+               for p in r.projections if p.kind in _INERT_KINDS and p.target}
+    for target in sorted(targets):
+        if ctx is None or target.startswith(("/", "~")) or ".." in Path(target).parts:
+            continue
+        source, copy = ctx.location.resolve(target), scratch / target
+        if source.is_symlink() or not source.exists():
+            continue
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, copy, ignore=_links, dirs_exist_ok=True)
+        elif source.is_file():
+            shutil.copyfile(source, copy)
+    return scratch
+
+
+def _links(folder: str, names: list[str]) -> list[str]:
+    return [n for n in names if os.path.islink(os.path.join(folder, n))]  # noqa: PTH118, PTH114
+
+
 def probe_harness(harness: str, binary: str, paths: Paths,
                   scopes: Mapping[Scope, ScopeContext], run: Runner) -> list[ProbeItem]:
-    """Run the harness's own listings in the project; one ProbeItem per delivered item."""
+    """Run the harness's own listings; one ProbeItem per delivered item. A listing that could
+    start what a folder configures (`Probe.starts`) runs in a scratch project instead of the
+    real one, and the project's MCP servers and hooks are then reported not probed."""
+    import shutil
+
     expected = expected_items(harness, scopes)
     project = next(iter(scopes.values())).location.project
-    seen: dict[str, tuple[str, dict[str, Seen] | str]] = {}
-    for probe in DOCTOR_PROBES.get(harness, ()):
-        if any(e.kind in probe.kinds for e in expected):
-            shown = _run_probe(probe, binary, paths, project, run)
-            seen |= {kind: (" ".join(probe.args), shown) for kind in probe.kinds}
+    seen: dict[str, tuple[str, dict[str, Seen] | str, bool]] = {}
+    scratch: Path | None = None
+    try:
+        for probe in DOCTOR_PROBES.get(harness, ()):
+            if any(e.kind in probe.kinds for e in expected):
+                if probe.starts and scratch is None:
+                    scratch = scratch_project(scopes)
+                where = scratch if probe.starts and scratch is not None else project
+                shown = _run_probe(probe, binary, paths, where, run)
+                seen |= {kind: (" ".join(probe.args), shown, probe.starts) for kind in probe.kinds}
+    finally:
+        if scratch is not None:
+            shutil.rmtree(scratch, ignore_errors=True)
     return [_item(e, Path(binary).name, seen.get(e.kind)) for e in expected]
 
 
-def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str] | None,
+def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str, bool] | None,
           ) -> ProbeItem:
     if found is None:
         return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, "", NOT_PROBED)
-    args, shown = found
+    args, shown, in_scratch = found
     command = f"{binary} {args}"
+    if in_scratch and e.scope == "project" and e.kind not in _INERT_KINDS:
+        return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, command,
+                         NOT_STARTED)
     if isinstance(shown, str):
         denied: ProbeState = "denied" if shown.startswith("denied: ") else "unverified"
         return ProbeItem(e.scope, e.kind, e.name, e.package, denied, None, command, shown)

@@ -259,6 +259,10 @@ class Probe(msgspec.Struct, frozen=True):
     kinds: tuple[str, ...]
     read: Callable[[subprocess.CompletedProcess[str]], dict[str, Seen]]
     calls: tuple[str, ...] = ()  # JSON-RPC methods (params: the project as `cwds`)
+    # Whether the command may start what the folder it runs in configures: MCP servers it
+    # connects (`claude mcp list`, `-p /context`, `gemini mcp list`), hooks, OpenCode plugins
+    # (loaded by every `opencode` command). Such a probe runs in a scratch project (ADR 0021).
+    starts: bool = False
 
 
 def _claude_context(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
@@ -294,8 +298,8 @@ def _one(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> C
 
 DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
     "claude_code": (
-        Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"), _claude_context),
-        Probe(CLAUDE_MCP, ("mcp",), _one("mcp", claude_mcp)),
+        Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"), _claude_context, starts=True),
+        Probe(CLAUDE_MCP, ("mcp",), _one("mcp", claude_mcp), starts=True),
     ),
     "codex": (
         Probe(CODEX_APP_SERVER, ("skill", "hook"), _codex_app, ("skills/list", "hooks/list")),
@@ -304,12 +308,12 @@ DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
     ),
     "gemini_cli": (
         Probe(GEMINI_SKILLS, ("skill",), _one("skill", gemini_skills)),
-        Probe(GEMINI_MCP, ("mcp",), _one("mcp", gemini_mcp, stderr=True)),
+        Probe(GEMINI_MCP, ("mcp",), _one("mcp", gemini_mcp, stderr=True), starts=True),
     ),
     "opencode": (
-        Probe(OPENCODE_SKILLS, ("skill",), _one("skill", opencode_skills)),
-        Probe(OPENCODE_AGENTS, ("agent",), _one("agent", opencode_agents)),
-        Probe(OPENCODE_MCP, ("mcp",), _one("mcp", opencode_mcp)),
+        Probe(OPENCODE_SKILLS, ("skill",), _one("skill", opencode_skills), starts=True),
+        Probe(OPENCODE_AGENTS, ("agent",), _one("agent", opencode_agents), starts=True),
+        Probe(OPENCODE_MCP, ("mcp",), _one("mcp", opencode_mcp), starts=True),
     ),
 }
 

@@ -43,8 +43,12 @@ def test_doctor_probe_sees_each_item_uze_installed_and_a_deleted_skill_as_missin
         probed = {k for probe in DOCTOR_PROBES[harness] for k in probe.kinds}
         states = _states(record)
         assert {k for k, _ in states} >= probed, (harness, states)
+        starts = {k for probe in DOCTOR_PROBES[harness] if probe.starts for k in probe.kinds}
         for (kind, name), state in states.items():
-            expected = "found" if kind in probed else "unverified"
+            # a listing that would start the project's servers runs in a scratch copy of what
+            # cannot run, so the project's MCP servers and hooks stay unverified (ADR 0021)
+            unprobed = kind not in probed or (kind in starts and kind in ("mcp", "hook"))
+            expected = "unverified" if unprobed else "found"
             assert state == expected, (harness, kind, name, record["probe"])
         assert "not_discoverable" not in record["problems"], record
         assert record["discovery"] != "failed", record
@@ -60,4 +64,4 @@ def test_doctor_probe_sees_each_item_uze_installed_and_a_deleted_skill_as_missin
     local = json.loads((lab.sandbox.uze_home / "evidence" / "local.json").read_text())
     claude = {r["capability"]: r["result"] for r in local["records"]
               if r["harness"] == "claude_code" and r["scope"] == "project"}
-    assert claude["skill.discovery"] == "failed" and claude["mcp.discovery"] == "passed"
+    assert claude["skill.discovery"] == "failed" and "mcp.discovery" not in claude

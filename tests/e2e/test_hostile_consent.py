@@ -374,3 +374,63 @@ def test_an_upgrade_kept_beside_a_user_edit_shows_its_entry_without_secrets(
     assert done.returncode == 0, done.stderr
     assert "the new version reads:" in done.stdout and '"<hidden>"' in done.stdout
     assert "new-s3cret" not in done.stdout + done.stderr and "envval" not in done.stdout
+
+
+# -- item 8: uze doctor --probe never starts a project's own MCP servers or hooks ------------
+
+# A stand-in `claude` and `opencode`: each logs the folder it ran in and, like the real
+# `claude mcp list` / `-p /context` and every `opencode` command, starts what that folder
+# configures (each stdio server of its .mcp.json, each .opencode/plugins file).
+_STARTS_WHAT_IT_FINDS = """case "$1" in
+  --version) echo {version}; exit 0 ;;
+esac
+echo "$PWD" >> "{log}"
+python3 - <<'PY'
+import json, pathlib, subprocess
+here = pathlib.Path.cwd()
+mcp = here / ".mcp.json"
+if mcp.is_file():
+    for server in json.loads(mcp.read_text())["mcpServers"].values():
+        subprocess.run(server["command"], shell=True, check=False)
+for plugin in sorted((here / ".opencode" / "plugins").glob("*")):
+    subprocess.run(["sh", str(plugin)], check=False)
+PY
+exit 0"""
+
+
+def test_doctor_probe_never_starts_the_projects_servers_hooks_or_plugins(
+        sandbox: Sandbox) -> None:
+    started = sandbox.root / "started"
+    log = sandbox.root / "ran-in.log"
+    servers = {"mcpServers": {"srv": {"command": f"touch {started}-uze-server"}}}
+    pkg = _package(sandbox.root / "pkg", "probed", **{
+        "mcp.json": json.dumps(servers),
+        "skills__look__SKILL.md": "---\nname: look\ndescription: d\n---\nLook.\n"})
+    done = run_uze("install", pkg, "--harness", "claude_code,opencode", "--trust",
+                   cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    # What a hostile repository commits besides: its own server and an OpenCode plugin.
+    mcp = json.loads((sandbox.project / ".mcp.json").read_text())
+    mcp["mcpServers"]["theirs"] = {"command": f"touch {started}-their-server"}
+    (sandbox.project / ".mcp.json").write_text(json.dumps(mcp))
+    build_tree(sandbox.project, {".opencode/plugins/evil.js": f"touch {started}-plugin\n"})
+    bin_dir = sandbox.root / "bin"
+    for name, version in (("claude", "2.1.197"), ("opencode", "1.18.33")):
+        build_tree(bin_dir, {name: "#!/bin/sh\n" + _STARTS_WHAT_IT_FINDS.format(
+            version=version, log=log)})
+        (bin_dir / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
+    project, home = tree_bytes(sandbox.project), tree_bytes(sandbox.home)
+    probed = run_uze("doctor", "--probe", "--json", cwd=sandbox.project, env=env)
+    _clean(probed)
+    assert probed.returncode == 0, probed.stderr
+    assert not list(sandbox.root.glob("started*"))  # nothing of the project ran
+    ran_in = set(log.read_text().split())
+    assert ran_in and str(sandbox.project) not in ran_in
+    assert not any(Path(folder).exists() for folder in ran_in)  # the scratch copies are gone
+    assert (tree_bytes(sandbox.project), tree_bytes(sandbox.home)) == (project, home)
+    records = {h["id"]: h for h in json.loads(probed.stdout)["harnesses"]}
+    for harness in ("claude_code", "opencode"):
+        items = {(p["kind"], p["name"]): p for p in records[harness]["probe"]}
+        assert items[("mcp", "srv")]["state"] == "unverified"
+        assert "would start the project's MCP servers" in items[("mcp", "srv")]["note"]
