@@ -265,3 +265,27 @@ def remove_tree(path: Path) -> None:
         else:
             child.unlink()
     path.rmdir()
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A new empty private folder under the system's temporary folder; the caller removes it
+    (`remove_tree`). Used for `uze doctor --probe`'s scratch project (ADR 0021)."""
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix=prefix))
+
+
+def copy_regular(source: Path, target: Path) -> None:
+    """Copy the regular file `source`, or every regular file and folder under the folder
+    `source`, to `target` (not durable: scratch copies). Links are never followed nor copied."""
+    if source.is_symlink():
+        return
+    _mkdir(target.parent, parents=True, exist_ok=True)
+    if source.is_file():
+        target.write_bytes(source.read_bytes())
+        return
+    if not source.is_dir():
+        return
+    _mkdir(target, exist_ok=True)
+    for child in sorted(source.iterdir()):
+        copy_regular(child, target / child.name)

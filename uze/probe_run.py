@@ -202,30 +202,23 @@ def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
     """A new folder (a git project) holding copies of what uze delivered to the project that
     cannot run: skill folders, agent files and instruction files, at the same relative paths.
     No config file, hook, plugin or link is copied (ADR 0021). The caller removes it."""
-    import shutil
-    import tempfile
+    from uze import fs
 
-    scratch = Path(tempfile.mkdtemp(prefix="uze-probe-"))
-    (scratch / ".git").mkdir()
+    scratch = fs.scratch_dir("uze-probe-")
+    fs.make_dir(scratch / ".git")
     ctx = scopes.get("project")
-    targets = {p.target.partition("#")[0] for r in (ctx.receipts() if ctx else [])
+    if ctx is None:
+        return scratch
+    targets = {p.target.partition("#")[0] for r in ctx.receipts()
                for p in r.projections if p.kind in _INERT_KINDS and p.target}
     for target in sorted(targets):
-        if ctx is None or target.startswith(("/", "~")) or ".." in Path(target).parts:
+        if target.startswith(("/", "~")) or ".." in Path(target).parts:
             continue
-        source, copy = ctx.location.resolve(target), scratch / target
-        if source.is_symlink() or not source.exists():
-            continue
-        copy.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_dir():
-            shutil.copytree(source, copy, ignore=_links, dirs_exist_ok=True)
-        elif source.is_file():
-            shutil.copyfile(source, copy)
+        try:
+            fs.copy_regular(ctx.location.resolve(target), scratch / target)
+        except OSError:
+            continue  # unreadable: the listing will not show it, and says so
     return scratch
-
-
-def _links(folder: str, names: list[str]) -> list[str]:
-    return [n for n in names if os.path.islink(os.path.join(folder, n))]  # noqa: PTH118, PTH114
 
 
 def probe_harness(harness: str, binary: str, paths: Paths,
@@ -233,7 +226,7 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     """Run the harness's own listings; one ProbeItem per delivered item. A listing that could
     start what a folder configures (`Probe.starts`) runs in a scratch project instead of the
     real one, and the project's MCP servers and hooks are then reported not probed."""
-    import shutil
+    from uze import fs
 
     expected = expected_items(harness, scopes)
     project = next(iter(scopes.values())).location.project
@@ -249,7 +242,7 @@ def probe_harness(harness: str, binary: str, paths: Paths,
                 seen |= {kind: (" ".join(probe.args), shown, probe.starts) for kind in probe.kinds}
     finally:
         if scratch is not None:
-            shutil.rmtree(scratch, ignore_errors=True)
+            fs.remove_tree(scratch)
     return [_item(e, Path(binary).name, seen.get(e.kind)) for e in expected]
 
 
