@@ -71,7 +71,7 @@ def _codex_trusted_files(paths: Paths) -> set[str]:
         return set()
     if not isinstance(state, dict):
         return set()
-    return {key.split(":", 1)[0] for key, value in state.items()
+    return {key.rsplit(":", 3)[0] for key, value in state.items()
             if isinstance(value, dict) and value.get("trusted_hash")}
 
 
