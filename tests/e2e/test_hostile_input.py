@@ -293,3 +293,112 @@ def test_a_harness_list_with_spaces_still_installs(sandbox: Sandbox, uze: Uze) -
     result = assert_ok(uze("install", source, "--harness", " claude_code , codex "))
     assert result.stdout.startswith(
         f"Installed pkg 1.0.0 (project scope, {sandbox.project}) for claude_code, codex\n")
+
+
+# items 9-11: user content is never lost -----------------------------------------------
+
+AGENT = "---\nname: a\ndescription: An agent.\n---\n{body}\n"
+
+
+def _versions(sandbox: Sandbox, count: int, files: dict[str, str] | None = None) -> list[Path]:
+    """Versions 1..count of package `pkg` (a skill, an agent saying `vN`, an MCP server);
+    `files` (relative path -> text) go into version 2 and later."""
+    found = []
+    for number in range(1, count + 1):
+        extra = (files or {}) if number > 1 else {}
+        found.append(build_tree(sandbox.root / f"v{number}", {
+            "plugin.json": json.dumps({"name": "pkg", "version": f"{number}.0.0"}),
+            "skills/s/SKILL.md": SKILL,
+            "agents/a.md": AGENT.format(body=f"v{number}"),
+            "mcp.json": json.dumps(MCP),
+            **extra,
+        }))
+    return found
+
+
+def _status_states(uze: Uze) -> dict[str, str]:
+    document = json.loads(assert_ok(uze("status", "pkg", "--json")).stdout)
+    return {p["target"]: p["state"] for pkg in document["packages"] for p in pkg["projections"]}
+
+
+@pytest.mark.parametrize("same_bytes", [False, True], ids=["different", "identical"])
+def test_an_upgrade_keeps_a_users_own_file_at_a_path_the_new_version_ships_as_the_users(
+    sandbox: Sandbox, uze: Uze, same_bytes: bool
+) -> None:
+    theirs = "Notes from the package.\n"
+    mine = theirs if same_bytes else "My own notes.\n"
+    v1, v2 = _versions(sandbox, 2, {"skills/s/notes.md": theirs})
+    assert_ok(uze("install", v1, "--harness", "claude_code", "--trust"))
+    skill = sandbox.project / ".claude/skills/pkg-s"
+    (skill / "notes.md").write_text(mine)
+    assert_ok(uze("install", v2, "--harness", "claude_code", "--trust"))
+    assert (skill / "notes.md").read_text() == mine
+    beside = skill / "notes.md.uze-new"
+    assert beside.exists() != same_bytes
+    if not same_bytes:
+        assert beside.read_text() == theirs
+        beside.unlink()  # the user reads it and throws it away
+    assert _status_states(uze)[".claude/skills/pkg-s"] == "drifted"  # the folder holds theirs
+    result = assert_ok(uze("uninstall", "pkg"))
+    assert "kept .claude/skills/pkg-s: changed since install; kept" in result.stdout
+    assert (skill / "notes.md").read_text() == mine
+
+
+def test_a_uze_new_file_is_the_users_and_the_next_upgrade_writes_beside_it(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    v1, v2, v3 = _versions(sandbox, 3)
+    (v3 / "agents/a.md").write_text(AGENT.format(body="v3"))
+    (v3 / "skills/s/SKILL.md").write_text(SKILL + "More.\n")
+    (v2 / "skills/s/SKILL.md").write_text(SKILL + "Other.\n")
+    assert_ok(uze("install", v1, "--harness", "claude_code", "--trust"))
+    agent = sandbox.project / ".claude/agents/pkg-a.md"
+    skill = sandbox.project / ".claude/skills/pkg-s/SKILL.md"
+    for path in (agent, skill):
+        path.write_text(path.read_text() + "My edit.\n")
+    assert_ok(uze("install", v2, "--trust"))
+    merged = {}
+    for path in (agent, skill):
+        new = path.with_name(path.name + ".uze-new")
+        merged[path] = new.read_text() + "Merged by me.\n"
+        new.write_text(merged[path])
+    before = snapshot(sandbox)["project"]
+    result = assert_ok(uze("install", v3, "--trust", "--json"))
+    actions = {a["target"]: a for a in json.loads(result.stdout)["actions"]}
+    assert actions[".claude/agents/pkg-a.md"]["detail"] == \
+        "edited since install; kept, the new version beside it as pkg-a.md.uze-new.1"
+    after = snapshot(sandbox)
+    for path in (agent, skill):
+        assert path.with_name(path.name + ".uze-new").read_text() == merged[path]
+        assert path.read_text().endswith("My edit.\n")
+    assert agent.with_name("pkg-a.md.uze-new.1").read_text() == AGENT.format(
+        body="v3").replace("name: a", "name: pkg-a")
+    assert skill.with_name("SKILL.md.uze-new.1").read_text().endswith("Body.\nMore.\n")
+    new_files = sorted(set(after["project"]) - set(before))
+    assert [f for f in new_files if "uze-new" in f] == [
+        ".claude/agents/pkg-a.md.uze-new.1", ".claude/skills/pkg-s/SKILL.md.uze-new.1"]
+    assert_ok(uze("install", v3, "--trust"))  # again: the copy beside it is there already
+    assert snapshot(sandbox) == after
+
+
+@pytest.mark.parametrize(
+    ("relpath", "harness", "edit", "left"),
+    [
+        ("opencode.json", "opencode", ("{\n", "{\n  // my own note\n"), "{\n  // my own note\n}\n"),
+        (".gemini/settings.json", "gemini_cli", ("\n}", "\n  /* mine */\n}"),
+         "{\n  /* mine */\n}\n"),
+        (".mcp.json", "claude_code", ("{\n", '{\n  "myKey": {},\n'), '{\n  "myKey": {}\n}\n'),
+        (".codex/config.toml", "codex", ("", "# my codex note\n"), "# my codex note\n"),
+    ],
+    ids=["jsonc-line-comment", "jsonc-block-comment", "json-own-empty-key", "toml-comment"],
+)
+def test_a_config_file_uze_created_and_the_user_edited_is_kept_without_uzes_entries(
+    sandbox: Sandbox, uze: Uze, relpath: str, harness: str, edit: tuple[str, str], left: str
+) -> None:
+    (v1,) = _versions(sandbox, 1)
+    assert_ok(uze("install", v1, "--harness", harness, "--trust"))
+    path = sandbox.project / relpath
+    text = path.read_text()
+    path.write_text(edit[1] + text if not edit[0] else text.replace(edit[0], edit[1], 1))
+    assert_ok(uze("uninstall", "pkg"))
+    assert path.read_text() == left

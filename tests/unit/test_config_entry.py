@@ -679,3 +679,20 @@ def test_a_wide_shallow_document_is_read_by_the_c_reader(monkeypatch: pytest.Mon
 
     assert read_entry(doc, "json", ("a", "b")) == 1
     assert calls == []
+
+
+@pytest.mark.parametrize(
+    ("text", "fmt", "found"),
+    [
+        ('{"a": "https://x/*y*/"}', "jsonc", False),
+        ('{"a": "say \\"//\\" here"}', "jsonc", False),
+        ('{\n  // note\n  "a": 1}', "jsonc", True),
+        ('{"a": 1 /* note */}', "jsonc", True),
+        ('a = "#1"\nb = \'#2\'\nc = """\n# 3\n"""\n', "toml", False),
+        ('a = 1 # note\n', "toml", True),
+    ],
+)
+def test_has_comment_sees_comments_outside_strings_only(text: str, fmt: str, found: bool) -> None:
+    from uze.projections.config_entry import has_comment
+
+    assert has_comment(text, fmt) is found  # type: ignore[arg-type]

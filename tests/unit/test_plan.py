@@ -139,3 +139,15 @@ def test_a_harness_variable_outside_location_env_is_refused(tmp_path: Path) -> N
     paths = Paths(home=tmp_path, uze_home=tmp_path / "uze", env={"NEW_HOME": "/x"})
     with pytest.raises(ValueError, match=r"NEW_HOME is not in uze\.paths\.LOCATION_ENV"):
         paths.env_dir("NEW_HOME", tmp_path)
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_every_config_key_uze_adds_under_is_a_shell_key(scope: str, tmp_path: Path) -> None:
+    """is_hollow keeps a created config whose empty values sit under any other key (issue 19)."""
+    from uze.plan import PlannedElement, PlannedEntry
+    from uze.projections.entry import SHELL_KEYS
+
+    plan = _plan(scope, HARNESS_IDS, tmp_path)
+    tops = {a.key_path[0] for a in plan.artifacts
+            if isinstance(a, PlannedEntry | PlannedElement) and len(a.key_path) > 1}
+    assert tops and tops <= SHELL_KEYS, tops  # a top-level entry leaves no container behind

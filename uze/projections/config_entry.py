@@ -362,6 +362,20 @@ def _cut_index(plain: object, key_path: KeyPath, first_new: int) -> int | None:
     return cut
 
 
+_STRINGS: Final = {
+    "toml": re.compile(r'"""[\s\S]*?"""|\'\'\'[\s\S]*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\''),
+    "json": re.compile(r'"(?:[^"\\]|\\.)*"'),
+}
+_COMMENT: Final = {"toml": re.compile("#"), "json": re.compile(r"//|/\*")}
+
+
+def has_comment(text: str, fmt: ConfigFormat) -> bool:
+    """Whether the document holds a comment (`#` in TOML, `//` or `/*` in JSONC) outside its
+    strings: text a user wrote, which uze never removes with its own entry (issue 19)."""
+    kind = "toml" if fmt == "toml" else "json"
+    return _COMMENT[kind].search(_STRINGS[kind].sub("", text)) is not None
+
+
 def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInfo) -> bytes:
     """Remove the entry at `key_path` and what `add_entry` created with it (`info`).
 
@@ -377,6 +391,7 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
     cut = _cut_index(plain, key_path, info.first_new_key)
     if cut is None:
         return data
+    assert isinstance(plain, dict)  # _cut_index found the entry: the document is an object
     member_path = key_path[: cut + 1]
     # Appended tables hold the entry alone wherever the cut falls; other margins belong to
     # the member add inserted, which is the one cut only while nothing was added beside it.
@@ -385,7 +400,8 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
     with _parsing():
         if root is None:  # TOML: an empty JSON document has no entry to cut
             trimmed = config_toml.remove(text, key_path, member_path, info.mode, margins)
-        elif info.mode == "document" and cut == 0 and len(plain) == 1:  # type: ignore[arg-type]
+        elif info.mode == "document" and cut == 0 and len(plain) == 1 \
+                and not has_comment(text[root.start:root.end], fmt):  # the user's, inside it
             trimmed = config_json.delete_document(text, root, info.lead, info.tail)
         else:  # a "document" tail follows the whole object, not this member
             tail = margins[1] if info.mode == "member" else ""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Final
 
 from uze.errors import ConfigBroken, ConfigShape, ValueInTheWay
 from uze.projections import config_entry as ce
@@ -21,11 +22,19 @@ def value_digest(value: object) -> str:
     return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
 
 
+SHELL_KEYS: Final = frozenset({"mcpServers", "mcp", "mcp_servers", "hooks"})
+"""The top-level keys under which uze adds entries or elements in a harness config (a unit
+test plans every harness and checks this list): only empty containers under them can be
+shells an add left behind; an empty value under any other key is the user's."""
+
+
 def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
-    """Only empty objects and lists left: what another package's add made in a file uze made.
+    """Only empty objects and lists left, under uze's own keys, and no comment: what another
+    package's add made in a file uze made.
 
     Entries of one package are removed in reverse order, so their containers go with them;
     across packages the last one out finds the shells and, in a file uze created, removes it.
+    A comment or a key of the user's own makes the file the user's: it is kept (issue 19).
     """
     def hollow(value: object) -> bool:
         if isinstance(value, list):
@@ -33,9 +42,13 @@ def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
         return isinstance(value, dict) and all(hollow(v) for v in value.values())
 
     try:
-        return hollow(ce.read_document(data, fmt))
+        document = ce.read_document(data, fmt)
     except ce.ConfigUnreadable:
         return False
+    if not isinstance(document, dict) or not document.keys() <= SHELL_KEYS \
+            or not hollow(document):
+        return False
+    return not ce.has_comment(data.decode("utf-8"), fmt)
 
 
 def _read(path: Path) -> bytes:
