@@ -130,6 +130,19 @@ def test_the_reinstall_shortcut_never_answers_without_consent(sandbox: Sandbox) 
     assert run_uze(*args, "--trust", cwd=sandbox.project).returncode == 0
 
 
+def test_user_scope_consent_is_kept_under_uze_home_too(sandbox: Sandbox) -> None:
+    _runner(sandbox.root)
+    args = ("install", sandbox.root / "pkg", "--harness", "claude_code", "--scope", "user")
+    before = _trees(sandbox)
+    _refused(run_uze(*args, cwd=sandbox.project), before, sandbox)
+    assert run_uze(*args, "--trust", cwd=sandbox.project).returncode == 0
+    consent = json.loads((sandbox.uze_home / "consent/user/evil.json").read_text())
+    assert (consent["project"], consent["package"]) == ("", "evil")
+    again = run_uze(*args, cwd=sandbox.project)
+    assert again.returncode == 0, again.stderr
+    assert not (sandbox.project / ".uze").exists()
+
+
 @pytest.mark.parametrize("damage", [b"", b"{", b"[]", b'{"schema_version": 1}',
                                     b'{"schema_version": 9, "project": "", "package": "evil", '
                                     b'"digest": "", "tree": "", "executions": []}'])
