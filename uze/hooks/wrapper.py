@@ -2,19 +2,21 @@
 
 The harness runs the script as its hook command. The script reads the native hook input on
 stdin, runs the group's handlers under the hook ABI (docs/package-format.md) and answers in the
-harness's native form (see `wrapper_body`). Everything it needs is embedded in one
-`CONFIG = ...` line, so nothing of uze is on the execution path (adr/0008). Pure: returns
-bytes, writes nothing.
+harness's native form (see `wrapper_script`). Everything it needs is embedded in one
+`CONFIG = ...` line, so nothing of uze is on the execution path (adr/0008). Writes nothing;
+reads only uze's own `wrapper_script.py`, once.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
+from pathlib import Path
 from typing import Final
 
 from uze.capabilities.hooks import hook_event
 from uze.hooks.tools import TOOL_NAMES
-from uze.hooks.wrapper_body import BODY
 from uze.package.hooks import HookGroup
 
 WRAPPER_HARNESSES: Final = (
@@ -22,6 +24,21 @@ WRAPPER_HARNESSES: Final = (
     "antigravity",
 )
 SHEBANG: Final = "#!/usr/bin/env python3"
+
+
+SCRIPT: Final = Path(__file__).with_name("wrapper_script.py")
+_MODULE_ONLY: Final = re.compile(
+    r"^# uze:module-only-begin.*?^# uze:module-only-end\n\n|^[^\n]*  # uze:module-only\n",
+    re.M | re.S,
+)
+
+
+@functools.cache
+def script_body() -> str:
+    """What follows the `CONFIG = ...` line of every wrapper: `wrapper_script.py` from its
+    `uze:script-begin` line on, less the lines only the importable module needs."""
+    text = SCRIPT.read_text(encoding="utf-8").split("# uze:script-begin\n", 1)[1]
+    return "\n" + _MODULE_ONLY.sub("", text)
 
 
 def wrapper_config(
@@ -67,4 +84,4 @@ def render_wrapper(
         "# this file and replaces or removes it; it needs only Python 3.8+ and its stdlib.\n"
         f"CONFIG = __import__('json').loads({config!r})\n"
     )
-    return (header + BODY).encode("utf-8")
+    return (header + script_body()).encode("utf-8")

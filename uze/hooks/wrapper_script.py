@@ -1,16 +1,15 @@
-"""The runtime half of a generated hook wrapper, kept as text (see `uze.hooks.wrapper`).
+"""The runtime half of a generated hook wrapper, as a real module (see `uze.hooks.wrapper`).
 
-`BODY` is appended below a generated `CONFIG = ...` line to make one standalone script. It is
-Python 3.8+ and stdlib only, and imports nothing from uze: uninstalling uze must not break an
-installed hook (adr/0008). It implements the hook ABI (docs/package-format.md) for one harness
-and one group, and answers in that harness's native form. Tested by running generated scripts.
+A generated script is a `CONFIG = ...` line followed by this file from the `uze:script-begin`
+line on, less the `uze:module-only` block. It is Python 3.8+ and stdlib only, and imports
+nothing from uze: uninstalling uze must not break an installed hook (adr/0008). It implements
+the hook ABI (docs/package-format.md) for one harness and one group, and answers in that
+harness's native form. It runs on every tool call, so it stays on `os` and `%` formatting
+(no pathlib or contextlib import); pyproject.toml relaxes those ruff rules and mypy's
+annotation rules for this file only. uze never imports it; tests do, and run generated scripts.
 """
 
-from __future__ import annotations
-
-from typing import Final
-
-BODY: Final = r'''
+# uze:script-begin
 import json
 import os
 import signal
@@ -18,6 +17,11 @@ import subprocess
 import sys
 import tempfile
 from os import environ as _ENV  # the whole environment, passed on to handlers
+from typing import Any  # uze:module-only
+
+# uze:module-only-begin (the generated script defines CONFIG on its first lines instead)
+CONFIG: Any = {}
+# uze:module-only-end
 
 REASON_LIMIT = 4096
 TRANSFORM_LIMIT = 64 * 1024
@@ -278,4 +282,3 @@ def main():
 
 if __name__ == "__main__":
     sys.exit(main())
-'''
