@@ -37,7 +37,7 @@ def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> 
     extra, dropped = _fields(agent, harness, fmt)
     description = str(agent.frontmatter.get("description", ""))
     if fmt.suffix == ".toml":
-        import tomlkit  # here: only a Codex agent needs it (10 ms of every install, issue 8)
+        import tomlkit  # here: only a Codex agent needs it (ADR 0013)
 
         document = tomlkit.document()
         document.add("name", label)

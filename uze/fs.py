@@ -79,7 +79,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
         )
     if mode is None and path.exists():
         mode = stat.S_IMODE(path.stat().st_mode)
-    import tempfile  # here: a re-install of an unchanged package writes nothing (6 ms, issue 8)
+    import tempfile  # here: a re-install of an unchanged package writes nothing (ADR 0016)
 
     with _writing(path):
         prefix = f".{path.name}{TEMP_MARK}"

@@ -1,5 +1,5 @@
 """The seven canonical harness ids and `--harness` parsing, without importing the harness
-modules (the re-install shortcut checks `--harness` before anything heavy loads; issue 8)."""
+modules (the re-install shortcut checks `--harness` before anything heavy loads; ADR 0016)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Author overrides from plugin.json `extensions.uze.routes` (issue 3).
+"""Author overrides from plugin.json `extensions.uze.routes`.
 
     {"extensions": {"uze": {"routes": {
         "codex": {"skill.invoke": "required", "agent": "optional"}}}}}

@@ -1,4 +1,4 @@
-"""`${PLUGIN_ROOT}`: a materialised copy of the package that the receipt owns (issue 4).
+"""`${PLUGIN_ROOT}`: a materialised copy of the package that the receipt owns.
 
 Project scope: `<project>/.uze/packages/<name>/`, so it travels with the project. User scope:
 `$UZE_HOME/packages/<name>/`. Commands that name `${PLUGIN_ROOT}` (or Claude's

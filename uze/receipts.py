@@ -25,7 +25,7 @@ Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 
 class _Model(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """Receipt records are msgspec Structs, not pydantic models (ADR 0015): importing pydantic
-    was most of `uze status` and `uze uninstall` (issue 8). Same rules: unknown keys refused,
+    was most of `uze status` and `uze uninstall`. Same rules: unknown keys refused,
     frozen, every field typed and checked on load and before every dump."""
 
 

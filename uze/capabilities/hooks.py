@@ -1,5 +1,5 @@
 """Hook capabilities as data: per harness, each portable event's native name, whether it can
-block, and which handler types run. Delivery is issue 5; this table is what it consults.
+block, and which handler types run; hook delivery (uze/hooks/delivery.py) consults it.
 
 Sources: harnesses.md 1.6, 2.6, 3.6, 4.6, 5.5, 6.1, 7 (section per harness).
 """

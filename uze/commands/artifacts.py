@@ -1,7 +1,7 @@
 """Shared by install, uninstall and status: keys, live state and removal of receipt artifacts.
 
 Artifacts are told apart by their `type` tag, not by class, so that status on a scope with no
-receipt never imports the receipt models (msgspec, ADR 0015; issue 8).
+receipt never imports the receipt models (msgspec, ADR 0015).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
 from uze.vocabulary import Scope
 
-if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (issue 8)
+if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (ADR 0015)
     from uze.receipts import Receipt
 
 CREATED_SCHEMA: Final = 1

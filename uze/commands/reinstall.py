@@ -1,5 +1,5 @@
 """Re-installing an unchanged package: answered from its receipt, without reading the package
-into models or planning it (ADR 0016; issue 8).
+into models or planning it (ADR 0016).
 
 Planning is pure and validation depends only on the package's files, so the same files with the
 same inputs give the same plan. After an install whose receipt records exactly its plan,

@@ -271,7 +271,7 @@ def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, 
 def _render_table(key_path: KeyPath, value: object, eol: str) -> str:
     if not isinstance(value, dict):
         raise TypeError("a TOML array element is a table: give a dict")
-    import tomlkit  # only edits need it; status reads with tomllib (issue 8)
+    import tomlkit  # only edits need it; status reads with tomllib (ADR 0013)
 
     doc = tomlkit.document()
     container: Any = doc

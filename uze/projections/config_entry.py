@@ -200,7 +200,7 @@ def _no_constant(name: str) -> NoReturn:
 
 
 def _plain(text: str, fmt: str) -> object:
-    """`_load(text, fmt)[0]`, through the C `json` module when it accepts the text (issue 8).
+    """`_load(text, fmt)[0]`, through the C `json` module when it accepts the text.
 
     A read (status looks up every entry of every package) needs no spans. Wherever `json.loads`
     and config_json could disagree (NaN, Infinity, a byte-order mark, comments, trailing

@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
-if TYPE_CHECKING:  # tomlkit is imported by the edits only: reading is tomllib (issue 8)
+if TYPE_CHECKING:  # tomlkit is imported by the edits only: reading is tomllib (ADR 0013)
     import tomlkit
     from tomlkit.items import Table
 

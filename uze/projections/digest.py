@@ -11,7 +11,7 @@ def content_digest(data: bytes) -> str:
     So a checkout that converts line endings (Windows, autocrlf) does not read as a user edit.
     """
     # `b"\r" in` first: a one-byte search is memchr, about 10x faster than looking for the
-    # pair, and most files have no CR at all (issue 8: 50 us of a 53 KB file's 75 us).
+    # pair, and most files have no CR at all.
     if b"\r" in data and b"\r\n" in data and b"\0" not in data:
         try:
             data.decode("utf-8")
