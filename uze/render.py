@@ -296,6 +296,22 @@ def _problem_fix(name: str, state: str) -> str:
     return "repair each uze:begin/uze:end marker pair by hand, then run the command again"
 
 
+class FirstThatFits:
+    """The first of several renderables whose natural width fits where it is drawn; the last
+    one when none does."""
+
+    def __init__(self, *choices: RenderableType) -> None:
+        self.choices = choices
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        unbounded = options.update_width(1 << 16)  # Measurement.get clamps to the width
+        for choice in self.choices[:-1]:
+            if Measurement.get(console, unbounded, choice).maximum <= options.max_width:
+                yield choice
+                return
+        yield self.choices[-1]
+
+
 def _glance_table(headers: list[str]) -> Table:
     """Columns without borders (two spaces apart, bold headers), so 7 harnesses fit 80
     columns; only the package column gives way on a narrow terminal."""
@@ -313,8 +329,9 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     extra = sorted({h for package in result.packages for h in package.receipt.harnesses} - known)
     used += [(h, h) for h in extra]
     scoped = any(package.receipt.scope == "user" for package in result.packages)
-    table = _glance_table(["package", "version", *(["scope"] if scoped else []),
-                           *(label for _, label in used)])
+    sources = [str(getattr(package, "source", "") or "") for package in result.packages]
+    headers = ["package", "version", *(["scope"] if scoped else []), *(label for _, label in used)]
+    rows: list[list[str | Cell]] = []
     in_place = undelivered = 0
     problems: dict[tuple[str, str], list[tuple[State, str, str, str]]] = {}
     for package in result.packages:
@@ -338,8 +355,16 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
             mark = harness_mark(routes, states, codex_waiting and h == "codex")
             style = "red" if "!" in mark else _MARK_STYLE.get(mark[0], "")
             marks.append(Cell(mark, style))
-        add_row(table, r.name, r.version, *([r.scope] if scoped else []), *marks)
+        rows.append([r.name, r.version, *([r.scope] if scoped else []), *marks])
+    table = _glance_table(headers)
+    for row in rows:
+        add_row(table, *row)
     out: list[RenderableType] = [table]
+    if any(sources):  # a column of its own where the terminal has room for it
+        with_source = _glance_table([*headers, "source"])
+        for row, source in zip(rows, sources, strict=True):
+            add_row(with_source, *row, source or "-")
+        out = [FirstThatFits(with_source, table)]
     footer = f"{in_place} projections in place"
     for index, ((name, scope), found) in enumerate(problems.items()):
         if index == 3:
