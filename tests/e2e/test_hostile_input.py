@@ -402,3 +402,120 @@ def test_a_config_file_uze_created_and_the_user_edited_is_kept_without_uzes_entr
     path.write_text(edit[1] + text if not edit[0] else text.replace(edit[0], edit[1], 1))
     assert_ok(uze("uninstall", "pkg"))
     assert path.read_text() == left
+
+
+# item 12: hook ids and links out of the package ------------------------------------------
+
+
+def _hooks(**groups: list[dict[str, object]]) -> str:
+    handler = {"type": "command", "command": "echo hi"}
+    return json.dumps({"hooks": {event: [{**g, "hooks": [handler]} for g in found]
+                                 for event, found in groups.items()}})
+
+
+@pytest.mark.parametrize(
+    ("hooks", "lines"),
+    [
+        (_hooks(SessionStart=[{"id": "a" * 300}]),
+         ["hooks.json: hooks.SessionStart[0].id: is 300 characters long; the limit is 64"]),
+        (_hooks(SessionStart=[{}], Stop=[{"id": "SessionStart-0"}]),
+         ["hooks.json: hooks.Stop[0].id: 'SessionStart-0' is the name uze gives a group "
+          "without an id; choose another"]),
+        (_hooks(Stop=[{"id": " "}]),
+         ["hooks.json: hooks.Stop[0].id: must not be empty; leave the key out instead"]),
+    ],
+    ids=["over-long", "generated-name", "empty"],
+)
+@pytest.mark.parametrize("command", ["check", "install"])
+def test_a_hook_id_that_would_break_a_derived_name_is_refused(
+    sandbox: Sandbox, uze: Uze, hooks: str, lines: list[str], command: str
+) -> None:
+    source = _package(sandbox.root, **{"hooks.json": hooks})
+    before = snapshot(sandbox)
+    trust = ["--trust"] if command == "install" else []
+    result = uze(command, source, "--harness", "all", *trust)
+    _assert_refused(result, before, sandbox, *lines, _invalid(source, len(lines)))
+
+
+@pytest.mark.parametrize("link", ["/proc/self/environ", "/proc/self/fd/0", "/proc", "/dev/zero"])
+def test_a_link_to_proc_or_dev_in_a_package_is_refused_without_reading_it(
+    sandbox: Sandbox, uze: Uze, link: str
+) -> None:
+    source = _package(sandbox.root)
+    (source / "skills/s/data").symlink_to(link)
+    before = snapshot(sandbox)
+    result = uze("install", source, "--harness", "all")
+    _assert_refused(result, before, sandbox,
+                    "skills/s/data: symbolic link points outside the package", _invalid(source))
+
+
+# item 13: check refuses what install would trip on ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("line", "number"),
+    [
+        (b"<!-- uze:end pkg\xc2\xa0 -->\n", 2),  # NBSP: a marker to the byte-level scanner
+        (b"<!-- uze:begin other -->\r\n", 2),
+        (b"<!-- uze:end x\xe2\x80\x83 -->\n", 2),  # EM SPACE
+    ],
+    ids=["nbsp", "crlf", "em-space"],
+)
+@pytest.mark.parametrize("command", ["check", "install"])
+def test_a_marker_look_alike_in_package_instructions_is_refused_by_line(
+    sandbox: Sandbox, uze: Uze, line: bytes, number: int, command: str
+) -> None:
+    source = _package(sandbox.root, **{"AGENTS.md": b"Be brief.\n" + line + b"Thanks.\n"})
+    before = snapshot(sandbox)
+    result = uze(command, source, "--harness", "claude_code,codex")
+    _assert_refused(result, before, sandbox,
+                    f"AGENTS.md:{number}: holds a uze region marker, which would break the region "
+                    "uze writes; remove that line", _invalid(source))
+
+
+def test_agents_whose_installed_names_coincide_are_caught_by_check(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    source = _package(sandbox.root, **{
+        "agents/x/y.md": AGENT.format(body="nested"),
+        "agents/z.md": "---\nname: x-y\ndescription: An agent.\n---\nflat\n",
+    })
+    (source / "agents/x/y.md").write_text("---\nname: y\ndescription: An agent.\n---\nnested\n")
+    line = ("agents/z.md: agent 'x-y' is installed as 'x-y', like agents/x/y.md; rename one; "
+            "skipped")
+    before = snapshot(sandbox)
+    _assert_refused(uze("check", source, "--strict"), before, sandbox, line,
+                    _invalid(source))
+    result = assert_ok(uze("install", source, "--harness", "claude_code,codex"))
+    assert f"warning: {line}" in " ".join(result.stdout.split())
+    receipt = json.loads((sandbox.project / ".uze/receipts/pkg.json").read_text())
+    targets = [a["target"] for a in receipt["artifacts"]]
+    assert len(targets) == len(set(targets))
+    assert (sandbox.project / ".claude/agents/pkg-x-y.md").read_text().endswith("nested\n")
+    assert_ok(uze("uninstall", "pkg"))
+    assert snapshot(sandbox)["project"] == before["project"]
+
+
+# item 14: a repository that is itself a package -------------------------------------------
+
+
+@pytest.mark.parametrize("with_instructions", [False, True])
+def test_installing_the_project_itself_converges(
+    sandbox: Sandbox, uze: Uze, with_instructions: bool
+) -> None:
+    files = {"plugin.json": json.dumps({"name": "pkg", "version": "1.0.0"}),
+             "skills/s/SKILL.md": SKILL, "agents/a.md": AGENT.format(body="v1"),
+             "mcp.json": json.dumps(MCP), "hooks.json": json.dumps(HOOKS)}
+    if with_instructions:
+        files["AGENTS.md"] = "The project's own instructions.\n"
+    build_tree(sandbox.project, files)
+    original = snapshot(sandbox)["project"]
+    assert_ok(uze("install", ".", "--harness", "all", "--trust"))
+    first = snapshot(sandbox)
+    for _ in range(2):
+        again = assert_ok(uze("install", ".", "--harness", "all", "--trust", "--json"))
+        assert {a["action"] for a in json.loads(again.stdout)["actions"]} == {"unchanged"}
+        assert snapshot(sandbox)["project"] == first["project"]
+    assert not (sandbox.project / ".uze/packages/pkg/.uze").exists()
+    assert_ok(uze("uninstall", "pkg"))
+    assert snapshot(sandbox)["project"] == original

@@ -151,3 +151,14 @@ def test_every_config_key_uze_adds_under_is_a_shell_key(scope: str, tmp_path: Pa
     tops = {a.key_path[0] for a in plan.artifacts
             if isinstance(a, PlannedEntry | PlannedElement) and len(a.key_path) > 1}
     assert tops and tops <= SHELL_KEYS, tops  # a top-level entry leaves no container behind
+
+
+def test_every_project_target_sits_under_a_project_output(tmp_path: Path) -> None:
+    """`uze install .` skips project_outputs when reading the project as a package (issue 19):
+    everything uze writes in project scope must be under one of them, or installs nest."""
+    from uze.harnesses import project_outputs
+
+    plan = _plan("project", HARNESS_IDS, tmp_path)
+    outputs = project_outputs(plan.location)
+    firsts = {Path(a.target).parts[0] for a in plan.artifacts}
+    assert firsts and firsts <= outputs, firsts - outputs

@@ -7,9 +7,8 @@ from pathlib import Path
 import msgspec
 
 from uze.commands.context import open_scope
-from uze.commands.install import choose_harnesses, package_tree
+from uze.commands.install import choose_harnesses, package_tree, read_source
 from uze.harnesses import HARNESS_IDS
-from uze.package import read_package
 from uze.paths import Paths
 from uze.plan import Plan, plan_install
 
@@ -29,8 +28,8 @@ def check(
     Raises PackageInvalid for an invalid package, and with `strict` for one that reads only
     with warnings. Reads only the package.
     """
-    package = read_package(source, strict=strict)
     ctx = open_scope(paths, "project", project, cwd)
+    package = read_source(source, ctx.location, strict=strict)
     harnesses = choose_harnesses(harness, None, ctx) if harness is not None else HARNESS_IDS
     _entries, _meta, digest = package_tree(package)
     return CheckResult(plan_install(package, digest, ctx.location, harnesses))

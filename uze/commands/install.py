@@ -32,7 +32,7 @@ from uze.errors import (
     TrustRequired,
     UzeError,
 )
-from uze.harnesses import detect_harnesses, parse_harnesses
+from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.package import Package, read_package
 from uze.paths import Paths
 from uze.plan import (
@@ -481,12 +481,20 @@ def _apply(
     return receipt, data, tx.writes
 
 
+def read_source(source: Path, location: Location, *, strict: bool = False) -> Package:
+    """read_package; when the package folder is the project itself (`uze install .` in a
+    repository that is a package), without what uze writes there, so installs converge."""
+    same = location.scope == "project" and source.resolve() == location.project.resolve()
+    return read_package(source, strict=strict,
+                        skip=project_outputs(location) if same else frozenset())
+
+
 def _prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
     progress.stage(f"reading {source}")
-    package = read_package(source)
     ctx = open_scope(paths, scope, project, cwd)
+    package = read_source(source, ctx.location)
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
     entries, meta, digest = package_tree(package)

@@ -6,6 +6,7 @@ The pydantic twins in `uze.package.problems` report every problem when msgspec f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Annotated, Final, Literal, Protocol
 
@@ -89,8 +90,25 @@ class Grouped(Protocol):
     def effect(self) -> str: ...
 
 
+MAX_ID_LENGTH: Final = 64
+_GENERATED_ID: Final = re.compile(f"({'|'.join(HOOK_EVENTS)})-[0-9]+")
+
+
+def _id_problem(group_id: str) -> str | None:
+    """Why a group id would break the names uze derives from it (issue 19), or None: a wrapper
+    file is named after it, and a group without an id is called `<Event>-<index>`."""
+    if not group_id.strip():
+        return "must not be empty; leave the key out instead"
+    if len(group_id) > MAX_ID_LENGTH:
+        return f"is {len(group_id)} characters long; the limit is {MAX_ID_LENGTH}"
+    if _GENERATED_ID.fullmatch(group_id):
+        return f"{group_id!r} is the name uze gives a group without an id; choose another"
+    return None
+
+
 def hooks_problems(groups: Iterable[tuple[str, int, Grouped]]) -> list[str]:
-    """Check the rules that span groups: `transform` only on PreToolUse, ids unique in the file.
+    """Check the rules that span groups: `transform` only on PreToolUse, ids unique in the file
+    and apart from the names uze generates, at most MAX_ID_LENGTH characters.
 
     `groups` yields (event, index in that event's list, group). Each problem is
     `key.path: message`, relative to the hooks file.
@@ -103,7 +121,10 @@ def hooks_problems(groups: Iterable[tuple[str, int, Grouped]]) -> list[str]:
             problems.append(f"{where}.effect: transform is only allowed on PreToolUse")
         if group.id is None:
             continue
-        if group.id in first_use:
+        problem = _id_problem(group.id)
+        if problem:
+            problems.append(f"{where}.id: {problem}")
+        elif group.id in first_use:
             problems.append(f"{where}.id: {group.id!r} is already used by {first_use[group.id]}")
         else:
             first_use[group.id] = where

@@ -29,17 +29,20 @@ def _check_source(source: Path) -> Path:
     return source.resolve()
 
 
-def read_package(source: Path, *, strict: bool = False) -> Package:
+def read_package(
+    source: Path, *, strict: bool = False, skip: frozenset[str] = frozenset()
+) -> Package:
     """Read and validate the package folder `source`.
 
     Every file is read byte for byte (`.git/` at the root is ignored). The layout decides
     where resources come from (`uze.package.layout`). Unsafe or unreadable input as a whole
     raises PackageInvalid with one `location: message` line per problem, all at once; what is
     read leniently (a Claude manifest's unknown keys, one skill or agent that cannot be read)
-    is a warning in `Package.warnings`, or a problem too when `strict`.
+    is a warning in `Package.warnings`, or a problem too when `strict`. The root entries
+    named in `skip` are not read (what uze writes when the package folder is the project).
     """
     root = _check_source(source)
-    tree = read_tree(root)
+    tree = read_tree(root, skip)
     issues = list(tree.issues)
     warnings: list[str] = []
     layout = detect_layout(tree)

@@ -103,6 +103,7 @@ def _special_kind(mode: int) -> str:
 class _Walk(msgspec.Struct):
     root: Path
     tree: Tree
+    skip: frozenset[str] = frozenset()
     pending: list[_Pending] = msgspec.field(default_factory=list)
 
     def folder(self, real: Path, relfolder: str, chain: frozenset[Path]) -> None:
@@ -113,10 +114,9 @@ class _Walk(msgspec.Struct):
             return
         for entry in entries:
             relpath = f"{relfolder}/{entry.name}" if relfolder else entry.name
-            if (
-                not relfolder
-                and entry.name in IGNORED_ROOT_FOLDERS
-                and entry.is_dir(follow_symlinks=False)
+            if not relfolder and (
+                entry.name in self.skip
+                or (entry.name in IGNORED_ROOT_FOLDERS and entry.is_dir(follow_symlinks=False))
             ):
                 continue
             problem = _name_problem(entry.name)
@@ -196,15 +196,16 @@ def _read(item: _Pending, issues: list[str]) -> bytes | None:
     return data
 
 
-def read_tree(root: Path) -> Tree:
-    """Walk the package folder `root` and read every file in it (`.git/` at the root aside).
+def read_tree(root: Path, skip: frozenset[str] = frozenset()) -> Tree:
+    """Walk the package folder `root` and read every file in it (`.git/` at the root aside,
+    and the root entries named in `skip`).
 
     Symbolic links are followed only while they stay inside the package. Problems (unsafe
     links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.
     When the package is over MAX_PACKAGE_BYTES no file contents are read.
     """
     real_root = root.resolve()
-    walk = _Walk(real_root, Tree())
+    walk = _Walk(real_root, Tree(), skip)
     walk.folder(real_root, "", frozenset({real_root}))
     tree = walk.tree
     if tree.total_bytes > MAX_PACKAGE_BYTES:

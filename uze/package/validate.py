@@ -6,7 +6,6 @@ it could build; the reader raises once, at the end, if any line was added.
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 from typing import Final, TypeGuard
 
@@ -28,9 +27,9 @@ from uze.package.limits import value_problem
 from uze.package.model import Agent, InvokePolicy, Manifest, Skill
 from uze.package.names import name_problem
 from uze.package.tree import Tree
+from uze.projections.region import marker_lines
 
 INSTRUCTIONS: Final = "AGENTS.md"
-_UZE_MARKER: Final = re.compile(r"^<!-- uze:(begin|end) \S+ -->\s*$")
 SKILLS: Final = "skills"
 AGENTS: Final = "agents"
 _INVOKE_KEYS: Final = ("model", "user")
@@ -88,11 +87,11 @@ def validate_instructions(tree: Tree, issues: list[str]) -> str | None:
     """Return "AGENTS.md" when the package has standing instructions; they must be UTF-8."""
     if INSTRUCTIONS not in tree.seen:
         return None
-    text = tree.text(INSTRUCTIONS, issues)
-    for number, line in enumerate((text or "").splitlines(), start=1):
-        if _UZE_MARKER.match(line):
-            issues.append(issue(f"{INSTRUCTIONS}:{number}", "holds a uze region marker, which "
-                                "would break the region uze writes; remove that line"))
+    if tree.text(INSTRUCTIONS, issues) is None:
+        return INSTRUCTIONS
+    for number in marker_lines(tree.files[INSTRUCTIONS].data):
+        issues.append(issue(f"{INSTRUCTIONS}:{number}", "holds a uze region marker, which "
+                            "would break the region uze writes; remove that line"))
     return INSTRUCTIONS
 
 
@@ -222,6 +221,7 @@ def validate_agents(
     """Read every `agents/**/<name>.md` and each agent a component path names. An agent that
     cannot be read, or whose name another already has, is skipped with a warning. Sorted by name."""
     first_use: dict[str, str] = {}
+    first_label: dict[str, str] = {}
     agents: list[Agent] = []
     roots = (AGENTS, *paths.agents)
     for relpath in files_under(tree, roots, ".md"):
@@ -233,7 +233,12 @@ def validate_agents(
             warnings.append(issue(relpath, f"agent name {agent.name!r} is already used by {used}; "
                                   "skipped"))
             continue
-        first_use[agent.name] = relpath
+        label = "-".join((*agent.subdirs, agent.name))  # as agents_render.agent_label, sans package
+        if label in first_label:  # agents/x/y.md and agents/z.md named x-y: one file (issue 19)
+            warnings.append(issue(relpath, f"agent {agent.name!r} is installed as {label!r}, like "
+                                  f"{first_label[label]}; rename one; skipped"))
+            continue
+        first_use[agent.name] = first_label[label] = relpath
         agents.append(agent)
     return tuple(sorted(agents, key=lambda agent: agent.name))
 
