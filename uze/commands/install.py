@@ -224,7 +224,7 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
                else json.dumps(redacted(planned.value), indent=2, sort_keys=True))
         return _Step(Action(key, "kept", detail, new), None, old)
     detail = "edited since install; kept, the new version written beside it as .uze-new"
-    if isinstance(planned, PlannedFile):  # a .uze-new already there is the user's (issue 19)
+    if isinstance(planned, PlannedFile):  # a .uze-new already there is the user's
         beside, _write = upgrade.beside_path(planned.path, planned.data)
         detail = f"edited since install; kept, the new version beside it as {beside.name}"
     return _Step(Action(key, "merge", detail), planned, old)

@@ -29,7 +29,7 @@ def beside_path(path: Path, data: bytes) -> tuple[Path, bool]:
     """Where the new version of the edited file at `path` goes, and whether to write it there.
 
     `<name>.uze-new`, else `<name>.uze-new.1`, `.2`, ...: a file already at one of these names
-    is the user's (issue 19), so it is never overwritten. One that already holds exactly
+    is the user's, so it is never overwritten. One that already holds exactly
     `data` is the answer, with nothing to write (an upgrade run twice writes one copy).
     """
     digest = content_digest(data)
@@ -57,7 +57,7 @@ def merge_tree(tx: Transaction, planned: PlannedTree,
     Returns the record and the `.uze-new` files written. Edited files keep their old digest,
     so the folder still reads as drifted; a file uze never wrote there (the user's own, at a
     path the new version ships) stays out of the record, so it stays the user's: uninstall
-    never removes it (issue 19).
+    never removes it.
     """
     new = tree.digests_of(planned.files)
     record: dict[str, str] = {}

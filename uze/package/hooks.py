@@ -95,7 +95,7 @@ _GENERATED_ID: Final = re.compile(f"({'|'.join(HOOK_EVENTS)})-[0-9]+")
 
 
 def _id_problem(group_id: str) -> str | None:
-    """Why a group id would break the names uze derives from it (issue 19), or None: a wrapper
+    """Why a group id would break the names uze derives from it, or None: a wrapper
     file is named after it, and a group without an id is called `<Event>-<index>`."""
     if not group_id.strip():
         return "must not be empty; leave the key out instead"

@@ -1,5 +1,5 @@
 """Bounds on what a package file may make uze compute: nesting depth, YAML alias expansion,
-frontmatter size, and values a harness cannot hold (issue 19, item 12).
+frontmatter size, and values a harness cannot hold.
 
 A hostile package can be small on disk and still cost without bound once read: `[[[[...]]]]`
 recurses the parsers out of stack, and YAML aliases (`&a [*b, *b]`) expand exponentially in

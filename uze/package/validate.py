@@ -234,7 +234,7 @@ def validate_agents(
                                   "skipped"))
             continue
         label = "-".join((*agent.subdirs, agent.name))  # as agents_render.agent_label, sans package
-        if label in first_label:  # agents/x/y.md and agents/z.md named x-y: one file (issue 19)
+        if label in first_label:  # agents/x/y.md and agents/z.md named x-y: one file
             warnings.append(issue(relpath, f"agent {agent.name!r} is installed as {label!r}, like "
                                   f"{first_label[label]}; rename one; skipped"))
             continue
@@ -265,7 +265,7 @@ def _agent_values(
     warnings: list[str],
 ) -> bool:
     """Whether the description is text and every harness field is plain data that each
-    harness format can hold (issue 19); if not, a warning says the agent is skipped."""
+    harness format can hold; if not, a warning says the agent is skipped."""
     found = []
     if not isinstance(frontmatter.get("description", ""), str):
         found.append(issue(relpath, "description", "must be text"))

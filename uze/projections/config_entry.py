@@ -371,7 +371,7 @@ _COMMENT: Final = {"toml": re.compile("#"), "json": re.compile(r"//|/\*")}
 
 def has_comment(text: str, fmt: ConfigFormat) -> bool:
     """Whether the document holds a comment (`#` in TOML, `//` or `/*` in JSONC) outside its
-    strings: text a user wrote, which uze never removes with its own entry (issue 19)."""
+    strings: text a user wrote, which uze never removes with its own entry."""
     kind = "toml" if fmt == "toml" else "json"
     return _COMMENT[kind].search(_STRINGS[kind].sub("", text)) is not None
 

@@ -34,7 +34,7 @@ def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
 
     Entries of one package are removed in reverse order, so their containers go with them;
     across packages the last one out finds the shells and, in a file uze created, removes it.
-    A comment or a key of the user's own makes the file the user's: it is kept (issue 19).
+    A comment or a key of the user's own makes the file the user's: it is kept.
     """
     def hollow(value: object) -> bool:
         if isinstance(value, list):

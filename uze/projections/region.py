@@ -34,7 +34,7 @@ class RegionSpan(msgspec.Struct, frozen=True):
 
 def marker_lines(text: bytes) -> list[int]:
     """The 1-based numbers of the lines `scan_regions` reads as markers, whatever their ids:
-    what a package's instructions must not hold (issue 19), judged by the very same bytes rule
+    what a package's instructions must not hold, judged by the very same bytes rule
     (an NBSP in an id or a CR before the newline is a marker here, whatever a str regex says)."""
     return [number for number, match in enumerate(_LINE.finditer(text), start=1)
             if _MARKER.match(match.group(0).rstrip(b"\n"))]
