@@ -154,7 +154,7 @@ def _progress(found: dict[str, str]) -> Any:
             and sys.stderr.isatty():
         from uze.progress_view import shown
 
-        return shown(f"{found['command']} {found['name']}")
+        return shown(" ".join(filter(None, (found["command"], found.get("name")))))
     from contextlib import nullcontext
 
     return nullcontext()
