@@ -42,7 +42,7 @@ RESULTS: Final = ("passed", "failed", "denied", "unverified")
 _RANK: Final = {"failed": 3, "denied": 2, "passed": 1, "unverified": 0}
 # Harnesses whose binary cannot run here: every cell stays unverified with this reason.
 NOT_RUNNABLE: Final[dict[str, str]] = {
-    h: "not one of the four CLIs installable offline here from npm: no real binary "
+    h: "not one of the four CLIs installable offline here from npm (issue 7): no real binary "
     "has been run"
     for h in ("antigravity", "kimi_code", "deepseek_harness")
 }
