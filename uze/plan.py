@@ -233,9 +233,13 @@ def _plan_agent(b: _Builder, agent: Agent) -> None:
             b.add("agent", agent.name, harness, cap, None)
             continue
         rendered = render_agent(b.package.name, agent, harness, fmt)
+        whys = [*rendered.lost, *rendered.notes]
         if rendered.dropped:
-            why = f"dropped fields {harness} does not read: {', '.join(rendered.dropped)}"
-            cap = Capability("degraded", "; ".join(filter(None, [cap.reason, why])), cap.source)
+            whys.append(f"dropped fields {harness} does not read: {', '.join(rendered.dropped)}")
+        if whys:
+            route = "degraded" if rendered.lost or rendered.dropped else (
+                "adapted" if cap.route == "native" else cap.route)
+            cap = Capability(route, "; ".join(filter(None, [cap.reason, *whys])), cap.source)
         path = fmt.folder(b.loc) / f"{label}{fmt.suffix}"
         b.add("agent", agent.name, harness, cap, path)
         b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))

@@ -180,3 +180,28 @@ def test_mcp_as_claude_writes_it_resolves_the_root_everywhere_and_reports_defaul
     opencode = json.loads((sandbox.project / "opencode.json").read_text())["mcp"]
     assert opencode["api"]["environment"]["API_TOKEN"] == "{env:API_TOKEN}"
     assert opencode["docs"]["url"] == "https://docs.example.invalid/{env:REGION}/mcp"
+
+
+def test_agents_keep_their_tool_allowlist_or_are_degraded(uze: Uze, sandbox: Sandbox) -> None:
+    document = as_json(assert_ok(uze("install", DATA / "claude-agents", "--harness",
+                                     "claude_code,codex,opencode,gemini_cli", "--json")))
+
+    rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
+            for p in document["projections"] if p["kind"] == "agent"}
+    assert rows[("code-architect", "claude_code")] == ("native", "")
+    claude = (sandbox.project / ".claude/agents/claude-agents-code-architect.md").read_text()
+    assert claude.startswith("---\nname: claude-agents-code-architect\ndescription: Designs")
+    for line in ("tools: Glob, Grep, Read\n", "model: sonnet\n", "color: green\n",
+                 "permissionMode: plan\n"):
+        assert line in claude
+    route, reason = rows[("code-architect", "codex")]
+    assert route == "degraded"
+    assert "tool allowlist not enforced (tools: Glob, Grep, Read)" in reason
+    opencode = (sandbox.project / ".opencode/agents/claude-agents-code-architect.md").read_text()
+    assert "tools:\n  '*': false\n  glob: true\n  grep: true\n  read: true\n" in opencode
+    gemini = (sandbox.project / ".gemini/agents/claude-agents-code-architect.md").read_text()
+    assert "tools:\n- glob\n- search_file_content\n- grep\n- read_file\n- read_many_files\n" \
+        in gemini
+    assert all(route != "native" for (name, harness), (route, _) in rows.items()
+               if name == "code-architect" and harness != "claude_code")
+    assert rows[("helper", "opencode")] == ("native", "")

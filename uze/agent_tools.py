@@ -1,0 +1,85 @@
+"""An agent's tool allowlist (Claude's `tools` / `disallowedTools`) in each harness's terms. Pure.
+
+A restriction is kept where the harness can enforce it: OpenCode's `tools` map (`"*": false`
+then each allowed tool), Gemini CLI's and Kimi Code's `tools` lists. Claude tool names are
+translated through the portable aliases of `uze.hooks.tools` (Claude `Read` -> Gemini
+`read_file`, ...); a Claude tool with no counterpart is left out, which only narrows the list.
+Where a harness has no allowlist (Codex), or no denylist, the restriction is lost: the caller
+routes the agent `degraded` with "tool allowlist not enforced", never `native`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import msgspec
+
+from uze.hooks.tools import TOOL_NAMES
+
+LOST: Final = "tool allowlist not enforced"
+# Harnesses whose agent file carries an allowlist, and how (harnesses.md 3.4, 4.4, 6.1).
+_ALLOW: Final = {"opencode": "map", "gemini_cli": "list", "kimi_code": "list"}
+_DENY: Final = {"opencode": "map", "kimi_code": "list"}
+
+
+class ToolFields(msgspec.Struct, frozen=True):
+    """The frontmatter keys that carry the restriction, what was lost, and what was changed."""
+
+    fields: dict[str, object]
+    lost: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def claude_tools(value: object) -> list[str]:
+    """Claude's `tools` value (a comma-separated string or a list) as a list of names."""
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
+    return [str(item).strip() for item in items if str(item).strip()]
+
+
+def _native(harness: str, names: list[str]) -> tuple[list[str], list[str]]:
+    """The harness's names for Claude's `names`, and the Claude names with no counterpart."""
+    claude, table = TOOL_NAMES["claude_code"], TOOL_NAMES.get(harness, {})
+    found: list[str] = []
+    missing: list[str] = []
+    for name in names:
+        aliases = set(claude.get(name, ()))
+        matches = [native for native, kinds in table.items() if aliases & set(kinds)]
+        if harness == "kimi_code" and name in table:
+            matches = [name]  # Kimi Code reads Claude's own names
+        if not matches:
+            missing.append(name)
+        found += [m for m in matches if m not in found]
+    return found, missing
+
+
+def translate_tools(harness: str, frontmatter: Mapping[str, object]) -> ToolFields:
+    """The agent's `tools` / `disallowedTools` for `harness` (not Claude Code, which reads
+    them as they are)."""
+    fields: dict[str, object] = {}
+    lost: list[str] = []
+    notes: list[str] = []
+    allowed = claude_tools(frontmatter.get("tools"))
+    denied = claude_tools(frontmatter.get("disallowedTools"))
+    if allowed:
+        names, missing = _native(harness, allowed)
+        how = _ALLOW.get(harness)
+        if how is None:
+            lost.append(f"{LOST} (tools: {', '.join(allowed)})")
+        else:
+            fields["tools"] = {"*": False, **dict.fromkeys(names, True)} if how == "map" else names
+            notes.append(f"tools translated to {harness}'s names: {', '.join(names) or 'none'}")
+            if missing:
+                notes.append(f"no {harness} tool for {', '.join(missing)}: left out")
+    if denied:
+        names, _missing = _native(harness, denied)
+        how = _DENY.get(harness)
+        if how is None:
+            lost.append(f"tool denylist not enforced (disallowedTools: {', '.join(denied)})")
+        elif how == "map":
+            tools = fields.get("tools")
+            base = dict(tools) if isinstance(tools, dict) else {}
+            fields["tools"] = {**base, **dict.fromkeys(names, False)}
+        else:
+            fields["disallowedTools"] = names
+    return ToolFields(fields, tuple(lost), tuple(notes))
