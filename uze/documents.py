@@ -38,6 +38,19 @@ def install_json(result: InstallResult) -> dict[str, Any]:
     }
 
 
+def instructions_json(package: object) -> dict[str, object] | None:
+    """The instruction text a package adds to the user's files: its file, size in bytes and
+    first non-empty line (None when it has none, or for a package the receipt stands for)."""
+    from uze.package import Package
+
+    if not isinstance(package, Package) or package.instructions is None:
+        return None
+    data = package.files[package.instructions].data
+    text = data.decode("utf-8", "replace")
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return {"file": package.instructions, "bytes": len(data), "first_line": first[:120]}
+
+
 def action_json(action: Action) -> dict[str, str]:
     out = {"target": action.target, "action": action.action, "detail": action.detail}
     if action.new_value:
@@ -69,4 +82,5 @@ def check_json(result: CheckResult) -> dict[str, Any]:
         "unmet_requirements": [projection_json(p) for p in plan.unmet_requirements()],
         "warnings": list(package.warnings),
         "executions": [e.describe() for e in plan.executions],
+        "instructions": instructions_json(package),
     }

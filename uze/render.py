@@ -15,7 +15,7 @@ from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
-from uze.documents import planned_rows
+from uze.documents import instructions_json, planned_rows
 from uze.inert import inert
 
 if TYPE_CHECKING:
@@ -175,6 +175,7 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"for {', '.join(result.plan.harnesses)}"
     )]
     out += _projection_table(planned_rows(result), "action")
+    out += instruction_lines(package) if result.dry_run else []
     out += warning_lines(package.warnings)
     out += _kept_lines(result.actions)
     if result.dry_run and result.plan.executions:
@@ -251,7 +252,8 @@ def check_view(result: CheckResult) -> list[RenderableType]:
         runs += [_line(f"  {e.describe()}") for e in plan.executions]
     else:
         runs.append(_line("Nothing runs: install asks no question."))
-    return [head, table, *notes, *warning_lines(plan.package.warnings), *runs]
+    return [head, table, *notes, *instruction_lines(plan.package),
+            *warning_lines(plan.package.warnings), *runs]
 
 
 # The glance (issue 23): one row per package, one mark per harness.
@@ -414,6 +416,15 @@ def _problem_lines(result: StatusResult,
         lines = lines[:_MAX_PROBLEM_LINES - 1]
         lines.append(f"  ... {rest} more lines: run `uze status NAME` for one package's detail")
     return lines
+
+
+def instruction_lines(package: object) -> list[RenderableType]:
+    """Before instruction text lands in a user's files: its size and first line (inert)."""
+    found = instructions_json(package)
+    if found is None:
+        return []
+    return [_line(f"instructions: {found['file']}, {found['bytes']} bytes, first line: "
+                  f"{found['first_line']}")]
 
 
 def warning_lines(warnings: tuple[str, ...]) -> list[RenderableType]:

@@ -4,6 +4,7 @@ warned about, installed and uninstalled byte for byte; `check --strict` refuses 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -205,3 +206,34 @@ def test_agents_keep_their_tool_allowlist_or_are_degraded(uze: Uze, sandbox: San
     assert all(route != "native" for (name, harness), (route, _) in rows.items()
                if name == "code-architect" and harness != "claude_code")
     assert rows[("helper", "opencode")] == ("native", "")
+
+
+def test_a_claude_plugins_own_documents_are_not_instructions(uze: Uze, sandbox: Sandbox,
+                                                             tmp_path: Path) -> None:
+    package = tmp_path / "docs-plugin"
+    (package / ".claude-plugin").mkdir(parents=True)
+    (package / ".claude-plugin" / "plugin.json").write_text('{"name": "docs-plugin"}')
+    (package / "AGENTS.md").write_text("# Contributing\nWe reject most pull requests.\n")
+    (package / "CLAUDE.md").write_text("Run the test suite before committing.\n")
+    (package / "skills" / "s").mkdir(parents=True)
+    (package / "skills" / "s" / "SKILL.md").write_text("Use it.\n")
+
+    document = as_json(assert_ok(uze("check", package, "--json")))
+
+    assert document["instructions"] is None
+    assert {p["kind"] for p in document["projections"]} == {"skill"}
+    assert_ok(uze("install", package, "--harness", "claude_code,codex,gemini_cli"))
+    for name in ("AGENTS.md", "CLAUDE.md", "GEMINI.md"):
+        assert not (sandbox.project / name).exists()
+
+
+def test_the_plan_shows_the_size_and_first_line_of_instruction_text(uze: Uze) -> None:
+    text = (DATA / "every-kind" / "AGENTS.md").read_bytes()
+    first = next(line for line in text.decode().splitlines() if line.strip())
+
+    plan = assert_ok(uze("install", DATA / "every-kind", "--harness", "codex", "--dry-run"))
+    document = as_json(assert_ok(uze("check", DATA / "every-kind", "--json")))
+
+    assert f"instructions: AGENTS.md, {len(text)} bytes, first line: {first}" in plan.stdout
+    assert document["instructions"] == {"file": "AGENTS.md", "bytes": len(text),
+                                        "first_line": first}

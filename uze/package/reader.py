@@ -49,7 +49,10 @@ def read_package(
     manifest, claude = validate_manifest(tree, layout, root.name, issues, warnings)
     paths = component_paths(claude, tree, issues, warnings)
     root_name = manifest.name if manifest is not None else root.name
-    instructions = validate_instructions(tree, issues) if not layout.bare else None
+    # A Claude-native plugin's root AGENTS.md / CLAUDE.md are the repository's own documents
+    # (Claude Code never loads them), not instructions for the user's files.
+    own_documents = layout.bare or layout.is_claude
+    instructions = None if own_documents else validate_instructions(tree, issues)
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
     mcp_servers = validate_mcp(tree, layout, issues)
