@@ -14,6 +14,13 @@ import msgspec
 
 from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
+from uze.commands_render import (
+    SURFACES,
+    command_file,
+    command_label,
+    command_skill,
+    render_command,
+)
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
 from uze.harnesses.base import invoke_feature
 from uze.hooks.claude import claude_code_group, untranslated_reason
@@ -21,7 +28,7 @@ from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
 from uze.hooks.opencode_plugin import plugin_file_name
 from uze.mcp_dialects import without_defaults
 from uze.overrides import Overrides, read_overrides
-from uze.package import Agent, Package, Skill
+from uze.package import Agent, InvokePolicy, Package, Skill
 from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.projections.frontmatter import edit_frontmatter
@@ -199,6 +206,55 @@ def _plan_skills(b: _Builder) -> None:
             )
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables,
                                            tuple(harnesses)))
+
+
+def _plan_commands(b: _Builder) -> None:
+    """Each command: the harness's own command surface, else a skill only the user invokes."""
+    skilled = [h for h in b.harnesses if h not in SURFACES
+               and lookup(h, "command").route != "unsupported"]
+    choice = choose_roots({h: REGISTRY[h].skill_roots(b.loc) for h in skilled},
+                          {h for h in skilled if REGISTRY[h].dedupes_skills})
+    taken = {skill_folder_name(b.package, skill) for skill in b.package.skills}
+    for command in b.package.commands:
+        label = command_label(b.package.name, command)
+        folder = f"{label}-command" if label in taken else label
+        users: dict[Path, list[str]] = {}
+        for harness in b.harnesses:
+            cap = lookup(harness, "command")
+            if harness in SURFACES and cap.route != "unsupported":
+                original = b.package.files[command.relpath].data
+                rendered = render_command(harness, command, original)
+                cap = Capability(rendered.route, rendered.reason, cap.source)
+                file = command_file(harness, b.loc, label)
+                b.add("command", command.name, harness, cap, file)
+                b.artifacts.append(PlannedFile(file, b.loc.display(file), rendered.data,
+                                               (harness,)))
+                continue
+            root = choice.serving.get(harness)
+            if harness in choice.unserved:
+                cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
+            elif cap.route != "unsupported":
+                cap = _worst(cap, lookup(harness, "skill", "invoke.user_only"))
+            path = root / folder if root and cap.route != "unsupported" else None
+            if path is not None:
+                users.setdefault(path, []).append(harness)
+            b.add("command", command.name, harness, cap, path)
+        for path, harnesses in users.items():
+            files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
+            b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
+                                           tuple(harnesses)))
+
+
+def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[str, bytes]:
+    """A user-only skill's files with its `invoke` policy in each harness's own terms."""
+    keys: dict[str, object] = {}
+    for harness in harnesses:
+        dialect = REGISTRY[harness].skill_dialect(InvokePolicy(model=False, user=True))
+        keys.update(dialect.frontmatter)
+        for rel, render in dialect.extra_files.items():
+            files[rel] = render(files.get(rel))
+    files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke"])
+    return files
 
 
 def _plan_instructions(b: _Builder) -> None:
@@ -395,6 +451,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     b = _Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     _plan_instructions(b)
     _plan_skills(b)
+    _plan_commands(b)
     for agent in package.agents:
         _plan_agent(b, agent)
     _plan_mcp(b)
@@ -408,5 +465,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         if p.path is not None and p.kind in ("skill", "agent"):
             (skills if p.kind == "skill" else agents).setdefault(p.harness, set()).add(p.resource)
     written = {h: fmt.allowed for h in harnesses if (fmt := REGISTRY[h].agents) is not None}
-    runs = tuple(executions(package, delivered, hooked, skills, agents, written))
+    commands = {p.resource for p in b.projections
+                if p.kind == "command" and p.harness in SURFACES and p.path is not None}
+    runs = tuple(executions(package, delivered, hooked, skills, agents, written, commands))
     return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)

@@ -224,6 +224,8 @@ def _agent_powers(package: Package, agents: Mapping[str, set[str]],
             continue
         for agent in package.agents:
             value = agent.harness.get(power.harness, {}).get(power.key)
+            if value is None and power.harness == "claude_code":
+                value = agent.frontmatter.get(power.key)  # Claude Code gets the file's own keys
             if agent.name in agents.get(power.harness, set()) and value not in (None, "", [], {}):
                 found.append(_declared("agent", agent.name, power, value))
     return found
@@ -234,6 +236,7 @@ def executions(
     skills: Mapping[str, set[str]] | None = None,
     agents: Mapping[str, set[str]] | None = None,
     written: Mapping[str, frozenset[str]] | None = None,
+    commands: set[str] | None = None,
 ) -> list[Execution]:
     """What the package will run or allow: MCP servers, hook handlers, and every key of POWERS
     that a delivered skill or agent declares. `skills` and `agents`: the names delivered per
@@ -245,7 +248,26 @@ def executions(
     ]
     return (servers + _handlers(package, set(hooked)) + _claude_handlers(package, set(hooked))
             + _skill_powers(package, skills or {})
-            + _agent_powers(package, agents or {}, written or {}))
+            + _agent_powers(package, agents or {}, written or {})
+            + _command_lines(package, commands or set()))
+
+
+def _command_lines(package: Package, commands: set[str]) -> list[Execution]:
+    """A command file's `!`command`` lines run when the user invokes it (Claude Code and
+    OpenCode), and its `allowed-tools` run without asking in Claude Code."""
+    found: list[Execution] = []
+    for command in package.commands:
+        if command.name not in commands:
+            continue
+        found += [Execution("command", f"{command.name} (inline shell)", m.group(1).strip(),
+                            (), "", (), ())
+                  for m in _INLINE_SHELL.finditer(command.body)]
+        granted = command.frontmatter.get("allowed-tools")
+        if granted:
+            tools = granted if isinstance(granted, str) else ", ".join(map(str, granted))  # type: ignore[call-overload]
+            found.append(Execution("command", f"{command.name} (allowed-tools)",
+                                   f"runs without asking: {tools}", (), "", (), ()))
+    return found
 
 
 def trust_digest(found: list[Execution], tree: str) -> str:

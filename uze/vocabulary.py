@@ -12,7 +12,7 @@ from typing import Literal
 Scope = Literal["project", "user"]
 """Where uze writes: inside the project, or into the harnesses' user-level homes."""
 
-Kind = Literal["instructions", "skill", "agent", "mcp", "hook"]
+Kind = Literal["instructions", "skill", "command", "agent", "mcp", "hook"]
 """A resource kind of a package."""
 
 Route = Literal["native", "adapted", "degraded", "unsupported"]

@@ -237,3 +237,39 @@ def test_the_plan_shows_the_size_and_first_line_of_instruction_text(uze: Uze) ->
     assert f"instructions: AGENTS.md, {len(text)} bytes, first line: {first}" in plan.stdout
     assert document["instructions"] == {"file": "AGENTS.md", "bytes": len(text),
                                         "first_line": first}
+
+
+def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandbox) -> None:
+    package = DATA / "claude-commands"
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", package, "--harness",
+                                     "claude_code,codex,opencode,gemini_cli", "--trust", "--json")))
+
+    rows = {(p["resource"], p["harness"]): (p["route"], p["reason"], p["target"])
+            for p in document["projections"] if p["kind"] == "command"}
+    assert set(rows) == {(c, h) for c in ("review", "sync")
+                         for h in ("claude_code", "codex", "opencode", "gemini_cli")}
+    assert all(route != "unsupported" and (route == "native" or reason)
+               for route, reason, _ in rows.values())
+    project = sandbox.project
+    review = (package / "commands" / "review.md").read_bytes()
+    assert (project / ".claude/commands/claude-commands-review.md").read_bytes() == review
+    assert rows[("sync", "claude_code")][2] == ".claude/commands/claude-commands-git-sync.md"
+    opencode = (project / ".opencode/commands/claude-commands-review.md").read_text()
+    assert opencode.startswith("---\ndescription: Review the current change\n---\n")
+    assert "focusing on $ARGUMENTS." in opencode
+    gemini = (project / ".gemini/commands/claude-commands-review.toml").read_text()
+    assert 'description = "Review the current change"' in gemini
+    assert "focusing on {{args}}." in gemini
+    assert "!{git diff --stat}" in gemini
+    assert "@{docs/style.md}" in gemini
+    assert rows[("sync", "gemini_cli")][0] == "degraded"
+    codex_target = rows[("review", "codex")][2]
+    skill = (project / codex_target / "SKILL.md").read_text()
+    assert skill.startswith("---\nname: claude-commands-review\n")
+    assert "allow_implicit_invocation: false" in (project / codex_target / "agents/openai.yaml"
+                                                  ).read_text()
+    assert "command review (inline shell): git diff --stat" in "\n".join(document["executions"])
+    assert_ok(uze("uninstall", "claude-commands"))
+    assert snapshot(sandbox)["project"] == before["project"]

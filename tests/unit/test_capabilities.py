@@ -38,13 +38,13 @@ def test_every_row_names_a_known_harness_and_non_native_rows_say_why(
     harness, kind, _feature = key
     cap = CAPABILITIES[key]
     assert harness in HARNESS_IDS
-    assert kind in {"instructions", "skill", "agent", "mcp", "hook"}
+    assert kind in {"instructions", "skill", "command", "agent", "mcp", "hook"}
     assert cap.source
     assert cap.route == "native" or cap.reason
 
 
 @pytest.mark.parametrize("harness", HARNESS_IDS)
-@pytest.mark.parametrize("kind", ["instructions", "skill", "agent", "mcp", "hook"])
+@pytest.mark.parametrize("kind", ["instructions", "skill", "command", "agent", "mcp", "hook"])
 def test_a_missing_row_is_unsupported_with_a_reason_never_native(harness: str, kind: str) -> None:
     cap = lookup(harness, kind)
     if (harness, kind, "base") not in CAPABILITIES:

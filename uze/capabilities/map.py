@@ -27,6 +27,8 @@ def _c(route: Route, reason: str, source: str) -> Capability:
 
 
 _NATIVE_POLICY = "native"
+_AS_SKILL = ("{harness} has no command files uze writes: delivered as a skill only the user "
+             "invokes ($ARGUMENTS is not substituted)")
 CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     # --- Claude Code (harnesses.md 1) -------------------------------------------------------
     ("claude_code", "instructions", "base"): _c(
@@ -38,7 +40,13 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("claude_code", "agent", "base"): _c("native", "", "harnesses.md 1.4"),
     ("claude_code", "mcp", "base"): _c("native", "", "harnesses.md 1.5, probes 2.1"),
     ("claude_code", "hook", "base"): _c("native", "", "harnesses.md 1.6 (per group: uze/hooks)"),
+    ("claude_code", "hook", "protocol.claude"): _c(
+        "native", "", "harnesses.md 1.6 (groups verbatim; uze/hooks/claude.py)"),
+    ("claude_code", "command", "base"): _c(
+        "native", "", "harnesses.md 1 (.claude/commands still read); discovery not yet verified"),
     # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
+    ("codex", "command", "base"): _c(
+        "adapted", _AS_SKILL.format(harness="Codex"), "harnesses.md 2.3 (not yet verified)"),
     ("codex", "instructions", "base"): _c("native", "", "harnesses.md 2.1"),
     ("codex", "skill", "base"): _c("native", "", "harnesses.md 2.2"),
     ("codex", "skill", "invoke.user_only"): _c(
@@ -73,6 +81,9 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "adapted", "OpenCode has no command hooks: a generated plugin uze-<package>.js runs the "
         "hook wrappers (block = throw in tool.execute.before; no ask, no allow)",
         "harnesses.md 3.6, probes 5.4, tests/conformance (per group: uze/hooks)"),
+    ("opencode", "command", "base"): _c(
+        "adapted", "an OpenCode command (.opencode/commands)",
+        "harnesses.md 3 (commands/ subdir; not yet verified)"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
     ("gemini_cli", "instructions", "base"): _c(
         "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "
@@ -89,6 +100,9 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("gemini_cli", "mcp", "project"): _c(
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),
+    ("gemini_cli", "command", "base"): _c(
+        "adapted", "a Gemini CLI TOML command ($ARGUMENTS as {{args}})",
+        "harnesses.md 4.3 (custom commands; not yet verified)"),
     # --- Antigravity (harnesses.md 5: mostly third-party, unverified) -----------------------
     ("antigravity", "instructions", "base"): _c(
         "native", "", "harnesses.md 5.1 (unverified: third-party)"),
@@ -104,6 +118,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "adapted", "named entries in hooks.json; the format is unverified third-party "
         "documentation (agy drops the whole file on any schema error)",
         "harnesses.md 5.5 (unverified; per group: uze/hooks)"),
+    ("antigravity", "command", "base"): _c(
+        "adapted", _AS_SKILL.format(harness="Antigravity"), "harnesses.md 5.2 (unverified)"),
     # --- Kimi Code (harnesses.md 6.1) -------------------------------------------------------
     ("kimi_code", "instructions", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "skill", "base"): _c("native", "", "harnesses.md 6.1"),
@@ -116,11 +132,15 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("kimi_code", "agent", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "mcp", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "hook", "base"): _c("native", "", "harnesses.md 6.1 (user config only)"),
+    ("kimi_code", "command", "base"): _c(
+        "adapted", _AS_SKILL.format(harness="Kimi Code"), "harnesses.md 6.1 (not yet verified)"),
     # --- DeepSeek Harness (harnesses.md 7) --------------------------------------------------
     ("deepseek_harness", "instructions", "base"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "base"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "invoke.user_only"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "invoke.model_only"): _c("native", "", "harnesses.md 7"),
+    ("deepseek_harness", "command", "base"): _c(
+        "adapted", _AS_SKILL.format(harness="DeepSeek Harness"), "harnesses.md 7"),
 }
 
 # Kinds with no row for a harness: why, in one line (shown instead of a generic message).

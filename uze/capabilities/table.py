@@ -14,9 +14,11 @@ ROWS: Final = (
     ("skill", "skill", "base"),
     ("skill, user-only policy", "skill", "invoke.user_only"),
     ("skill, model-only policy", "skill", "invoke.model_only"),
+    ("command", "command", "base"),
     ("agent", "agent", "base"),
     ("MCP server", "mcp", "base"),
     ("hook", "hook", "base"),
+    ("hook, Claude protocol", "hook", "protocol.claude"),
 )
 HARNESSES: Final = (
     "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",

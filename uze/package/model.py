@@ -15,6 +15,7 @@ __all__ = [
     "Agent",
     "ClaudeHookGroup",
     "ClaudeHooks",
+    "Command",
     "HookGroup",
     "HookHandler",
     "HooksFile",
@@ -74,6 +75,25 @@ class Agent(msgspec.Struct, frozen=True):
     subdirs: tuple[str, ...] = ()
 
 
+class Command(msgspec.Struct, frozen=True):
+    """One user-invoked prompt: `name` (valid), its file, frontmatter and body; `subdirs` are
+    the folders between the commands root and the file."""
+
+    name: str
+    relpath: str
+    frontmatter: Mapping[str, object]
+    body: str
+    subdirs: tuple[str, ...] = ()
+
+    @property
+    def description(self) -> str:
+        """The `description`, else the body's first non-empty line (as Claude Code shows it)."""
+        given = self.frontmatter.get("description")
+        if isinstance(given, str) and given.strip():
+            return given.strip()
+        return next((line.strip() for line in self.body.splitlines() if line.strip()), "")
+
+
 class Package(msgspec.Struct, frozen=True):
     """A valid package: its manifest, every file, and the resources found in them."""
 
@@ -87,6 +107,7 @@ class Package(msgspec.Struct, frozen=True):
     hooks: HooksFile | None
     warnings: tuple[str, ...] = ()
     claude_hooks: ClaudeHooks | None = None
+    commands: tuple[Command, ...] = ()
 
     @property
     def name(self) -> str:

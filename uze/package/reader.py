@@ -9,6 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from uze.errors import PackageInvalid
+from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.layout import component_paths, detect_layout
 from uze.package.model import Package
@@ -55,6 +56,7 @@ def read_package(
     instructions = None if own_documents else validate_instructions(tree, issues)
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
+    commands = validate_commands(tree, paths, warnings) if not layout.bare else ()
     mcp_servers = validate_mcp(tree, layout, issues)
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
     claude_default = layout.hooks if layout.hooks_are_claude else None
@@ -74,4 +76,5 @@ def read_package(
         hooks=hooks,
         warnings=tuple(warnings),
         claude_hooks=claude_hooks,
+        commands=commands,
     )

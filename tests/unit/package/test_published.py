@@ -167,3 +167,25 @@ def test_mcp_files_as_claude_writes_them_are_read(
     (server,) = read_package(root).mcp_servers
     assert server.name == "github"
     assert server.type in (None, "http")
+
+
+def test_commands_are_read_from_commands_and_component_paths(
+    build: Builder, warnings_of: Issues
+) -> None:
+    root = build({CLAUDE: {"name": "pkg", "commands": ["./extra/go.md"]},
+                  "commands/review.md": "---\ndescription: Review\n---\nReview $ARGUMENTS.\n",
+                  "commands/git/sync_up.md": "Sync $1.\n", "extra/go.md": "Go.\n",
+                  "commands/bad.md": "---\ndescription: a: b\n---\nx\n"}, manifest=False)
+
+    commands = read_package(root).commands
+
+    assert [(c.name, c.relpath, c.subdirs, c.description) for c in commands] == [
+        ("go", "extra/go.md", (), "Go."), ("review", "commands/review.md", (), "Review"),
+        ("sync-up", "commands/git/sync_up.md", ("git",), "Sync $1."),
+    ]
+    assert warnings_of(root) == [
+        "commands/bad.md: invalid YAML frontmatter at line 2, column 15: mapping values are not "
+        "allowed here; skipped",
+        "commands/git/sync_up.md: invalid name 'sync_up': use lowercase letters, digits and "
+        "single hyphens, at most 64 characters; installed as 'sync-up'",
+    ]
