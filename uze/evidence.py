@@ -29,7 +29,7 @@ Status = Literal["verified", "failed", "denied", "unverified"]
 
 SCHEMA_VERSION: Final = 1
 SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
-KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
+KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook", "command")
 REQUEST_KINDS: Final = ("skill", "agent", "mcp", "instructions")
 HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.ask")
 CAPABILITY_IDS: Final[tuple[str, ...]] = (

@@ -18,7 +18,7 @@ import msgspec
 from uze.errors import PackageInvalid
 from uze.package import Package
 
-KEYS: Final = ("instructions", "skill", "skill.invoke", "agent", "mcp", "hook")
+KEYS: Final = ("instructions", "skill", "skill.invoke", "command", "agent", "mcp", "hook")
 LEVELS: Final = ("required", "optional")
 
 

@@ -18,13 +18,14 @@ from uze.probes import count as count
 from uze.probes import lines as lines
 from uze.probes import strings as strings
 
-KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook")
+KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook", "command")
 EXPECTED: Final[dict[str, tuple[str, ...]]] = {
     "skill": (f"{PACKAGE}-helper", f"{PACKAGE}-review", f"{PACKAGE}-ship"),
     "agent": (f"{PACKAGE}-reviewer", f"{PACKAGE}-team-planner"),
     "mcp": ("docs", "search"),
     "instructions": (PACKAGE,),  # counted as occurrences of MARKER in what the harness loads
     "hook": ("no-force-push", "log-edits", "session-note"),
+    "command": (f"{PACKAGE}-tidy",),  # lab.build_package adds commands/tidy.md
 }
 HOOK_IDS: Final = {
     "PreToolUse": "no-force-push",

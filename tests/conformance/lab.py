@@ -159,7 +159,8 @@ def prepare_user_state(sandbox: Sandbox) -> None:
 
 
 def build_package(dest: Path, http_url: str) -> Path:
-    """every-kind, plus seven's nested agent team/planner, a SessionStart hook, loopback MCP.
+    """every-kind, plus seven's nested agent team/planner, a SessionStart hook, loopback MCP,
+    and a command `tidy`.
 
     `docs` (stdio) keeps its `${PLUGIN_ROOT}/scripts/server.sh` command, which now runs the
     probe MCP server, so a health check proves the command uze wrote runs; `search` (http) points
@@ -182,6 +183,10 @@ def build_package(dest: Path, http_url: str) -> Path:
         "hooks": [{"type": "command", "command": "${PLUGIN_ROOT}/scripts/session.sh"}],
     }
     _edit_json(dest / "hooks.json", lambda d: d["hooks"].update(SessionStart=[session]))
+    (dest / "commands").mkdir()
+    (dest / "commands" / "tidy.md").write_text(
+        "---\ndescription: Tidy the files named in the arguments\n---\n"
+        "Remove trailing whitespace from $ARGUMENTS.\n", encoding="utf-8")
     return dest
 
 

@@ -66,10 +66,18 @@ def _claude_hooks(lab: Lab) -> Seen:
     return Seen(Counter({"session-note": runs}), f"session-note ran {runs}x; events:\n{events}")
 
 
+def _claude_commands(lab: Lab) -> Seen:
+    """/context init event `slash_commands`: every command a user can type (probes 2.3)."""
+    init, _markdown = probes.claude_context(_claude_events(lab))
+    return Seen(count(init.get("slash_commands") or []),
+                f"init slash_commands: {init.get('slash_commands')}")
+
+
 CLAUDE = RealHarness(
     "claude_code",
     "claude",
     {
+        "command": Oracle("claude -p /context (init slash_commands)", _claude_commands),
         "skill": Oracle(
             "claude -p /context (init skills + Skills table)", _claude_listed("Skills", "skills")
         ),
@@ -119,6 +127,10 @@ CODEX = RealHarness(
     "codex",
     "codex",
     {
+        "command": Oracle(  # a command reaches Codex as a user-invoked skill
+            "codex app-server skills/list",
+            lambda lab: probes.codex_skills(_codex_app_server(lab, "skills/list")),
+        ),
         "skill": Oracle(
             "codex app-server skills/list",
             lambda lab: probes.codex_skills(_codex_app_server(lab, "skills/list")),
@@ -189,6 +201,7 @@ GEMINI = RealHarness(
     "gemini",
     {
         "skill": Oracle("gemini skills list", _gemini_skills),
+        "command": Oracle("gemini skills list", _gemini_skills),  # a user-invoked skill
         "agent": NoOracle(
             "Gemini CLI has no agent listing: agents show only in the model request "
             "(systemInstruction, invoke_agent); needs the scripted model"
@@ -231,10 +244,18 @@ def _opencode_hooks(lab: Lab) -> Seen:
     return Seen(groups, json.dumps({"plugin": urls, "groups": dict(groups)}, indent=1))
 
 
+def _opencode_commands(lab: Lab) -> Seen:
+    """`opencode debug config` `command`: every command OpenCode loaded, by name."""
+    out = lab.run("opencode", "debug", "config").stdout
+    loaded = json.loads(out).get("command") or {}
+    return Seen(count(list(loaded)), f"command: {sorted(loaded)}")
+
+
 OPENCODE = RealHarness(
     "opencode",
     "opencode",
     {
+        "command": Oracle("opencode debug config (command)", _opencode_commands),
         "skill": Oracle(
             "opencode debug skill", _opencode(probes.OPENCODE_SKILLS, probes.opencode_skills)
         ),

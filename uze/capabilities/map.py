@@ -43,10 +43,11 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("claude_code", "hook", "protocol.claude"): _c(
         "native", "", "harnesses.md 1.6 (groups verbatim; uze/hooks/claude.py)"),
     ("claude_code", "command", "base"): _c(
-        "native", "", "harnesses.md 1 (.claude/commands still read); discovery not yet verified"),
+        "native", "", "harnesses.md 1, tests/conformance (claude -p /context slash_commands)"),
     # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
     ("codex", "command", "base"): _c(
-        "adapted", _AS_SKILL.format(harness="Codex"), "harnesses.md 2.3 (not yet verified)"),
+        "adapted", _AS_SKILL.format(harness="Codex"),
+        "harnesses.md 2.3, tests/conformance (codex app-server skills/list)"),
     ("codex", "instructions", "base"): _c("native", "", "harnesses.md 2.1"),
     ("codex", "skill", "base"): _c("native", "", "harnesses.md 2.2"),
     ("codex", "skill", "invoke.user_only"): _c(
@@ -83,7 +84,7 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "harnesses.md 3.6, probes 5.4, tests/conformance (per group: uze/hooks)"),
     ("opencode", "command", "base"): _c(
         "adapted", "an OpenCode command (.opencode/commands)",
-        "harnesses.md 3 (commands/ subdir; not yet verified)"),
+        "harnesses.md 3, tests/conformance (opencode debug config: command)"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
     ("gemini_cli", "instructions", "base"): _c(
         "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "
@@ -101,8 +102,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),
     ("gemini_cli", "command", "base"): _c(
-        "adapted", "a Gemini CLI TOML command ($ARGUMENTS as {{args}})",
-        "harnesses.md 4.3 (custom commands; not yet verified)"),
+        "adapted", _AS_SKILL.format(harness="Gemini CLI"),
+        "harnesses.md 4.2, tests/conformance (gemini skills list)"),
     # --- Antigravity (harnesses.md 5: mostly third-party, unverified) -----------------------
     ("antigravity", "instructions", "base"): _c(
         "native", "", "harnesses.md 5.1 (unverified: third-party)"),
