@@ -185,7 +185,7 @@ def test_mcp_as_claude_writes_it_resolves_the_root_everywhere_and_reports_defaul
 
 def test_agents_keep_their_tool_allowlist_or_are_degraded(uze: Uze, sandbox: Sandbox) -> None:
     document = as_json(assert_ok(uze("install", DATA / "claude-agents", "--harness",
-                                     "claude_code,codex,opencode,gemini_cli", "--json")))
+                                     "claude_code,codex,opencode,gemini_cli", "--trust", "--json")))
 
     rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
             for p in document["projections"] if p["kind"] == "agent"}
