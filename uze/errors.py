@@ -209,3 +209,62 @@ class DiskFull(UzeError):
                  "command changed was put back (or is, by the next uze command)",
         )
         self.path = path
+
+
+class LinkRefused(UzeError):
+    """A folder on the way to a place uze would read or write in a project is a symbolic link."""
+
+    def __init__(self, link: Path, path: Path) -> None:
+        super().__init__(
+            f"refusing to go through a symbolic link: {link} (on the way to {path})",
+            hint="uze never follows a link in a project; replace the link with a real folder "
+                 "or remove it, then run again (nothing was changed)",
+        )
+        self.path = link
+
+
+class Escape(UzeError):
+    """uze was about to write outside the places it writes for this scope (a bug or hostile
+    state that got past validation): refused, never done."""
+
+    def __init__(self, path: Path, scope: str) -> None:
+        super().__init__(
+            f"refusing to write {path}: outside the places uze writes in {scope} scope",
+            hint="nothing was changed; report this at https://github.com/uze-dev/uze/issues",
+        )
+
+
+class ReceiptRefused(ReceiptUnreadable):
+    """A receipt names something other than itself and the places uze writes (ADR 0020)."""
+
+    def __init__(self, path: Path, problems: Sequence[str]) -> None:
+        count = len(problems)
+        super().__init__(
+            path, f"{count} {'entry names' if count == 1 else 'entries name'} a place uze "
+            "does not write, or the wrong package; nothing was changed",
+            hint="uze acts only on receipts it could have written; restore the file from "
+                 "version control, or delete it and install the package again",
+        )
+        self.details = tuple(problems)
+
+
+class StateUnreadable(UzeError):
+    """One of uze's own state files is damaged or is not what uze writes."""
+
+    def __init__(self, path: Path, why: str, hint: str) -> None:
+        super().__init__(f"cannot read {path}: {why}", hint=hint)
+        self.path = path
+
+
+class WriteFailed(UzeError):
+    """A write the system or the file's permissions refused (EACCES, EROFS, a file where a
+    folder goes): the path and why, never a traceback."""
+
+    def __init__(self, path: Path, why: str) -> None:
+        super().__init__(
+            f"cannot write {path}: {why}",
+            hint="check who owns it and its folder and that you may write them (ls -ld), then "
+                 "run again; what this command changed was put back (or is, by the next "
+                 "uze command)",
+        )
+        self.path = path

@@ -20,10 +20,16 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
-from uze.errors import DiskFull, LockBusy, UzeError
+from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
 TEMP_MARK: Final = ".uze-tmp-"
 _FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
+# Failures a user fixes (permissions, a file where a folder goes, a read-only file system):
+# reported as WriteFailed naming the path, never as a traceback.
+_REFUSED: Final = frozenset({
+    errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
+    errno.ELOOP, errno.ENAMETOOLONG, errno.ENOTEMPTY, errno.ETXTBSY,
+})
 _FLUSHERS: Final = 8  # threads of barrier()
 
 
@@ -45,13 +51,39 @@ def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None
 
 @contextlib.contextmanager
 def _writing(path: Path) -> Iterator[None]:
-    """Turn a full file system into DiskFull(path); other errors pass unchanged."""
+    """Turn a full file system into DiskFull(path), a refused write into WriteFailed(path);
+    other errors pass unchanged."""
     try:
         yield
     except OSError as exc:
         if exc.errno in _FULL:
             raise DiskFull(path, exc.strerror or "no space left on device") from None
+        if exc.errno in _REFUSED:
+            raise WriteFailed(Path(exc.filename or path), exc.strerror or str(exc)) from None
         raise
+
+
+def replace_problem(path: Path) -> str | None:
+    """Why uze must not replace the existing file at `path` by a rename, or None.
+
+    A rename needs only the folder's permission and gives the file to whoever renames, so the
+    file's own permissions are checked here, by its mode bits, for root too (ADR 0020): a file
+    you own must be owner-writable; a file someone else owns must be writable for you through
+    its group or other bits, and only a process that may give it back to its owner (root)
+    replaces it. A missing file (or a link, refused elsewhere) has no problem here."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    uid = os.geteuid()
+    if info.st_uid == uid:
+        return None if info.st_mode & stat.S_IWUSR else "is read-only"
+    group_ok = info.st_mode & stat.S_IWGRP and info.st_gid in {os.getegid(), *os.getgroups()}
+    if not (info.st_mode & stat.S_IWOTH or group_ok) or uid != 0:
+        return f"belongs to another user (uid {info.st_uid})"
+    return None
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -77,8 +109,13 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
             f"refusing to write through a symbolic link: {path}",
             hint="replace the link with a regular file or remove it",
         )
-    if mode is None and path.exists():
-        mode = stat.S_IMODE(path.stat().st_mode)
+    try:
+        old = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        old = None
+    if old is not None:
+        _check_replaceable(path)
+        mode = stat.S_IMODE(old.st_mode) if mode is None else mode
     import tempfile  # here: a re-install of an unchanged package writes nothing (ADR 0016)
 
     with _writing(path):
@@ -94,6 +131,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
             with os.fdopen(fd, "wb", buffering=0) as handle:
                 _put(handle, data)
                 os.fchmod(handle.fileno(), 0o644 if mode is None else mode)
+                if old is not None and old.st_uid != os.geteuid():  # keep it its owner's
+                    os.fchown(handle.fileno(), old.st_uid, old.st_gid)
                 if durable:
                     os.fsync(handle.fileno())
             os.replace(tmp, path)  # noqa: PTH105 (tmp is mkstemp's str; no Path on the hot path)
@@ -104,6 +143,12 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
             if not renamed:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)  # noqa: PTH108 (tmp is mkstemp's str, as above)
+
+
+def _check_replaceable(path: Path) -> None:
+    why = replace_problem(path)
+    if why is not None:
+        raise WriteFailed(path, f"it {why}; uze replaces only files you may write")
 
 
 def barrier(paths: Iterable[Path]) -> None:
@@ -185,8 +230,8 @@ def rename(source: Path, target: Path) -> None:
 
 
 def remove_file(path: Path) -> None:
-    """Remove one file (or symlink); a missing file is not an error."""
-    with contextlib.suppress(FileNotFoundError):
+    """Remove one file (or symlink); a missing file (or folder on its way) is not an error."""
+    with contextlib.suppress(FileNotFoundError, NotADirectoryError):
         path.unlink()
 
 

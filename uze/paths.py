@@ -35,7 +35,7 @@ class Paths(msgspec.Struct, frozen=True):
         env = dict(os.environ if env is None else env)
         home = Path(env["HOME"]) if env.get("HOME") else Path.home()
         uze_home = Path(env["UZE_HOME"]) if env.get("UZE_HOME") else _default_uze_home()
-        timeout = float(env.get("UZE_LOCK_TIMEOUT", "10"))
+        timeout = _lock_timeout(env.get("UZE_LOCK_TIMEOUT", "10"))
         return cls(home=home.absolute(), uze_home=uze_home.absolute(), env=env,
                    lock_timeout=timeout)
 
@@ -67,6 +67,22 @@ class Paths(msgspec.Struct, frozen=True):
     def xdg_config(self) -> Path:
         """XDG_CONFIG_HOME or ~/.config."""
         return self.env_dir("XDG_CONFIG_HOME", self.home / ".config")
+
+
+def _lock_timeout(text: str) -> float:
+    """UZE_LOCK_TIMEOUT as seconds: a finite number, zero or more. Raises UzeError otherwise."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        from uze.errors import UzeError
+
+        raise UzeError(f"UZE_LOCK_TIMEOUT={text!r} is not a number of seconds",
+                       hint="set it to a number such as 10, or unset it (default 10)")
+    return value
 
 
 def _default_uze_home() -> Path:

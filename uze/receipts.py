@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Final, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
-from uze.errors import ReceiptUnreadable
+from uze.containment import relpath_problem
+from uze.errors import LinkRefused, ReceiptRefused, ReceiptUnreadable
 from uze.vocabulary import ConfigFormat, Kind, Route, Scope
+
+if TYPE_CHECKING:
+    from uze.containment import Roots
 
 SCHEMA_VERSION: Final = 1
 # \Z, not $: msgspec searches with Python's re, where $ also matches before a final newline.
@@ -180,6 +184,8 @@ def parse_receipt(raw: bytes, path: Path) -> Receipt:
         data = json.loads(raw)
     except ValueError as exc:
         raise ReceiptUnreadable(path, str(exc)) from None
+    except RecursionError:
+        raise ReceiptUnreadable(path, "JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise ReceiptUnreadable(path, "not a JSON object")
     version = data.get("schema_version")
@@ -191,6 +197,44 @@ def parse_receipt(raw: bytes, path: Path) -> Receipt:
         return msgspec.convert(migrate(data), Receipt)
     except msgspec.ValidationError as exc:
         raise ReceiptUnreadable(path, _located(exc)) from None
+
+
+def check_receipt(receipt: Receipt, path: Path, roots: Roots) -> Receipt:
+    """Return `receipt` if it may be acted on: its name is its file's and a valid package name,
+    its scope is `roots`' scope, and every artifact names a place uze writes there, reached
+    through no symbolic link in a project (ADR 0020). Else raise ReceiptRefused listing every
+    problem, located: a receipt is refused whole, so nothing it names is touched."""
+    from uze.names import name_problem
+
+    problems = []
+    if receipt.name != path.name.removesuffix(".json"):
+        problems.append(f"name: {receipt.name!r} is not this file's package name")
+    elif (why := name_problem(receipt.name)) is not None:
+        problems.append(f"name: {why}")
+    if receipt.scope != roots.scope:
+        problems.append(f"scope: {receipt.scope!r} in a {roots.scope}-scope receipts folder")
+    for index, record in enumerate(receipt.artifacts):
+        problems += [f"artifacts.{index}.{why}" for why in _artifact_problems(record, roots)]
+    if problems:
+        raise ReceiptRefused(path, problems)
+    return receipt
+
+
+def _artifact_problems(record: Artifact, roots: Roots) -> list[str]:
+    whole = not isinstance(record, TreeArtifact | FileArtifact)
+    why = roots.target_problem(record.target, whole_file=whole)
+    if why is not None:
+        return [f"target: {why}"]
+    out = []
+    if isinstance(record, TreeArtifact):
+        out += [f"files: {why}" for rel in record.files if (why := relpath_problem(rel))]
+        out += [f"executables: {why}" for rel in record.executables
+                if (why := relpath_problem(rel))]
+    try:
+        roots.check_links(roots.resolve(record.target))
+    except LinkRefused as refused:
+        out.append(f"target: {refused.path} is a symbolic link")
+    return out
 
 
 def receipt_path(folder: Path, name: str) -> Path:

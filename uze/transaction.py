@@ -14,18 +14,27 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from uze import fs
-from uze.errors import UzeError
+from uze.errors import StateUnreadable, UzeError
+
+Guard = Callable[[Path], None]  # raises for a path the transaction must not touch (ADR 0020)
+_OPS: Final = frozenset({"write", "mkdir", "newtree", "rmdir", "rmdir_later", "trash", "commit"})
+_JOURNAL_HINT: Final = (
+    "it is the undo record of an interrupted uze command, and it is damaged: check the paths it "
+    "names by hand, then delete that journal folder"
+)
 
 
 class Transaction:
     """One journaled unit of change. Use `apply()` as a context manager around the writes."""
 
-    def __init__(self, journal_root: Path) -> None:
+    def __init__(self, journal_root: Path, guard: Guard | None = None) -> None:
         self.folder = journal_root / uuid.uuid4().hex
+        self._guard: Guard = guard or _anywhere
         self._ops = self.folder / "ops.jsonl"
         self._count = 0
         self.writes = 0
@@ -42,6 +51,7 @@ class Transaction:
 
     def write(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a whole file atomically, remembering what was there."""
+        self._guard(path)
         self.make_dirs(path.parent)
         old = path.read_bytes() if path.exists() else None
         old_mode = path.stat().st_mode & 0o7777 if old is not None else None
@@ -51,6 +61,7 @@ class Transaction:
 
     def remove(self, path: Path) -> None:
         """Remove one file, remembering its bytes."""
+        self._guard(path)
         if not path.exists():
             return
         mode = path.stat().st_mode & 0o7777
@@ -62,6 +73,7 @@ class Transaction:
         """Create `path` and missing parents; return the folders created."""
         missing = [p for p in (path, *path.parents) if not p.exists()]
         for folder in reversed(missing):
+            self._guard(folder)
             self._log({"op": "mkdir", "path": str(folder)})
             fs.make_dir(folder)
             self.created_dirs.append(folder)
@@ -72,6 +84,7 @@ class Transaction:
 
         Rollback removes the folder with everything in it, so files inside need no journal line.
         """
+        self._guard(path)
         self.make_dirs(path.parent)
         self._log({"op": "newtree", "path": str(path)})
         fs.make_dir(path)
@@ -89,6 +102,7 @@ class Transaction:
 
     def remove_dir(self, path: Path) -> bool:
         """Remove an empty folder; return whether it was removed."""
+        self._guard(path)
         if not path.is_dir() or any(child not in self._doomed for child in path.iterdir()):
             return False
         if any(path.iterdir()):  # only trash inside: it goes at commit, and the folder after it
@@ -104,6 +118,7 @@ class Transaction:
         One journal line instead of a backup per file: the bytes stay on disk, beside the
         original, until commit deletes them (or a crash after the commit line is finished).
         """
+        self._guard(path)
         trash = path.with_name(f".{path.name}.uze-trash-{self.folder.name}")
         self._log({"op": "trash", "path": str(path), "trash": str(trash)})
         fs.rename(path, trash)
@@ -133,6 +148,11 @@ class Transaction:
         """
         with contextlib.suppress(OSError, UzeError):
             undo_journal(self.folder)
+            fs.remove_dir_if_empty(self.folder.parent)
+
+
+def _anywhere(_path: Path) -> None:
+    """The guard of a transaction given none (tests of the journal itself)."""
 
 
 def _undo(op: dict[str, Any], folder: Path) -> None:
@@ -142,7 +162,9 @@ def _undo(op: dict[str, Any], folder: Path) -> None:
         if backup is None:
             fs.remove_file(path)
         elif (folder / backup).exists():
-            fs.atomic_write(path, (folder / backup).read_bytes(), op.get("mode"))
+            data = (folder / backup).read_bytes()
+            if not _holds(path, data):  # a write that never happened has nothing to undo
+                fs.atomic_write(path, data, op.get("mode"))
     elif op["op"] in ("mkdir", "newtree"):
         if op["op"] == "newtree":
             fs.remove_tree(path)
@@ -154,15 +176,57 @@ def _undo(op: dict[str, Any], folder: Path) -> None:
         fs.rename(Path(op["trash"]), path)
 
 
-def _read_ops(folder: Path) -> list[dict[str, Any]]:
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        return path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _read_ops(folder: Path, guard: Guard = _anywhere) -> list[dict[str, Any]]:
+    """The journal's operations, each checked: a known op, absolute paths the scope's `guard`
+    allows, a backup named as uze names them. Raises StateUnreadable for anything else."""
     ops: list[dict[str, Any]] = []
     journal = folder / "ops.jsonl"
-    if not journal.exists():
+    try:
+        raw = journal.read_bytes()
+    except FileNotFoundError:
         return ops
-    for line in journal.read_bytes().splitlines():
-        with contextlib.suppress(ValueError):  # a torn last line: its change never started
-            ops.append(json.loads(line))
+    except OSError as exc:
+        raise StateUnreadable(journal, exc.strerror or str(exc), _JOURNAL_HINT) from None
+    lines = raw.splitlines()
+    for number, line in enumerate(lines, 1):
+        try:
+            op = json.loads(line)
+        except ValueError:
+            if number == len(lines):  # a torn last line: its change never started
+                break
+            raise StateUnreadable(journal, f"line {number} is not JSON", _JOURNAL_HINT) from None
+        why = _op_problem(op, guard)
+        if why is not None:
+            raise StateUnreadable(journal, f"line {number}: {why}", _JOURNAL_HINT)
+        ops.append(op)
     return ops
+
+
+def _op_problem(op: object, guard: Guard) -> str | None:
+    if not isinstance(op, dict) or op.get("op") not in _OPS:
+        return "not an operation uze journals"
+    if op["op"] == "commit":
+        return None
+    backup = op.get("backup")
+    if backup is not None and (not isinstance(backup, str) or not backup[1:].isdigit()
+                               or backup[:1] != "b"):
+        return f"backup {backup!r} is not one uze names"
+    for key in ("path", "trash") if op["op"] == "trash" else ("path",):
+        value = op.get(key)
+        if not isinstance(value, str) or not value.startswith("/") or "\0" in value:
+            return f"{key} {value!r} is not an absolute path"
+        try:
+            guard(Path(value))
+        except UzeError as refused:
+            return refused.message
+    return None
 
 
 def finish_journal(folder: Path) -> None:
@@ -178,9 +242,9 @@ def finish_journal(folder: Path) -> None:
     fs.remove_dir_if_empty(folder.parent)
 
 
-def undo_journal(folder: Path) -> None:
+def undo_journal(folder: Path, guard: Guard = _anywhere) -> None:
     """Roll back one journal folder, or finish it if it was committed (idempotent)."""
-    ops = _read_ops(folder)
+    ops = _read_ops(folder, guard)
     if ops and ops[-1]["op"] == "commit":
         finish_journal(folder)
         return
@@ -201,16 +265,19 @@ def undo_journal(folder: Path) -> None:
     fs.remove_tree(folder)
 
 
-def recover(journal_root: Path) -> int:
+def recover(journal_root: Path, guard: Guard = _anywhere) -> int:
     """Roll back every transaction a crashed command left under `journal_root`; return count.
 
-    The caller holds the lock that guards this root.
+    The caller holds the lock that guards this root. `guard` refuses a journal naming a path
+    the scope does not write (before any of it is undone).
     """
     if not journal_root.is_dir():
         return 0
     folders = sorted(p for p in journal_root.iterdir() if p.is_dir())
     for folder in folders:
-        undo_journal(folder)
+        _read_ops(folder, guard)  # all checked before any is undone
+    for folder in folders:
+        undo_journal(folder, guard)
     fs.remove_dir_if_empty(journal_root)
     return len(folders)
 

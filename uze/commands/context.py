@@ -12,6 +12,8 @@ import blake3
 import msgspec
 
 from uze import fs
+from uze.containment import Roots
+from uze.errors import StateUnreadable, UsageError
 from uze.location import Location
 from uze.paths import Paths, resolve_project
 from uze.statcache import DigestCache, cache_file
@@ -22,6 +24,15 @@ if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a rece
     from uze.receipts import Receipt
 
 CREATED_SCHEMA: Final = 1
+_RECEIPTS_HINT: Final = "move it aside: uze keeps one receipt file per package in that folder"
+_CREATED_HINT: Final = (
+    "it lists the folders and shared files uze created; restore it from version control, or "
+    "delete it (uze then leaves those folders and files in place on uninstall)"
+)
+_REGISTRY_HINT: Final = (
+    "it lists the projects uze installed into (what `uze store gc` keeps); restore it, or "
+    "delete it and run `uze install` again in each project before `uze store gc`"
+)
 
 
 class ScopeContext(msgspec.Struct, frozen=True):
@@ -34,6 +45,7 @@ class ScopeContext(msgspec.Struct, frozen=True):
     journal_root: Path
     lock_path: Path
     hashes: DigestCache  # digests of delivered files by stat (ADR 0011); only status saves it
+    roots: Roots  # where this scope's artifacts may be; what no link may redirect (ADR 0020)
 
     @property
     def scope(self) -> Scope:
@@ -80,36 +92,52 @@ class ScopeContext(msgspec.Struct, frozen=True):
         fs.remove_dir_if_empty(path.parent)
 
     def receipt(self, name: str) -> Receipt | None:
-        """The receipt of `name` in this scope, if any."""
-        from uze.receipts import load_receipt
+        """The receipt of `name` in this scope, if any, checked (ADR 0020).
 
+        Raises ReceiptUnreadable (ReceiptRefused) for one that is damaged or names anything
+        but a place uze writes, LinkRefused if `.uze` or its receipts folder is a link."""
+        from uze.names import name_problem
+        from uze.receipts import check_receipt, load_receipt
+
+        if name_problem(name) is not None:  # a name from the command line names no file
+            raise UsageError(f"invalid package name {name!r}",
+                             hint="package names are lowercase letters, digits and hyphens; "
+                                  "run `uze list` to see what is installed")
         path = self.receipt_file(name)
-        return load_receipt(path) if path.exists() else None
+        self.roots.check_links(path, itself=True)
+        if not path.exists() and not path.is_symlink():
+            return None
+        return check_receipt(load_receipt(path), path, self.roots)
 
     def receipts(self) -> list[Receipt]:
-        """Every receipt in this scope."""
+        """Every receipt in this scope, sorted by package name, each checked as `receipt`."""
+        self.roots.check_links(self.receipts_dir, itself=True)
         if not self.receipts_dir.is_dir():  # as list_receipts, without importing it
+            if self.receipts_dir.exists():
+                raise StateUnreadable(self.receipts_dir, "not a folder", _RECEIPTS_HINT)
             return []
-        from uze.receipts import list_receipts
+        from uze.receipts import check_receipt, load_receipt
 
-        return list_receipts(self.receipts_dir)
+        return [check_receipt(load_receipt(path), path, self.roots)
+                for path in sorted(self.receipts_dir.glob("*.json"))]
 
 
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:
     """The ScopeContext for `scope`; the project is resolved even for user scope (detection)."""
     root = resolve_project(project, cwd)
     loc = Location(scope, root, paths)
+    roots = Roots(scope, root, paths)
     if scope == "user":
         return ScopeContext(
             paths, loc, paths.user_receipts, paths.uze_home / "user-created.json",
             paths.uze_home / "journal" / "user", paths.uze_home / "locks" / "user.lock",
-            DigestCache(cache_file(paths.uze_home, "user")),
+            DigestCache(cache_file(paths.uze_home, "user")), roots,
         )
     key = "project-" + blake3.blake3(str(root).encode()).hexdigest()[:16]
     return ScopeContext(
         paths, loc, root / ".uze" / "receipts", root / ".uze" / "created.json",
         paths.uze_home / "journal" / key, paths.uze_home / "locks" / f"{key}.lock",
-        DigestCache(cache_file(paths.uze_home, key)),
+        DigestCache(cache_file(paths.uze_home, key)), roots,
     )
 
 
@@ -124,7 +152,7 @@ def locked(ctx: ScopeContext, *, store: bool) -> Iterator[None]:
             lock = ctx.paths.uze_home / "locks" / "store.lock"
             stack.enter_context(fs.file_lock(lock, ctx.paths.lock_timeout))
         stack.enter_context(fs.file_lock(ctx.lock_path, ctx.paths.lock_timeout))
-        recover(ctx.journal_root)
+        recover(ctx.journal_root, ctx.roots.check_write)
         yield
 
 
@@ -139,12 +167,38 @@ class Created(msgspec.Struct):
     files: set[str] = msgspec.field(default_factory=set)
 
 
+class _CreatedFile(msgspec.Struct, forbid_unknown_fields=True):
+    schema_version: int = CREATED_SCHEMA
+    dirs: list[str] = []
+    files: list[str] = []
+
+
 def load_created(ctx: ScopeContext) -> Created:
-    """What uze created in this scope."""
-    if not ctx.created_file.exists():
+    """What uze created in this scope, checked: every folder one uze makes on the way to its
+    places, every file one of those places (ADR 0020). Raises StateUnreadable, naming the file
+    and the entry, for a damaged record or one that names anything else."""
+    path = ctx.created_file
+    ctx.roots.check_links(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
         return Created()
-    data = json.loads(ctx.created_file.read_bytes())
-    return Created(set(data.get("dirs", [])), set(data.get("files", [])))
+    except OSError as exc:
+        raise StateUnreadable(path, exc.strerror or str(exc), _CREATED_HINT) from None
+    try:
+        data = msgspec.json.decode(raw, type=_CreatedFile)
+    except msgspec.DecodeError as exc:
+        raise StateUnreadable(path, str(exc), _CREATED_HINT) from None
+    if data.schema_version > CREATED_SCHEMA:
+        raise StateUnreadable(path, f"written by a newer uze (schema {data.schema_version})",
+                              "upgrade uze")
+    problems = [f"dirs: {why}" for d in data.dirs
+                if (why := ctx.roots.created_problem(d, folder=True))]
+    problems += [f"files: {why}" for f in data.files
+                 if (why := ctx.roots.created_problem(f, folder=False))]
+    if problems:
+        raise StateUnreadable(path, problems[0], _CREATED_HINT)
+    return Created(set(data.dirs), set(data.files))
 
 
 def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
@@ -159,10 +213,35 @@ def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
     tx.write(ctx.created_file, (json.dumps(body, indent=2, sort_keys=True) + "\n").encode())
 
 
+class _Registry(msgspec.Struct, forbid_unknown_fields=True):
+    projects: list[str]
+    schema_version: int = 1
+
+
+def registered_projects(paths: Paths) -> list[Path]:
+    """The projects in $UZE_HOME/projects.json (absolute paths). Raises StateUnreadable for a
+    damaged file, naming it."""
+    registry = paths.projects_registry
+    try:
+        raw = registry.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        raise StateUnreadable(registry, exc.strerror or str(exc), _REGISTRY_HINT) from None
+    try:
+        data = msgspec.json.decode(raw, type=_Registry)
+    except msgspec.DecodeError as exc:
+        raise StateUnreadable(registry, str(exc), _REGISTRY_HINT) from None
+    bad = [p for p in data.projects if not p.startswith("/") or "\0" in p]
+    if bad:
+        raise StateUnreadable(registry, f"{bad[0]!r} is not an absolute path", _REGISTRY_HINT)
+    return [Path(p) for p in data.projects]
+
+
 def register_project(tx: Transaction, paths: Paths, project: Path, present: bool) -> None:
     """Keep $UZE_HOME/projects.json (the projects holding receipts: GC roots) up to date."""
     registry = paths.projects_registry
-    known = set(json.loads(registry.read_bytes())["projects"]) if registry.exists() else set()
+    known = {str(p) for p in registered_projects(paths)}
     updated = (known | {str(project)}) if present else (known - {str(project)})
     if updated != known:
         body = {"projects": sorted(updated), "schema_version": 1}

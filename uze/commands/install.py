@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import stat
 from pathlib import Path
 
 import msgspec
 
-from uze import progress
+from uze import fs, progress
 from uze.commands import artifacts as arts
 from uze.commands import reinstall, upgrade
 from uze.commands.artifacts import Action
@@ -19,6 +18,7 @@ from uze.commands.context import (
     locked,
     open_scope,
     register_project,
+    registered_projects,
     save_created,
 )
 from uze.commands.results import InstallResult
@@ -112,10 +112,15 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
     path = artifact.path
-    if path.is_file() and not path.stat().st_mode & stat.S_IWUSR:
+    why = fs.replace_problem(path)
+    if why == "is read-only":
         raise UzeError(f"{artifact.target} is read-only; uze edits only files you can write",
-                       hint="make it writable (chmod u+w) if uze may add to it, "
-                            "or leave out that harness")
+                       hint="make it writable (chmod u+w) if uze may add to it, or leave out "
+                            "that harness")
+    if why is not None:
+        raise UzeError(f"{artifact.target} {why}; uze replaces only files you may write",
+                       hint="ask its owner to make it yours (or writable for you), or leave out "
+                            "that harness")
     if isinstance(artifact, PlannedEntry):
         _check_entry_free(artifact, key)
         return
@@ -240,7 +245,13 @@ def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
 
 
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool) -> list[_Step]:
-    """Decide every artifact's action; raise on any conflict before anything is written."""
+    """Decide every artifact's action; raise on any conflict before anything is written.
+
+    Every place the install writes is checked first: no link on the way in a project, nothing
+    outside the scope's places (ADR 0020)."""
+    for path in (ctx.receipt_file(plan.package.name), ctx.created_file,
+                 *(planned.path for planned in plan.artifacts)):
+        ctx.roots.check_write(path)
     owned = {arts.record_key(r): r for r in (previous.artifacts if previous else [])}
     owners = {
         arts.record_key(r): receipt.name
@@ -450,7 +461,7 @@ def _apply(
     Returns the receipt, its bytes as on disk, and the number of writes."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
-    tx = Transaction(ctx.journal_root)
+    tx = Transaction(ctx.journal_root, ctx.roots.check_write)
     tx.sync_at_commit(stored)
     count = len(plan.harnesses)
     progress.stage(f"writing {plan.package.name} for {count} harness{'es' if count > 1 else ''}",
@@ -535,6 +546,7 @@ def install(
         return InstallResult(plan, actions, True, None, 0)
     check_trust(ctx, plan, entries, trust)
     with locked(ctx, store=True):
+        registered_projects(paths)  # a damaged registry is named before anything is written
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force)
         store = Store(paths.store)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 from uze import fs
 from uze.commands import artifacts as arts
 from uze.commands.artifacts import Action
-from uze.commands.context import ScopeContext, open_scope
+from uze.commands.context import ScopeContext, load_created, open_scope, registered_projects
 from uze.commands.results import InstallResult, RecordedPlan
 from uze.errors import UzeError
 from uze.harness_ids import parse_harnesses
@@ -163,14 +163,15 @@ def _stamped_receipt(ctx: ScopeContext, name: str) -> tuple[Receipt | None, list
     """The receipt of `name` and the stamp's keys, if the stamp names that receipt's bytes, each
     of its artifacts once, and the inputs of this command; else (None, [])."""
     receipt_path = ctx.receipt_file(name)
+    ctx.roots.check_links(receipt_path, itself=True)
     raw = receipt_path.read_bytes()
     stamp = json.loads(ctx.stamp_file(name).read_bytes())
     if not isinstance(stamp, dict) or stamp.get("schema_version") != STAMP_SCHEMA \
             or stamp.get("receipt") != digest_bytes(raw):
         return None, []
-    from uze.receipts import parse_receipt
+    from uze.receipts import check_receipt, parse_receipt
 
-    receipt = parse_receipt(raw, receipt_path)
+    receipt = check_receipt(parse_receipt(raw, receipt_path), receipt_path, ctx.roots)
     keys = stamp.get("actions")
     if receipt.name != name or receipt.status != "complete" or not isinstance(keys, list) \
             or not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys) \
@@ -256,13 +257,7 @@ def _package_files(root: Path) -> dict[str, tuple[str, bool]] | None:
 def _bookkeeping_current(ctx: ScopeContext) -> bool:
     """created.json reads, and a project scope is in the projects registry: the full install
     would otherwise fail on it or write it."""
-    if ctx.created_file.exists():
-        json.loads(ctx.created_file.read_bytes())
+    load_created(ctx)
     if ctx.scope != "project":
         return True
-    registry = ctx.paths.projects_registry
-    if not registry.exists():
-        return False
-    data = json.loads(registry.read_bytes())
-    projects = data.get("projects") if isinstance(data, dict) else None
-    return isinstance(projects, list) and str(ctx.location.project) in projects
+    return ctx.location.project in registered_projects(ctx.paths)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import msgspec
 
 from uze import fs
+from uze.commands.context import registered_projects
 from uze.paths import Paths
 from uze.receipts import list_receipts
 from uze.store import GcReport, Store, VerifyReport
@@ -26,16 +24,9 @@ def verify(paths: Paths) -> VerifyReport:
     return Store(paths.store).verify()
 
 
-def _registered_projects(paths: Paths) -> list[Path]:
-    registry = paths.projects_registry
-    if not registry.exists():
-        return []
-    return [Path(p) for p in json.loads(registry.read_bytes()).get("projects", [])]
-
-
 def live_trees(paths: Paths) -> tuple[set[str], tuple[str, ...]]:
     """Tree digests referenced by any receipt: user scope and every registered project."""
-    projects = _registered_projects(paths)
+    projects = registered_projects(paths)
     folders = [paths.user_receipts, *(p / ".uze" / "receipts" for p in projects)]
     trees = {receipt.tree for folder in folders for receipt in list_receipts(folder)}
     return trees, tuple(str(p) for p in projects)

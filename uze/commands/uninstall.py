@@ -16,6 +16,7 @@ from uze.commands.context import (
     locked,
     open_scope,
     register_project,
+    registered_projects,
     save_created,
 )
 from uze.errors import NotInstalled
@@ -77,7 +78,7 @@ def _prune(tx: Transaction, ctx: ScopeContext, created: Created, last: bool) -> 
 
 def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bool]]) -> None:
     created = load_created(ctx)
-    tx = Transaction(ctx.journal_root)
+    tx = Transaction(ctx.journal_root, ctx.roots.check_write)
     try:
         doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
         progress.stage(f"removing {receipt.name}", total=len(doomed))
@@ -116,6 +117,7 @@ def uninstall(
         return UninstallResult(name, tuple(a for a, _ in _decide(ctx, receipt, force)), True)
     # projects.json (the GC roots) changes here, and the store lock guards it (gc, install).
     with locked(ctx, store=True):
+        registered_projects(paths)  # a damaged registry is named before anything is written
         receipt = ctx.receipt(name)
         if receipt is None:
             raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))

@@ -1,25 +1,15 @@
-"""The one naming rule every harness accepts, for packages, skills, agents and MCP servers."""
+"""The naming rule, as the package layer imports it (it lives in `uze.names`, below every layer,
+so receipts are checked by it without importing the package models), and the version rule."""
 
 from __future__ import annotations
 
 import re
 from typing import Final
 
-NAME_PATTERN: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-MAX_NAME_CHARS: Final = 64
-MAX_MCP_NAME_CHARS: Final = 32
+from uze.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, NAME_PATTERN, name_problem
 
-
-def name_problem(name: object, limit: int = MAX_NAME_CHARS) -> str | None:
-    """Return why `name` breaks the naming rule, or None when it is a valid name."""
-    if not isinstance(name, str):
-        return f"name must be a string, not {type(name).__name__}"
-    rule = f"use lowercase letters, digits and single hyphens, at most {limit} characters"
-    if not NAME_PATTERN.fullmatch(name):
-        return f"invalid name {name!r}: {rule}"
-    if len(name) > limit:
-        return f"invalid name {name!r}: it has {len(name)} characters; {rule}"
-    return None
+__all__ = ["MAX_MCP_NAME_CHARS", "MAX_NAME_CHARS", "MAX_VERSION_CHARS", "NAME_PATTERN",
+           "VERSION_PATTERN", "name_problem", "version_problem"]
 
 
 VERSION_PATTERN: Final = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_~-]*")

@@ -164,6 +164,10 @@ class Store:
             fs.remove_read_only(path)
             fs.remove_dir_if_empty(path.parent)
         del self.added[since:]
+        if not self.added:  # the skeleton a first ingest made goes too (nothing written)
+            for kind in (OBJECTS, TREES):
+                fs.remove_dir_if_empty(self.root / kind)
+            fs.remove_dir_if_empty(self.root)
 
     def read_tree(self, digest: str) -> tuple[TreeEntry, ...]:
         """Return the entries of tree `digest`, sorted by path.

@@ -1,0 +1,229 @@
+"""Containment: the places uze writes in one scope, and the checks that keep it there (ADR 0020).
+
+No file in a project is trusted: a receipt or `.uze/created.json` in a cloned repository is
+input, like a package. Every target read from such a file must name a place uze itself writes
+for that scope, and nothing is written or removed through a symbolic link in a project.
+
+- A *file root* is a file uze edits or creates whole (`AGENTS.md`, `.mcp.json`, a harness's
+  settings file): region, entry and element targets must be one exactly.
+- A *folder root* is a folder whose direct children uze writes (`.claude/skills`, an agents
+  folder, `.uze/packages`): tree and file targets must be a direct child of one.
+
+The tables mirror the harness modules (which this low layer cannot import: they cost every
+read-only command 25 ms); tests/unit/test_containment.py plans every fixture package into
+every harness in both scopes, with and without the harnesses' override variables, and fails
+when a planned target is not allowed here.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import Final
+
+from uze.errors import Escape, LinkRefused, WriteFailed
+from uze.paths import Paths
+from uze.vocabulary import Scope
+
+PROJECT_FILES: Final = frozenset({
+    "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json", "opencode.json",
+    ".claude/settings.json", ".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
+    ".agents/hooks.json", ".agents/mcp_config.json", ".kimi-code/mcp.json",
+})
+PROJECT_FOLDERS: Final = frozenset({
+    ".claude/skills", ".claude/agents", ".agents/skills", ".codex/skills", ".codex/agents",
+    ".opencode/skills", ".opencode/agents", ".opencode/plugins", ".gemini/skills",
+    ".gemini/agents", ".kimi-code/skills", ".kimi-code/agents", ".dsh/skills",
+    ".uze/packages", ".uze/hooks",
+})
+# uze's own state in a project: written and read, never an artifact target.
+PROJECT_STATE: Final = frozenset({".uze/receipts"})
+
+
+def relpath_problem(rel: str) -> str | None:
+    """Why `rel` is not a clean relative POSIX path (no `..`, `.`, `~`, empty part, absolute
+    path, backslash or NUL), or None."""
+    if not rel:
+        return "an empty path"
+    if rel.startswith(("/", "~")):
+        return f"{rel!r} is not a relative path"
+    if "\\" in rel or "\0" in rel:
+        return f"{rel!r} holds a backslash or NUL"
+    if any(part in ("", ".", "..") for part in rel.split("/")):
+        return f"{rel!r} has an empty, `.` or `..` part"
+    return None
+
+
+def _user_form_problem(target: str) -> str | None:
+    """Why a user-scope target is not `~/<clean relative path>` or `/<clean relative path>`."""
+    rest = target[2:] if target.startswith("~/") else target[1:] if target[:1] == "/" else ""
+    return relpath_problem(rest) if rest else f"{target!r} is neither ~/-relative nor absolute"
+
+
+_Tables = tuple[frozenset[Path], frozenset[Path], frozenset[Path]]
+
+
+def _user_tables(paths: Paths) -> _Tables:
+    """The file roots, folder roots and the folders on the way to them of user scope (each
+    harness's home, as its module computes it)."""
+    home = paths.home
+    claude = paths.env_dir("CLAUDE_CONFIG_DIR", home / ".claude")
+    codex = paths.env_dir("CODEX_HOME", home / ".codex")
+    opencode = paths.xdg_config / "opencode"
+    gemini = paths.env_dir("GEMINI_CLI_HOME", home) / ".gemini"
+    agy = home / ".gemini" / "config"
+    kimi = paths.env_dir("KIMI_CODE_HOME", home / ".kimi-code")
+    dsh = paths.env_dir("DSH_HOME", home / ".dsh")
+    agents = paths.env_dir("DSH_AGENTS_HOME", home / ".agents")
+    claude_json = (claude if "CLAUDE_CONFIG_DIR" in paths.env else home) / ".claude.json"
+    files = {
+        claude / "CLAUDE.md", claude / "settings.json", claude_json,
+        codex / "AGENTS.md", codex / "config.toml", codex / "hooks.json",
+        opencode / "AGENTS.md", opencode / "opencode.json",
+        gemini / "GEMINI.md", gemini / "settings.json", home / ".gemini" / "GEMINI.md",
+        agy / "mcp_config.json", agy / "hooks.json",
+        kimi / "AGENTS.md", kimi / "mcp.json", kimi / "config.toml", dsh / "AGENTS.md",
+    }
+    folders = {
+        claude / "skills", claude / "agents", home / ".agents" / "skills", agents / "skills",
+        codex / "skills", codex / "agents", opencode / "skills", opencode / "agents",
+        opencode / "plugins", gemini / "skills", gemini / "agents", agy / "skills",
+        kimi / "skills", kimi / "agents", dsh / "skills",
+        paths.uze_home / "packages", paths.uze_home / "hooks",
+    }
+    return frozenset(files), frozenset(folders), frozenset(
+        _ancestors([*files, *(folder / "x" for folder in folders)], paths))
+
+
+class Roots:
+    """The places one scope's artifacts may be, and the link rule of a project.
+
+    Project scope: targets are project-relative and listed in PROJECT_FILES / PROJECT_FOLDERS;
+    no folder between the project root and a path uze reads or writes may be a symbolic link.
+    User scope: targets are `~/`-relative or absolute and fall in the user tables; links in
+    HOME are the user's own (dotfile managers link `~/.claude`), so they are followed.
+    """
+
+    def __init__(self, scope: Scope, project: Path, paths: Paths) -> None:
+        self.scope: Scope = scope
+        self.project = project
+        self.paths = paths
+        self._tables: _Tables | None = None
+        self._plain: set[Path] = set()  # folders seen not to be links (this command)
+
+    def _user(self) -> _Tables:
+        if self._tables is None:
+            self._tables = _user_tables(self.paths)
+        return self._tables
+
+    def resolve(self, target: str) -> Path:
+        """The absolute path of a target that passed `target_problem`."""
+        if self.scope == "project":
+            return self.project / target
+        return self.paths.home / target[2:] if target.startswith("~/") else Path(target)
+
+    def target_problem(self, target: str, *, whole_file: bool) -> str | None:
+        """Why `target` is not a place uze writes in this scope, or None.
+
+        `whole_file`: the target must be a file root (regions, config entries and elements);
+        otherwise a direct child of a folder root (trees, whole files)."""
+        if not isinstance(target, str):
+            return "not a string"
+        if self.scope == "project":
+            problem = relpath_problem(target)
+            if problem is not None:
+                return problem
+            parent, _, _ = target.rpartition("/")
+            ok = target in PROJECT_FILES if whole_file else parent in PROJECT_FOLDERS
+        else:
+            problem = _user_form_problem(target)
+            if problem is not None:
+                return problem
+            files, folders, _dirs = self._user()
+            path = self.resolve(target)
+            ok = path in files if whole_file else path.parent in folders
+        if not ok:
+            return f"{target!r} is not a place uze writes in {self.scope} scope"
+        return None
+
+    def created_problem(self, target: str, *, folder: bool) -> str | None:
+        """Why `target` cannot be in the record of what uze created (`.uze/created.json`)."""
+        if not folder:
+            return self.target_problem(target, whole_file=True)
+        if self.scope == "project":
+            problem = relpath_problem(target)
+            if problem is None and target not in _PROJECT_DIRS:
+                problem = f"{target!r} is not a folder uze creates in project scope"
+            return problem
+        dirs = self._user()[2]
+        problem = _user_form_problem(target)
+        if problem is None and self.resolve(target) not in dirs:
+            problem = f"{target!r} is not a folder uze creates in user scope"
+        return problem
+
+    def check_links(self, path: Path, *, itself: bool = False, writing: bool = False) -> None:
+        """Raise LinkRefused if a folder from the project root down to `path`'s parent (and
+        `path` itself if `itself`) is a symbolic link; when `writing`, WriteFailed if one is
+        not a folder. User scope: nothing to check.
+
+        One lstat per folder per command: folders already seen are remembered."""
+        if self.scope != "project" or not path.is_relative_to(self.project):
+            return
+        folder = path if itself else path.parent
+        chain = []
+        while folder != self.project and folder not in self._plain and folder != folder.parent:
+            chain.append(folder)
+            folder = folder.parent
+        for item in reversed(chain):
+            try:
+                mode = item.lstat().st_mode
+            except OSError:  # missing: nothing below it exists yet, so no link either
+                return
+            if stat.S_ISLNK(mode):
+                raise LinkRefused(item, path)
+            if not stat.S_ISDIR(mode) and item != path:
+                if writing:
+                    raise WriteFailed(item, f"it is a file where uze needs a folder (for {path})")
+                return
+            self._plain.add(item)
+
+    def check_write(self, path: Path) -> None:
+        """Refuse a write or removal at `path` outside this scope's places (Escape) or through
+        a link in a project (LinkRefused). $UZE_HOME (uze's own state) is always allowed."""
+        if path.is_relative_to(self.paths.uze_home):
+            return
+        if self.scope == "project":
+            if not path.is_relative_to(self.project) or path == self.project:
+                raise Escape(path, self.scope)
+            self.check_links(path, writing=True)
+            return
+        files, folders, dirs = self._user()
+        if path not in files and path not in dirs and not any(
+                path.is_relative_to(folder) for folder in folders):
+            raise Escape(path, self.scope)
+
+
+def _dirs_of(entries: frozenset[str]) -> set[str]:
+    out: set[str] = set()
+    for entry in entries:
+        parts = entry.split("/")
+        out.update("/".join(parts[:i]) for i in range(1, len(parts)))
+    return out
+
+
+_PROJECT_DIRS: Final = frozenset(
+    _dirs_of(PROJECT_FILES) | _dirs_of(PROJECT_FOLDERS) | PROJECT_FOLDERS | PROJECT_STATE
+)
+
+
+def _ancestors(roots: list[Path], paths: Paths) -> set[Path]:
+    """Folders uze may create on the way to user-scope paths (the folder roots included): below
+    HOME, or anywhere above a harness home a variable moved; never HOME, $UZE_HOME or `/`."""
+    out: set[Path] = set()
+    for root in roots:
+        for folder in root.parents:
+            if folder == paths.home or folder == folder.parent or folder.is_relative_to(
+                    paths.uze_home):
+                break
+            out.add(folder)
+    return out
