@@ -34,7 +34,7 @@ PROJECT_FOLDERS: Final = frozenset({
     ".claude/skills", ".claude/agents", ".agents/skills", ".codex/skills", ".codex/agents",
     ".opencode/skills", ".opencode/agents", ".opencode/plugins", ".gemini/skills",
     ".gemini/agents", ".kimi-code/skills", ".kimi-code/agents", ".dsh/skills",
-    ".uze/packages", ".uze/hooks",
+    ".uze/packages", ".uze/hooks", ".claude/commands", ".opencode/commands",
 })
 # uze's own state in a project: written and read, never an artifact target.
 PROJECT_STATE: Final = frozenset({".uze/receipts"})
@@ -89,6 +89,7 @@ def _user_tables(paths: Paths) -> _Tables:
         codex / "skills", codex / "agents", opencode / "skills", opencode / "agents",
         opencode / "plugins", gemini / "skills", gemini / "agents", agy / "skills",
         kimi / "skills", kimi / "agents", dsh / "skills",
+        claude / "commands", opencode / "commands",
         paths.uze_home / "packages", paths.uze_home / "hooks",
     }
     return frozenset(files), frozenset(folders), frozenset(
