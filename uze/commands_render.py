@@ -1,5 +1,5 @@
 """A command (Claude Code's format) for each harness: its own command surface where it has one,
-else a user-invoked skill (DESIGN section 5). Pure: bytes, a route and a reason.
+else a user-invoked skill (docs/harnesses.md). Pure: bytes, a route and a reason.
 
 - Claude Code: the file as written, in `.claude/commands/` (native).
 - OpenCode: a Markdown command in `.opencode/commands/`; its templates read `$ARGUMENTS`, `$1`,
