@@ -204,6 +204,30 @@ def test_a_harness_config_of_the_wrong_shape_is_refused_before_anything_is_writt
     )
 
 
+@pytest.mark.parametrize(("relpath", "text", "key", "where", "found"),
+                         [SHAPES[0], SHAPES[3], SHAPES[5], SHAPES[8]],
+                         ids=[f"{s[0]}={s[1].strip()}" for s in (SHAPES[0], SHAPES[3], SHAPES[5],
+                                                                 SHAPES[8])])
+def test_a_config_reshaped_after_install_is_refused_on_reinstall_and_uninstall_works(
+    sandbox: Sandbox, uze: Uze, relpath: str, text: str, key: str, where: str, found: str
+) -> None:
+    files = {"mcp.json": json.dumps(MCP), "hooks.json": json.dumps(HOOKS)}
+    source = _package(sandbox.root, **files)
+    assert_ok(uze("install", source, "--harness", "all", "--trust"))
+    (sandbox.project / relpath).write_text(text)  # the user rewrote it: uze's entry is gone
+    before = snapshot(sandbox)
+    _assert_refused(
+        uze("install", source, "--trust"), before, sandbox,
+        f"uze: error: cannot add {key} to {relpath}: {where} is {found}, not an object",
+    )
+    document = json.loads(assert_ok(uze("status", "pkg", "--json")).stdout)
+    states = {p["target"]: p["state"] for pkg in document["packages"] for p in pkg["projections"]}
+    suffix = "[pkg/SessionStart-0]" if key.startswith("hooks.") else ""
+    assert states[f"{relpath}#{key}{suffix}"] == "missing"
+    assert_ok(uze("uninstall", "pkg"))
+    assert (sandbox.project / relpath).read_text() == text
+
+
 def test_a_hook_list_of_the_wrong_shape_names_the_file_and_the_fix(
     sandbox: Sandbox, uze: Uze
 ) -> None:

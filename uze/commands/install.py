@@ -141,6 +141,15 @@ def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, 
                        hint="remove that region by hand (both marker lines), then run again")
 
 
+def _check_config_shape(planned: PlannedArtifact) -> None:
+    """Raise ConfigShape (or Blocked) before anything is written when a config on the way to
+    the entry or element holds another kind of value there; other kinds pass."""
+    if isinstance(planned, PlannedEntry | PlannedElement):
+        entry.check_reachable(planned.path, planned.fmt, planned.key_path, planned.target)
+    if isinstance(planned, PlannedElement):
+        element.check_writable(planned.path, planned.fmt, planned.key_path, planned.target)
+
+
 def _check_entry_free(artifact: PlannedEntry, key: str) -> None:
     path = artifact.path
     if path.is_symlink() or (path.exists() and not path.is_file()):
@@ -216,6 +225,7 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
     if state == "blocked":
         raise _blocked(ctx, planned, old)
     if state == "missing":
+        _check_config_shape(planned)
         return _Step(Action(key, "create", "missing; delivered again"), planned, old)
     if state == "matched":
         return _Step(Action(key, "unchanged" if same else "replace"), planned, old)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
-from uze.projections.config_entry import ConfigUnreadable, UnsafeEdit
+from uze.projections.config_entry import ConfigUnreadable, KeyPathBlocked, UnsafeEdit
 from uze.projections.entry import is_hollow, value_digest
 from uze.transaction import Transaction
 from uze.vocabulary import ConfigFormat, LiveState
@@ -78,7 +78,7 @@ def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
         data, info = ca.append_element(_read(path), fmt, key_path, value)
     except ConfigUnreadable as exc:
         raise ConfigBroken(target, f"cannot add a hook safely ({exc})") from None
-    except (UnsafeEdit, ca.NotAnArray) as exc:
+    except (UnsafeEdit, ca.NotAnArray, KeyPathBlocked) as exc:  # preflight refuses them first
         raise ValueInTheWay(target, f"cannot add a hook safely ({exc})") from None
     tx.write(path, data)
     return info, created
