@@ -170,6 +170,27 @@ def test_an_empty_value_where_text_is_expected_skips_the_agent_by_location(
     assert (sandbox.project / ".claude/skills/pkg-s/SKILL.md").is_file()
 
 
+@pytest.mark.parametrize("command", [None, "", 5, "  "], ids=["null", "empty", "number", "blank"])
+def test_a_claude_hook_without_a_command_line_is_skipped_not_delivered(
+    sandbox: Sandbox, uze: Uze, command: object
+) -> None:
+    handler = {"type": "command", "command": command}
+    good = {"type": "command", "command": "echo ok"}
+    hooks = {"hooks": {"SessionStart": [{"hooks": [handler]}, {"hooks": [good]}]}}
+    source = build_tree(sandbox.root / "claude-pkg", {
+        ".claude-plugin/plugin.json": json.dumps({"name": "pkg", "version": "1.0.0"}),
+        "hooks/hooks.json": json.dumps(hooks), "skills/s/SKILL.md": SKILL,
+    })
+    line = ("hooks/hooks.json: hooks.SessionStart[0].hooks[0]: a command handler needs a "
+            "`command` line (text); the group is skipped")
+    before = snapshot(sandbox)
+    _assert_refused(uze("check", source, "--strict"), before, sandbox, line, _invalid(source))
+    result = assert_ok(uze("install", source, "--harness", "claude_code", "--trust"))
+    assert f"warning: {line}" in " ".join(result.stdout.split())
+    settings = json.loads((sandbox.project / ".claude/settings.json").read_text())
+    assert settings["hooks"]["SessionStart"] == [{"hooks": [good]}]
+
+
 # item 12: harness configs of the wrong shape in the project ----------------------------
 
 SHAPES = [

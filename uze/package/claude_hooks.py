@@ -46,6 +46,19 @@ class ClaudeHooks(msgspec.Struct, frozen=True):
     protocol: str = PROTOCOL
 
 
+def _commandless(handlers: list[object]) -> int | None:
+    """The index of the first handler that is not an object, or is a `command` handler
+    without a non-empty command line (null, a number, ""), else None."""
+    for index, handler in enumerate(handlers):
+        if not isinstance(handler, dict):
+            return index
+        command = handler.get("command")
+        if handler.get("type", "command") == "command" and (
+                not isinstance(command, str) or not command.strip()):
+            return index
+    return None
+
+
 def read_claude_hooks(
     raw: Mapping[str, object], location: str, prefix: str, warnings: list[str]
 ) -> list[ClaudeHookGroup]:
@@ -67,6 +80,11 @@ def read_claude_hooks(
             if not isinstance(group, dict) or not isinstance(handlers, list) or not handlers:
                 warnings.append(issue(location, where, "must be an object with a non-empty "
                                       "`hooks` list; skipped"))
+                continue
+            empty = _commandless(handlers)
+            if empty is not None:
+                warnings.append(issue(location, f"{where}.hooks[{empty}]", "a command handler "
+                                      "needs a `command` line (text); the group is skipped"))
                 continue
             found.append(ClaudeHookGroup(f"{prefix}{event}-{index}", event, dict(group)))
     return found
