@@ -20,8 +20,8 @@ from typing import Any, Final
 _FAST: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {
     "status": (("--scope", "--project"), (), "optional"),
     "list": (("--project",), (), None),
-    "install": (("--scope", "--project", "--harness"), ("--dry-run", "--force", "--trust"),
-                "required"),
+    "install": (("--scope", "--project", "--harness", "--ref", "--subdirectory"),
+                ("--dry-run", "--force", "--trust", "--replace"), "required"),
     "uninstall": (("--scope", "--project"), ("--dry-run", "--force"), "required"),
 }
 
@@ -74,13 +74,15 @@ def _result(found: dict[str, str]) -> Any:
 
         return list_installed(Paths.from_env(), project=project, cwd=Path.cwd())
     if command == "install":
-        from uze.commands.install_verb import install_or_unchanged
+        from uze.commands.acquire import Options, install_source
 
-        return install_or_unchanged(
-            Paths.from_env(), Path(found["name"]),
+        options = Options(
             scope=_scope(found, "project", ("project", "user")), project=project,
             harness=found.get("--harness"), dry_run="--dry-run" in found,
-            force="--force" in found, trust="--trust" in found, cwd=Path.cwd())
+            force="--force" in found, trust="--trust" in found, replace="--replace" in found)
+        return install_source(Paths.from_env(), found["name"], options, Path.cwd(),
+                              ref=found.get("--ref", ""),
+                              subdirectory=found.get("--subdirectory", ""))
     if command == "uninstall":
         from uze.commands.uninstall import uninstall
 
@@ -174,6 +176,10 @@ def _run_fast(found: dict[str, str], color: str) -> int | None:
         from uze.cli import failure_code
 
         return failure_code(exc)
+    if found["command"] == "install":  # an Outcome: the notes go to stderr, as uze.cli prints them
+        for note in result.notes:
+            sys.stderr.write(f"note: {note}\n")
+        result = result.result
     if "--json" in found:
         document = _document(found["command"], result)
         sys.stdout.write(json.dumps(document, indent=2, sort_keys=True) + "\n")

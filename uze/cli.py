@@ -162,34 +162,70 @@ def _root(
 
 @app.command()
 def install(
-    source: Annotated[Path, typer.Argument(help="Package folder.")],
+    source: Annotated[str | None, typer.Argument(
+        help="Folder, git URL, owner/repo[@ref] or plugin@marketplace "
+             "(none: install uze.toml + uze.lock).")] = None,
     project: ProjectOpt = None,
     scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
     harness: Annotated[str | None, typer.Option(
         "--harness", help="H[,H...] or all (default: detected).")] = None,
+    ref: Annotated[str, typer.Option("--ref", help="Branch, tag or commit of a git source.")] = "",
+    subdirectory: Annotated[str, typer.Option(
+        "--subdirectory", help="The package's folder inside a git source.")] = "",
+    frozen: Annotated[bool, typer.Option(
+        "--frozen", help="Install exactly uze.lock; never resolve or write it.")] = False,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Replace a package of this name installed from another source.")] = False,
     dry_run: DryOpt = False,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
     trust: Annotated[bool, typer.Option("--trust",
                                         help="Accept the commands the package runs.")] = False,
 ) -> None:
-    """Install or upgrade a package into every targeted harness."""
-    from uze.commands.install_verb import install_or_unchanged
+    """Install a package (or, with no SOURCE, everything uze.toml and uze.lock say)."""
+    from uze.commands.acquire import Options, install_source
     from uze.documents import install_json
+
+    def options(trusted: bool) -> Options:
+        return Options(scope=checked_scope(scope, ("project", "user")), project=project,
+                       harness=harness, dry_run=dry_run, force=force, trust=trusted,
+                       replace=replace)
+
+    if source is None:
+        _converge(options, frozen=frozen, as_json=as_json, trust=trust)
+        return
+    if frozen:
+        _fail(UsageError("--frozen installs uze.lock: give no SOURCE",
+                         hint="run `uze install --frozen` alone"))
 
     def attempt(trusted: bool) -> Any:
         with shown(f"install {source}", enabled=not as_json):
-            return install_or_unchanged(
-                _paths(), source, scope=checked_scope(scope, ("project", "user")),
-                project=project, harness=harness, dry_run=dry_run, force=force, trust=trusted,
-                cwd=Path.cwd(),
-            )
+            return install_source(_paths(), source, options(trusted), Path.cwd(), ref=ref,
+                                  subdirectory=subdirectory)
+
+    outcome = _run(lambda: _asking(attempt, trust, interactive=not as_json))
+    for note in outcome.notes:
+        _err().print(f"note: {note}", markup=False)
+    if as_json:
+        _print_json(install_json(outcome.result))
+    else:
+        _show(install_view(outcome.result))
+
+
+def _converge(options: Callable[[bool], Any], *, frozen: bool, as_json: bool, trust: bool) -> None:
+    """`uze install` with no SOURCE: every declared package, as locked."""
+    from uze.commands.converge import converge, converge_json
+
+    def attempt(trusted: bool) -> Any:
+        return converge(_paths(), options(trusted), Path.cwd(), frozen=frozen)
 
     result = _run(lambda: _asking(attempt, trust, interactive=not as_json))
     if as_json:
-        _print_json(install_json(result))
-    else:
-        _show(install_view(result))
+        _print_json(converge_json(result))
+        return
+    console = _out()
+    for line in result.lines():
+        console.print(line, markup=False)
 
 
 @app.command()

@@ -221,9 +221,11 @@ def list_view(found: list[Installed]) -> list[RenderableType]:
     """The table of `uze list`."""
     if not found:
         return [_line("No packages installed.")]
-    table = new_table("package", "version", "scope", "harnesses")
+    sourced = any(p.source for p in found)
+    table = new_table("package", "version", "scope", "harnesses", *(["source"] if sourced else []))
     for p in found:
-        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses))
+        origin = [p.source + (f" at {p.commit[:12]}" if p.commit else "")] if sourced else []
+        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses), *origin)
     return [table]
 
 

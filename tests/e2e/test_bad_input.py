@@ -220,7 +220,7 @@ def test_uninstall_of_a_package_that_is_not_installed_fails_and_writes_nothing(u
 @pytest.mark.usefixtures("untouched")
 @pytest.mark.parametrize(
     "args",
-    [("install",), ("install", str(EVERY_KIND), "--colour")],
+    [("uninstall",), ("install", str(EVERY_KIND), "--colour")],
     ids=["missing argument", "unknown option"],
 )
 def test_parser_usage_errors_use_the_uze_error_format(uze: Uze, args: tuple[str, ...]) -> None:
@@ -229,3 +229,12 @@ def test_parser_usage_errors_use_the_uze_error_format(uze: Uze, args: tuple[str,
     lines = result.stderr.splitlines()
     assert lines[0].startswith("uze: error: ")
     assert lines[1].startswith("hint: ")
+
+
+@pytest.mark.usefixtures("untouched")
+def test_install_with_no_source_and_no_manifest_says_there_is_nothing_to_install(uze: Uze) -> None:
+    """`uze install` alone installs uze.toml + uze.lock (issue 22); with neither it is an error."""
+    result = uze("install")
+    assert result.returncode == 1
+    assert result.stderr.startswith("uze: error: nothing to install: no uze.toml")
+    assert "hint: uze install SOURCE" in result.stderr

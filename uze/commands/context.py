@@ -6,7 +6,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 import blake3
 import msgspec
@@ -21,6 +21,8 @@ from uze.transaction import Transaction, recover
 from uze.vocabulary import Scope
 
 if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (ADR 0015)
+    from collections.abc import Callable
+
     from uze.receipts import Receipt
 
 CREATED_SCHEMA: Final = 1
@@ -109,6 +111,15 @@ class ScopeContext(msgspec.Struct, frozen=True):
             return None
         return check_receipt(load_receipt(path), path, self.roots)
 
+    def provenance(self) -> dict[str, tuple[str, str]]:
+        """Name -> (source, commit) as this scope's uze.lock pins them ({} without a lock)."""
+        root = self.location.project if self.scope == "project" else self.paths.uze_home
+        if not (root / "uze.lock").is_file():
+            return {}
+        from uze.lock import provenance
+
+        return provenance(root / "uze.lock")
+
     def receipts(self) -> list[Receipt]:
         """Every receipt in this scope, sorted by package name, each checked as `receipt`."""
         self.roots.check_links(self.receipts_dir, itself=True)
@@ -165,6 +176,10 @@ class Created(msgspec.Struct):
 
     dirs: set[str] = msgspec.field(default_factory=set)
     files: set[str] = msgspec.field(default_factory=set)
+
+
+# What install runs inside its transaction once the receipt is written (uze.toml, uze.lock).
+Extra: TypeAlias = "Callable[[Transaction, ScopeContext, Created, Receipt], None]"
 
 
 class _CreatedFile(msgspec.Struct, forbid_unknown_fields=True):

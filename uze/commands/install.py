@@ -13,6 +13,7 @@ from uze.commands import reinstall, upgrade
 from uze.commands.artifacts import Action
 from uze.commands.context import (
     Created,
+    Extra,
     ScopeContext,
     load_created,
     locked,
@@ -464,9 +465,10 @@ def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
 
 
 def _apply(
-    ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path]
+    ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path], extra: Extra | None
 ) -> tuple[Receipt, bytes, int]:
     """Apply the steps in one transaction; its commit also makes the `stored` objects durable.
+    `extra` writes in the same transaction (uze.toml and uze.lock) or raises to roll it back.
 
     Returns the receipt, its bytes as on disk, and the number of writes."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
@@ -488,6 +490,8 @@ def _apply(
         data = dump_receipt(receipt)
         if not path.exists() or path.read_bytes() != data:
             tx.write(path, data)
+        if extra is not None:
+            extra(tx, ctx, created, receipt)
         outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
         created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
         save_created(tx, ctx, created)
@@ -543,8 +547,10 @@ def install(
     force: bool = False,
     trust: bool = False,
     cwd: Path,
+    extra: Extra | None = None,
 ) -> InstallResult:
     """Install (or upgrade) the package at `source`. Writes nothing on error or dry run.
+    `extra` runs inside the install's transaction, after the receipt is written.
 
     Raises TrustRequired when the package runs commands not yet accepted (unless `trust`).
     """
@@ -564,7 +570,7 @@ def install(
         store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
                              sync=False)
         try:
-            receipt, data, writes = _apply(ctx, plan, steps, store.added)
+            receipt, data, writes = _apply(ctx, plan, steps, store.added, extra)
         except BaseException:
             store.discard_added()  # the store as before, like the project (rolled back)
             raise

@@ -19,6 +19,8 @@ class Installed(msgspec.Struct, frozen=True):
     scope: str
     harnesses: tuple[str, ...]
     tree: str
+    source: str = ""
+    commit: str = ""
 
 
 def list_installed(paths: Paths, *, project: Path | None = None,
@@ -26,8 +28,9 @@ def list_installed(paths: Paths, *, project: Path | None = None,
     """Every receipt in the project and user scopes, project first."""
     contexts = [open_scope(paths, scope, project, cwd) for scope in ("project", "user")]
     found = [
-        Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree)
+        Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree, *origin.get(r.name, ("", "")))
         for ctx in contexts
+        for origin in (ctx.provenance(),)
         for r in ctx.receipts()
     ]
     return contexts[0].location.project, found
@@ -37,4 +40,5 @@ def listing_json(root: Path, found: list[Installed]) -> dict[str, Any]:
     """The whole `list --json` document."""
     return {"schema": 1, "project": str(root), "packages": [
         {"name": p.name, "version": p.version, "scope": p.scope,
-         "harnesses": list(p.harnesses), "tree": p.tree} for p in found]}
+         "harnesses": list(p.harnesses), "tree": p.tree, "source": p.source,
+         "commit": p.commit} for p in found]}

@@ -22,6 +22,8 @@ class PackageStatus(msgspec.Struct, frozen=True):
 
     receipt: Receipt
     states: tuple[State, ...]  # parallel to receipt.projections
+    source: str = ""  # as uze.lock pins it ("" without a pin)
+    commit: str = ""
 
     def to_json(self) -> dict[str, Any]:
         """The `packages[]` object of `status --json` (docs/design.md, output documents)."""
@@ -31,7 +33,8 @@ class PackageStatus(msgspec.Struct, frozen=True):
             for p, state in zip(r.projections, self.states, strict=True)
         ]
         return {"name": r.name, "version": r.version, "scope": r.scope, "tree": r.tree,
-                "projections": projections, "executions": list(r.executions)}
+                "projections": projections, "executions": list(r.executions),
+                "source": self.source, "commit": self.commit}
 
 
 class StatusResult(msgspec.Struct, frozen=True):
@@ -49,13 +52,13 @@ class StatusResult(msgspec.Struct, frozen=True):
                 "packages": [p.to_json() for p in self.packages]}
 
 
-def _package_status(ctx: ScopeContext, receipt: Receipt) -> PackageStatus:
+def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]) -> PackageStatus:
     live = {arts.record_key(a): arts.inspect_record(ctx, a) for a in receipt.artifacts}
     states: tuple[State, ...] = tuple(
         "undelivered" if p.route == "unsupported" else live.get(p.target, "missing")
         for p in receipt.projections
     )
-    return PackageStatus(receipt, states)
+    return PackageStatus(receipt, states, *origin)
 
 
 def _codex_trusted_files(paths: Paths) -> set[str]:
@@ -109,8 +112,9 @@ def status(
             with locked(ctx, store=False):
                 pass
     found = [
-        _package_status(ctx, receipt)
+        _package_status(ctx, receipt, origin.get(receipt.name, ("", "")))
         for ctx in contexts
+        for origin in (ctx.provenance(),)
         for receipt in ctx.receipts()
         if name is None or receipt.name == name
     ]

@@ -77,6 +77,8 @@ def _prune(tx: Transaction, ctx: ScopeContext, created: Created, last: bool) -> 
 
 
 def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bool]]) -> None:
+    from uze.commands.declare import forget
+
     created = load_created(ctx)
     tx = Transaction(ctx.journal_root, ctx.roots.check_write)
     try:
@@ -86,6 +88,7 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
             arts.remove_record(tx, ctx, record, created)
             progress.advance()
         tx.remove(ctx.receipt_file(receipt.name))
+        forget(tx, ctx, created, receipt.name)  # its declaration and pin, in this transaction
         last = not any(r.name != receipt.name for r in ctx.receipts())
         _prune(tx, ctx, created, last)
         if ctx.scope == "project" and last:

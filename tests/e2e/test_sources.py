@@ -1,0 +1,262 @@
+"""Issue 22: installing from git (file://, git daemon, smart HTTP on loopback), the manifest and
+lock it writes, reproducing a project from them, and the refusals that leave every byte as it
+was."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.gitserve import Repo, free_port, git_daemon, smart_http
+from tests.helpers import tree_bytes
+
+pytestmark = pytest.mark.e2e
+HARNESS = ("--harness", "claude_code,codex")
+
+
+def _package(name: str, version: str, note: str = "first") -> dict[str, str]:
+    return {
+        "plugin.json": f'{{"name": "{name}", "version": "{version}"}}\n',
+        "skills/review/SKILL.md": f"---\nname: review\ndescription: Review code.\n---\n{note}\n",
+    }
+
+
+@pytest.fixture
+def served(sandbox: Sandbox) -> Path:
+    """A folder of bare repositories (served by the daemon and HTTP fixtures)."""
+    root = sandbox.root / "served"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def flow(served: Path) -> Repo:
+    """acme/flow.git: v1.0.0 (tag v1, annotated) at plugins/flow, then v1.1.0 on main."""
+    repo = Repo(served / "acme" / "flow.git")
+    repo.commit({"README.md": "monorepo\n", **_at("plugins/flow", _package("flow", "1.0.0"))})
+    repo.tag("v1")
+    repo.commit(_at("plugins/flow", _package("flow", "1.1.0", "second")))
+    return repo
+
+
+def _at(folder: str, files: dict[str, str]) -> dict[str, str]:
+    return {f"{folder}/{rel}": text for rel, text in files.items()}
+
+
+def _lock(project: Path) -> str:
+    return (project / "uze.lock").read_text(encoding="utf-8")
+
+
+def test_install_from_a_file_url_tag_and_subdirectory_declares_and_pins_it(
+        uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    before = tree_bytes(sandbox.project)
+    source = f"git+{flow.url}@v1#subdirectory=plugins/flow"
+    assert_ok(uze("install", source, *HARNESS))
+    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    assert skill.read_text().endswith("first\n")
+    manifest = (sandbox.project / "uze.toml").read_text()
+    assert f'flow = "{source}"' in manifest
+    lock = _lock(sandbox.project)
+    tag_commit = re.search(r'commit = "([0-9a-f]{40})"', lock)
+    assert tag_commit is not None
+    assert f'source = "git+{flow.url}"' in lock and 'ref = "v1"' in lock
+    assert 'subdirectory = "plugins/flow"' in lock and 'version = "1.0.0"' in lock
+    assert 'harnesses = ["claude_code", "codex"]' in lock
+    assert re.search(r'tree = "[0-9a-f]{64}"', lock)
+    installed = tree_bytes(sandbox.project)
+    assert_ok(uze("install", source, *HARNESS))  # again: byte-identical, lock included
+    assert tree_bytes(sandbox.project) == installed
+    listed = as_json(assert_ok(uze("list", "--json")))["packages"][0]
+    assert listed["source"] == source and listed["commit"] == tag_commit[1]
+    assert_ok(uze("uninstall", "flow"))
+    assert tree_bytes(sandbox.project) == before
+
+
+def test_branch_commit_and_default_branch_each_resolve_to_their_own_commit(
+        uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    first = flow.commit({"other.txt": "x\n"})  # main moves on; plugins/flow is still 1.1.0
+    flow.branch("stable")
+    head = flow.commit(_at("plugins/flow", _package("flow", "1.2.0", "third")))
+    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    base = f"git+{flow.url}"
+    assert_ok(uze("install", base, "--subdirectory", "plugins/flow", *HARNESS))
+    assert f'commit = "{head}"' in _lock(sandbox.project) and skill.read_text().endswith("third\n")
+    result = uze("install", base, "--ref", "stable", "--subdirectory", "plugins/flow", *HARNESS)
+    assert result.returncode == 0, result.stderr
+    assert "downgrade 1.2.0 -> 1.1.0" in result.stderr
+    assert f'commit = "{first}"' in _lock(sandbox.project)
+    assert skill.read_text().endswith("second\n")
+    assert_ok(uze("install", f"{base}@{head}#subdirectory=plugins/flow", *HARNESS))
+    assert f'ref = "{head}"' in _lock(sandbox.project) and skill.read_text().endswith("third\n")
+
+
+def test_shorthand_over_git_daemon_and_smart_http(
+        uze: Uze, sandbox: Sandbox, flow: Repo, served: Path) -> None:
+    with git_daemon(served) as daemon:
+        env = {**os.environ, "UZE_GITHUB_URL": daemon}
+        assert_ok(uze("install", "acme/flow/plugins/flow@v1", *HARNESS, env=env))
+    assert f'source = "git+{daemon}/acme/flow.git"' in _lock(sandbox.project)
+    assert_ok(uze("uninstall", "flow"))
+    with smart_http(served) as http:
+        env = {**os.environ, "UZE_GITHUB_URL": http}
+        assert_ok(uze("install", "acme/flow/plugins/flow", *HARNESS, env=env))
+    assert f'source = "git+{http}/acme/flow.git"' in _lock(sandbox.project)
+    assert 'version = "1.1.0"' in _lock(sandbox.project)
+
+
+def test_an_unreachable_host_is_an_error_that_says_so_and_writes_nothing(
+        uze: Uze, sandbox: Sandbox) -> None:
+    before = snapshot(sandbox)
+    result = uze("install", f"git+http://127.0.0.1:{free_port()}/acme/flow.git", *HARNESS)
+    assert result.returncode == 1
+    assert "uze: error: cannot reach git+http" not in result.stderr
+    said = r"uze: error: cannot reach http://127\.0\.0\.1:\d+/acme/flow\.git"
+    assert re.search(said, result.stderr)
+    assert "up to date" not in result.stderr
+    assert snapshot(sandbox) == before
+
+
+def test_refused_authentication_is_an_error_that_says_so_and_stores_no_credential(
+        uze: Uze, sandbox: Sandbox, flow: Repo, served: Path) -> None:
+    before = snapshot(sandbox)
+    with smart_http(served, password="s3cret-pw") as http:
+        result = uze("install", f"git+{http}/acme/flow.git#subdirectory=plugins/flow", *HARNESS)
+        assert result.returncode == 1
+        assert "uze: error: authentication to" in result.stderr and "refused" in result.stderr
+        assert snapshot(sandbox) == before
+        with_credentials = http.replace("http://", "http://user:s3cret-pw@")
+        assert_ok(uze("install", f"git+{with_credentials}/acme/flow.git#subdirectory=plugins/flow",
+                      *HARNESS))
+    assert f'source = "git+{http}/acme/flow.git"' in _lock(sandbox.project)
+    for root in (sandbox.project, sandbox.home, sandbox.uze_home):
+        for rel, data in tree_bytes(root).items():
+            assert b"s3cret-pw" not in (data if isinstance(data, bytes) else data.encode()), rel
+
+
+@pytest.fixture
+def teammate(sandbox: Sandbox) -> Iterator[Sandbox]:
+    """A second machine: another project path, HOME and UZE_HOME (the env is switched back
+    afterwards by the sandbox fixture's monkeypatch)."""
+    root = sandbox.root / "teammate"
+    other = Sandbox(root, root / "home", root / "uze-home", root / "work" / "project")
+    for folder in (other.home, other.uze_home, other.project / ".git"):
+        folder.mkdir(parents=True)
+    yield other
+
+
+def _env(box: Sandbox) -> dict[str, str]:
+    return {**os.environ, "HOME": str(box.home), "UZE_HOME": str(box.uze_home),
+            "XDG_CONFIG_HOME": str(box.home / ".config")}
+
+
+def _commit_files(project: Path) -> dict[str, bytes | str]:
+    """What a team commits: everything but the machine-local `.uze/`."""
+    return {k: v for k, v in tree_bytes(project).items()
+            if not (k == ".uze" or k.startswith(".uze/"))}
+
+
+def test_a_teammate_reproduces_the_project_from_uze_toml_and_uze_lock(
+        uze: Uze, sandbox: Sandbox, flow: Repo, teammate: Sandbox) -> None:
+    assert_ok(uze("install", f"git+{flow.url}@v1#subdirectory=plugins/flow", *HARNESS))
+    flow.commit(_at("plugins/flow", _package("flow", "9.0.0", "later")))
+    flow.tag("v1-moved", annotated=False)
+    committed = _commit_files(sandbox.project)
+    for rel in ("uze.toml", "uze.lock"):
+        shutil.copy2(sandbox.project / rel, teammate.project / rel)
+    result = uze("install", cwd=teammate.project, env=_env(teammate))
+    assert result.returncode == 0, result.stderr
+    assert "flow 1.0.0: installed" in result.stdout
+    assert _commit_files(teammate.project) == committed
+    status = as_json(assert_ok(uze("status", "--json", cwd=teammate.project, env=_env(teammate))))
+    assert {p["state"] for p in status["packages"][0]["projections"]} == {"matched"}
+    # Offline once cached: the repository is gone, the mirror answers.
+    shutil.rmtree(flow.bare)
+    shutil.rmtree(teammate.project / ".uze")
+    for rel in (".claude", ".agents", ".codex"):
+        shutil.rmtree(teammate.project / rel, ignore_errors=True)
+    assert_ok(uze("install", "--frozen", cwd=teammate.project, env=_env(teammate)))
+    assert _commit_files(teammate.project) == committed
+
+
+def test_frozen_refuses_a_manifest_the_lock_does_not_match_and_writes_nothing(
+        uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    assert_ok(uze("install", f"git+{flow.url}@v1#subdirectory=plugins/flow", *HARNESS))
+    manifest = sandbox.project / "uze.toml"
+    manifest.write_text(manifest.read_text().replace("@v1", "@main"))
+    before = snapshot(sandbox)
+    result = uze("install", "--frozen")
+    assert result.returncode == 1
+    assert "uze: error: uze.lock does not match uze.toml" in result.stderr
+    assert "flow: uze.toml says" in result.stderr
+    assert snapshot(sandbox) == before
+
+
+def test_a_tree_digest_mismatch_names_both_digests_and_writes_nothing_anywhere(
+        uze: Uze, sandbox: Sandbox, flow: Repo, teammate: Sandbox) -> None:
+    assert_ok(uze("install", f"git+{flow.url}@v1#subdirectory=plugins/flow", *HARNESS))
+    lock = _lock(sandbox.project)
+    real = re.search(r'tree = "([0-9a-f]{64})"', lock)
+    assert real is not None
+    forged = "0" * 64
+    shutil.copy2(sandbox.project / "uze.toml", teammate.project / "uze.toml")
+    (teammate.project / "uze.lock").write_text(lock.replace(real[1], forged))
+    roots = (teammate.project, teammate.home, teammate.uze_home)
+    before = [tree_bytes(r) for r in roots]
+    for frozen in ((), ("--frozen",)):
+        result = uze("install", *frozen, cwd=teammate.project, env=_env(teammate))
+        assert result.returncode == 1
+        assert forged in result.stderr and real[1] in result.stderr
+        assert "integrity check failed" in result.stderr
+        assert [tree_bytes(r) for r in roots] == before
+
+
+def _without_cache(tree: dict[str, bytes | str]) -> dict[str, bytes | str]:
+    return {k: v for k, v in tree.items() if k.split("/")[0] not in ("git", "locks")}
+
+
+def test_installing_another_source_under_an_installed_name_needs_replace(
+        uze: Uze, sandbox: Sandbox, flow: Repo, served: Path) -> None:
+    assert_ok(uze("install", f"git+{flow.url}@v1#subdirectory=plugins/flow", *HARNESS))
+    fork = Repo(served / "fork" / "flow.git")
+    fork.commit(_package("flow", "0.0.1", "fork"))
+    before = snapshot(sandbox)
+    result = uze("install", f"git+{fork.url}", *HARNESS)
+    assert result.returncode == 1
+    assert f"flow is installed from git+{flow.url}@v1#subdirectory=plugins/flow" in result.stderr
+    assert "--replace" in result.stderr
+    after = snapshot(sandbox)  # the fork's mirror is a cache: everything else is as it was
+    assert (after["project"], after["home"]) == (before["project"], before["home"])
+    assert _without_cache(after["uze_home"]) == _without_cache(before["uze_home"])
+    replaced = uze("install", f"git+{fork.url}", *HARNESS, "--replace")
+    assert replaced.returncode == 0, replaced.stderr
+    assert "downgrade 1.0.0 -> 0.0.1" in replaced.stderr
+    assert f'flow = "git+{fork.url}"' in (sandbox.project / "uze.toml").read_text()
+
+
+def test_a_folder_source_is_locked_relative_to_the_project(uze: Uze, sandbox: Sandbox) -> None:
+    inside = sandbox.project / "plugins" / "notes"
+    from tests.helpers import build_tree
+
+    build_tree(inside, _package("notes", "1.0.0"))
+    outside = build_tree(sandbox.root / "elsewhere" / "other", _package("other", "1.0.0"))
+    assert_ok(uze("install", "./plugins/notes", *HARNESS))
+    assert_ok(uze("install", str(outside), *HARNESS))
+    manifest = (sandbox.project / "uze.toml").read_text()
+    assert 'notes = "./plugins/notes"' in manifest and 'other = "../elsewhere/other"' in manifest
+    lock = _lock(sandbox.project)
+    assert str(sandbox.root) not in lock and str(sandbox.root) not in manifest
+    assert lock.count("reproducible = false") == 1
+    (inside / "skills" / "review" / "SKILL.md").write_text("changed\n")
+    before = snapshot(sandbox)
+    shutil.rmtree(sandbox.project / ".claude" / "skills" / "notes-review")
+    before = snapshot(sandbox)
+    result = uze("install")
+    assert result.returncode == 1 and "integrity check failed" in result.stderr
+    assert snapshot(sandbox) == before

@@ -1,0 +1,152 @@
+"""`uze install SOURCE` for every kind of source: resolve it to a folder (fetching a git
+source into its cached mirror), install that folder, and declare and pin the package in the
+scope's uze.toml and uze.lock in the same transaction (ADRs 0023, 0024)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from uze.commands import declare
+from uze.commands.context import (
+    Created,
+    Extra,
+    ScopeContext,
+    load_created,
+    locked,
+    open_scope,
+    save_created,
+)
+from uze.vocabulary import Scope
+from uze.paths import Paths
+from uze.sources.spec import Source, parse_source
+
+if TYPE_CHECKING:
+    from uze.commands.results import InstallResult
+    from uze.receipts import Receipt
+    from uze.transaction import Transaction
+
+
+class Options(msgspec.Struct, frozen=True, kw_only=True):
+    """The install options that pass through to the folder install."""
+
+    scope: Scope = "project"
+    project: Path | None = None
+    harness: str | None = None
+    dry_run: bool = False
+    force: bool = False
+    trust: bool = False
+    replace: bool = False
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """An install's result plus the notes for the user (a downgrade)."""
+
+    result: InstallResult
+    notes: tuple[str, ...] = ()
+
+
+def parse(paths: Paths, text: str, cwd: Path, ref: str = "", subdirectory: str = "") -> Source:
+    """Parse SOURCE with `UZE_GITHUB_URL` as the shorthand's host."""
+    return parse_source(text, cwd=cwd, ref=ref, subdirectory=subdirectory,
+                        github=paths.env.get("UZE_GITHUB_URL", ""))
+
+
+@contextlib.contextmanager
+def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
+                 commit: str = "", cache: bool = True) -> Iterator[tuple[Path, declare.Pin]]:
+    """The package folder `source` names and its pin (a git source: checked out at `commit`,
+    default what its ref points at now, in a temporary folder that goes afterwards)."""
+    if source.kind == "folder":
+        yield declare.folder_pin(source, ctx, cwd)
+        return
+    if source.kind == "marketplace":
+        from uze.errors import UzeError
+
+        raise UzeError(f"no marketplace named {source.marketplace} is registered",
+                       hint="register it first: uze marketplace add SOURCE")
+    from uze.sources.git import fetched
+
+    with fetched(paths, source, commit, cache=cache) as (folder, resolved):
+        yield folder, declare.git_pin(source, resolved)
+
+
+def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Options, cwd: Path
+                   ) -> Outcome:
+    """Install the package at `folder` and record `pin` for it (nothing on a dry run)."""
+    from uze.commands.install_verb import install_or_unchanged
+
+    notes: list[str] = []
+    recorded: list[bool] = []
+    if not options.replace:
+        _check_origin(paths, folder, pin, options, cwd)
+
+    def extra(tx: Transaction, ctx: ScopeContext, created: Created, receipt: Receipt) -> None:
+        entry = declare.locked(receipt, pin)
+        old = declare.read_pair(ctx)[1].get(receipt.name)
+        notes.extend(declare.provenance(old, entry, options.replace))
+        declare.record(tx, ctx, created, entry, pin.declared)
+        recorded.append(True)
+
+    result = install_or_unchanged(
+        paths, folder, scope=options.scope, project=options.project, harness=options.harness,
+        dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
+    )
+    if not options.dry_run and not recorded and result.receipt is not None:
+        _record_unchanged(paths, result.receipt, options, cwd, pin, extra)
+    return Outcome(result, tuple(notes))
+
+
+def _check_origin(paths: Paths, folder: Path, pin: declare.Pin, options: Options, cwd: Path
+                  ) -> None:
+    """Refuse a package whose name is pinned from another source, before anything is written
+    (`record` checks again inside the transaction, against a concurrent command)."""
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    pins = declare.read_pair(ctx)[1]
+    origin = (pin.source, pin.subdirectory, pin.marketplace)
+    if all((p.source, p.subdirectory, p.marketplace) == origin for p in pins.values()):
+        return
+    from uze.package import read_package
+
+    name = read_package(folder).name
+    if name in pins:
+        probe = msgspec.structs.replace(pins[name], source=pin.source,
+                                        subdirectory=pin.subdirectory, marketplace=pin.marketplace,
+                                        ref=pin.ref)
+        declare.provenance(pins[name], probe, replace=False)
+
+
+def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Path,
+                      pin: declare.Pin, extra: Extra) -> None:
+    """A re-install the shortcut answered: write the pair only if it does not say this yet."""
+    from uze.transaction import Transaction
+
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    declared, pins = declare.read_pair(ctx)
+    same = pins.get(receipt.name) == declare.locked(receipt, pin)
+    if declared.get(receipt.name) == pin.declared and same:
+        return  # the pair says this already: nothing is written
+    with locked(ctx, store=False):
+        created = load_created(ctx)
+        tx = Transaction(ctx.journal_root)
+        try:
+            extra(tx, ctx, created, receipt)
+            save_created(tx, ctx, created)
+        except BaseException:
+            tx.rollback()
+            raise
+        tx.commit()
+
+
+def install_source(paths: Paths, text: str, options: Options, cwd: Path, *, ref: str = "",
+                   subdirectory: str = "") -> Outcome:
+    """`uze install SOURCE`. Writes nothing on error or dry run (a git source's mirror is a
+    cache: a dry run that needs one fetches into a temporary one)."""
+    source = parse(paths, text, cwd, ref, subdirectory)
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    with materialised(paths, source, ctx, cwd, cache=not options.dry_run) as (folder, pin):
+        return install_folder(paths, folder, pin, options, cwd)

@@ -1,0 +1,192 @@
+"""`uze install` with no SOURCE: bring a scope to what its uze.toml declares, as uze.lock pins
+it (ADR 0024).
+
+Each declared package that is installed at its locked tree, with every artifact as uze wrote
+it, is left alone (no network, no write). Every other one is fetched at its locked commit (from
+the mirror when it is there: offline) or, when not locked yet, resolved; its tree digest is
+checked against the lock for every package **before** anything is installed. `--frozen` never
+resolves and never writes the lock: a declaration the lock does not answer is an error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from uze.commands import declare
+from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
+from uze.commands.context import ScopeContext, locked, open_scope
+from uze.errors import UzeError
+from uze.lock import LockedPackage, dump_lock
+from uze.paths import Paths
+from uze.sources.spec import Source
+
+
+class Converged(msgspec.Struct, frozen=True):
+    """One declared package: what converging did to it."""
+
+    name: str
+    action: str  # present | installed
+    version: str
+    source: str
+    commit: str
+    tree: str
+
+
+class ConvergeResult(msgspec.Struct, frozen=True):
+    """Every declared package, and the pins dropped from the lock (no longer declared)."""
+
+    packages: tuple[Converged, ...]
+    dropped: tuple[str, ...]
+    dry_run: bool
+
+    def lines(self) -> list[str]:
+        """The human report, one line per package."""
+        out = [f"{p.name} {p.version}: {'already installed' if p.action == 'present' else p.action}"
+               f" ({p.source}{' at ' + p.commit[:12] if p.commit else ''})" for p in self.packages]
+        out += [f"{name}: no longer declared; unpinned" for name in self.dropped]
+        return out or ["nothing declared in uze.toml"]
+
+
+def converge_json(result: ConvergeResult) -> dict[str, Any]:
+    """The `install --json` document of a converge."""
+    return {"schema": 1, "dry_run": result.dry_run, "dropped": list(result.dropped),
+            "packages": [msgspec.to_builtins(p) for p in result.packages]}
+
+
+def _is_present(ctx: ScopeContext, pin: LockedPackage) -> bool:
+    from uze.commands import artifacts as arts
+
+    receipt = ctx.receipt(pin.name)
+    return (receipt is not None and receipt.tree == pin.tree and receipt.status == "complete"
+            and sorted(receipt.harnesses) == sorted(pin.harnesses)
+            and all(arts.inspect_record(ctx, r) == "matched" for r in receipt.artifacts))
+
+
+def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],
+                  sources: dict[str, str]) -> None:
+    problems = [f"{name}: uze.toml says {declared[name]}, uze.lock "
+                + (f"pins {pins[name].declared()}" if name in pins else "has no pin")
+                for name in declared if name not in pins or pins[name].declared() != sources[name]]
+    problems += [f"{name}: locked but not declared in uze.toml"
+                 for name in pins if name not in declared]
+    if problems:
+        error = UzeError("uze.lock does not match uze.toml (--frozen changes nothing)",
+                         hint="run `uze install` without --frozen, then commit uze.lock")
+        error.details = problems
+        raise error
+
+
+def _declared_form(paths: Paths, ctx: ScopeContext, text: str) -> tuple[Source, str]:
+    """A declaration parsed (folders relative to the scope's root) and its canonical form."""
+    root = ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
+    source = parse(paths, text, root)
+    if source.kind == "folder":
+        return source, declare.folder_pin(source, ctx, root)[1].declared
+    return source, source.canonical()
+
+
+def tree_of(folder: Path) -> tuple[str, str]:
+    """(name, tree digest) of the package at `folder`, as install would store it."""
+    from uze.commands.install import package_tree
+    from uze.package import read_package
+
+    package = read_package(folder)
+    return package.name, package_tree(package)[2]
+
+
+def _verify(name: str, folder: Path, pin: LockedPackage | None) -> None:
+    """Refuse bytes that are not what the lock pins (before anything is written)."""
+    found, digest = tree_of(folder)
+    if found != name:
+        raise UzeError(f"uze.toml declares {name}, but its source holds package {found}",
+                       hint=f"declare it as {found} in uze.toml")
+    if pin is not None and digest != pin.tree:
+        where = f" at commit {pin.commit}" if pin.commit else ""
+        raise UzeError(f"{name}: integrity check failed: uze.lock pins tree {pin.tree}, "
+                       f"{pin.declared()}{where} gives tree {digest}; nothing was written",
+                       hint="if the change is expected, run `uze update " + name + "`")
+
+
+def _check_uncached(paths: Paths, ctx: ScopeContext,
+                    todo: list[tuple[str, Source, LockedPackage | None]]) -> None:
+    """Verify each pinned git commit the mirror lacks in a temporary repository first, so an
+    integrity failure leaves $UZE_HOME as it was too (the fetch into the mirror comes after)."""
+    from uze.sources.git import is_cached
+
+    for name, source, pin in todo:
+        if pin is None or source.kind != "git" or is_cached(paths, source, pin.commit):
+            continue
+        with materialised(paths, source, ctx, ctx.location.project, commit=pin.commit,
+                          cache=False) as (folder, _found):
+            _verify(name, folder, pin)
+
+
+def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False) -> ConvergeResult:
+    """Install every declared package as locked. Raises before any write on a lock mismatch
+    (`frozen`) or an integrity failure."""
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    declared, pins = declare.read_pair(ctx)
+    manifest = declare.scope_files(ctx)[0]
+    if not manifest.exists():
+        raise UzeError(f"nothing to install: no uze.toml in {manifest.parent}",
+                       hint="uze install SOURCE installs a package and declares it in uze.toml")
+    parsed = {name: _declared_form(paths, ctx, text) for name, text in declared.items()}
+    sources = {name: form for name, (_s, form) in parsed.items()}
+    if frozen:
+        _check_frozen(declared, pins, sources)
+    usable = {n: p for n, p in pins.items() if n in declared and p.declared() == sources[n]}
+    todo = [n for n in declared if not (n in usable and _is_present(ctx, usable[n]))]
+    done: list[Converged] = [_converged(usable[n], "present") for n in declared if n not in todo]
+    _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo])
+    with contextlib.ExitStack() as stack:
+        ready = []
+        for name in todo:
+            pin = usable.get(name)
+            folder, found = stack.enter_context(materialised(
+                paths, parsed[name][0], ctx, ctx.location.project,
+                commit=pin.commit if pin else "", cache=not options.dry_run))
+            _verify(name, folder, pin)
+            ready.append((name, folder, found, pin))
+        for _name, folder, found, pin in ready:
+            harness = ",".join(pin.harnesses) if pin else options.harness
+            step = msgspec.structs.replace(options, harness=harness, project=ctx.location.project)
+            outcome = install_folder(paths, folder, found, step, cwd)
+            done.append(_installed(outcome, found))
+    dropped = tuple(sorted(set(pins) - set(declared)))
+    if dropped and not options.dry_run:
+        _drop(ctx, dropped)
+    return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run)
+
+
+def _converged(pin: LockedPackage, action: str) -> Converged:
+    return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree)
+
+
+def _installed(outcome: Outcome, pin: declare.Pin) -> Converged:
+    plan = outcome.result.plan
+    return Converged(plan.package.name, "installed", plan.package.version, pin.declared,
+                     pin.commit, plan.tree)
+
+
+def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:
+    """Unpin packages no longer declared (their installs stay; `uze uninstall` removes them)."""
+    from uze.commands.context import load_created, save_created
+    from uze.transaction import Transaction
+
+    with locked(ctx, store=False):
+        created = load_created(ctx)
+        pins = declare.read_pair(ctx)[1]
+        tx = Transaction(ctx.journal_root)
+        try:
+            path = declare.scope_files(ctx)[1]
+            remaining = [p for n, p in pins.items() if n not in names]
+            declare.write_file(tx, ctx, created, path, dump_lock(remaining), dump_lock([]))
+            save_created(tx, ctx, created)
+        except BaseException:
+            tx.rollback()
+            raise
+        tx.commit()

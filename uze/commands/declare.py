@@ -1,0 +1,152 @@
+"""Keeping a scope's `uze.toml` and `uze.lock` in step with what is installed (ADR 0024).
+
+Install declares and pins a package inside its own transaction (`record`), uninstall forgets
+it inside its own (`forget`), so the pair never disagrees with the receipts after a crash.
+Project scope: `<project>/uze.toml` and `uze.lock`; user scope: the same pair under
+`$UZE_HOME`. A file uze created is removed once it declares nothing (install + uninstall leaves
+the project byte-identical); a file the user wrote is kept.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from uze.commands.context import Created, ScopeContext
+from uze.errors import UzeError
+from uze.lock import LockedPackage, dump_lock, read_lock
+from uze.project_manifest import read_manifest, render_manifest, updated_manifest
+from uze.sources.spec import Source
+
+if TYPE_CHECKING:
+    from uze.receipts import Receipt
+    from uze.transaction import Transaction
+
+MANIFEST = "uze.toml"
+LOCK = "uze.lock"
+
+
+class Pin(msgspec.Struct, frozen=True):
+    """What one install resolved: the source as declared, and where its bytes came from."""
+
+    declared: str  # the canonical source string uze.toml holds
+    source: str  # the lock's `source`: `git+<url>` or the folder as declared
+    ref: str = ""
+    subdirectory: str = ""
+    commit: str = ""
+    marketplace: str = ""
+    reproducible: bool = True
+
+
+def scope_files(ctx: ScopeContext) -> tuple[Path, Path]:
+    """(uze.toml, uze.lock) of this scope."""
+    root = ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
+    return root / MANIFEST, root / LOCK
+
+
+def _where(ctx: ScopeContext, path: Path) -> str:
+    return ctx.location.display(path)
+
+
+def read_pair(ctx: ScopeContext) -> tuple[dict[str, str], dict[str, LockedPackage]]:
+    """The scope's declarations (name -> source) and pins (name -> LockedPackage), validated."""
+    manifest, lock = scope_files(ctx)
+    return read_manifest(manifest, _where(ctx, manifest)), read_lock(lock, _where(ctx, lock))
+
+
+def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]:
+    """The folder a folder source names, and its pin: relative to the project in project scope
+    (`reproducible` only inside it), absolute in user scope."""
+    text = source.location
+    path = ctx.paths.home / text[2:] if text.startswith("~/") else cwd / text
+    path = Path(os.path.normpath(path.absolute()))
+    if ctx.scope == "user":
+        return path, Pin(path.as_posix(), path.as_posix())
+    inside = path.is_relative_to(ctx.location.project)
+    rel = Path(os.path.relpath(path, ctx.location.project)).as_posix()
+    declared = "./" + rel if inside else rel
+    declared = "." if declared == "./." else declared
+    return path, Pin(declared, declared, reproducible=inside)
+
+
+def git_pin(source: Source, commit: str) -> Pin:
+    """The pin of a git source at `commit`."""
+    return Pin(source.canonical(), "git+" + source.location, source.ref, source.subdirectory,
+               commit)
+
+
+def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
+    """The lock entry for an installed receipt from `pin`."""
+    return LockedPackage(
+        name=receipt.name, version=receipt.version, source=pin.source, ref=pin.ref,
+        subdirectory=pin.subdirectory, commit=pin.commit, tree=receipt.tree,
+        marketplace=pin.marketplace, harnesses=sorted(receipt.harnesses),
+        reproducible=pin.reproducible,
+    )
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    parts = version.split("-")[0].split("+")[0].split(".")
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
+def provenance(old: LockedPackage | None, new: LockedPackage, replace: bool) -> list[str]:
+    """Refuse a package installed from another source (unless `replace`; another ref of the
+    same source is an update, not a replacement); notes for the user."""
+    if old is None:
+        return []
+    origin = (old.source, old.subdirectory, old.marketplace)
+    if origin != (new.source, new.subdirectory, new.marketplace) and not replace:
+        raise UzeError(
+            f"{new.name} is installed from {old.declared()}; this is {new.declared()}",
+            hint="to install this one instead, run the same command with --replace",
+        )
+    before, after = _version_key(old.version), _version_key(new.version)
+    if before is not None and after is not None and after < before:
+        return [f"{new.name}: downgrade {old.version} -> {new.version}"]
+    return []
+
+
+def write_file(tx: Transaction, ctx: ScopeContext, created: Created, path: Path, data: bytes,
+               empty: bytes) -> None:
+    """Write `data` at `path`; remove the file instead when it is `empty` and uze made it."""
+    target = _where(ctx, path)
+    made_by_uze = ctx.scope == "user" or target in created.files
+    if data == empty and made_by_uze:
+        tx.remove(path)
+        created.files.discard(target)
+        return
+    if path.exists() and path.read_bytes() == data:
+        return
+    if not path.exists() and ctx.scope == "project":
+        created.files.add(target)
+    tx.write(path, data)
+
+
+def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPackage,
+           declared: str) -> None:
+    """Declare `entry.name` as `declared` in uze.toml and pin `entry` in uze.lock."""
+    manifest, lock = scope_files(ctx)
+    raw = manifest.read_bytes() if manifest.exists() else None
+    current = read_manifest(manifest, _where(ctx, manifest))
+    if current.get(entry.name) != declared:
+        data = updated_manifest(raw, entry.name, declared, _where(ctx, manifest))
+        write_file(tx, ctx, created, manifest, data, render_manifest({}))
+    pins = read_lock(lock, _where(ctx, lock))
+    pins[entry.name] = entry
+    write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
+
+
+def forget(tx: Transaction, ctx: ScopeContext, created: Created, name: str) -> None:
+    """Take `name` out of uze.toml and uze.lock (removing either once uze's own and empty)."""
+    manifest, lock = scope_files(ctx)
+    if manifest.exists() and name in read_manifest(manifest, _where(ctx, manifest)):
+        data = updated_manifest(manifest.read_bytes(), name, None, _where(ctx, manifest))
+        write_file(tx, ctx, created, manifest, data, render_manifest({}))
+    pins = read_lock(lock, _where(ctx, lock))
+    if name in pins:
+        del pins[name]
+        write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))

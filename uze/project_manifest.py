@@ -1,0 +1,89 @@
+"""`uze.toml`: the packages a scope declares, by name and source (ADR 0024).
+
+```toml
+[packages]
+flow = "git+https://github.com/acme/flow.git@v1"
+notes = "./plugins/notes"
+```
+
+Read with the standard library (`tomllib`) and validated (unknown keys are an error, with their
+location). Written back with tomlkit, which keeps the user's comments, order and layout; a file
+exactly as uze renders it is re-rendered without tomlkit (most installs never load it).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from pathlib import Path
+from typing import Any, Final
+
+from uze.errors import UzeError
+
+HEADER: Final = "# uze.toml: the packages this project uses; `uze install` installs them all.\n"
+_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+def _invalid(where: str, problem: str) -> UzeError:
+    return UzeError(f"{where}: {problem}",
+                    hint=f"fix {where}: it holds one table, [packages], of name = \"source\"")
+
+
+def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
+    """The declarations of a uze.toml (name -> source string), in file order."""
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise _invalid(where, f"not valid TOML ({exc})") from None
+    unknown = sorted(set(data) - {"packages"})
+    if unknown:
+        raise _invalid(where, f"{unknown[0]}: unknown key")
+    packages: Any = data.get("packages", {})
+    if not isinstance(packages, dict):
+        raise _invalid(where, "packages: must be a table")
+    for name, source in packages.items():
+        if not _NAME.fullmatch(name) or len(name) > 64:
+            raise _invalid(where, f"packages.{name}: invalid package name")
+        if not isinstance(source, str) or not source:
+            raise _invalid(where, f"packages.{name}: the source must be a non-empty string")
+    return dict(packages)
+
+
+def read_manifest(path: Path, where: str) -> dict[str, str]:
+    """The declarations at `path` ({} when there is no file)."""
+    try:
+        return parse_manifest(path.read_bytes(), where)
+    except FileNotFoundError:
+        return {}
+
+
+def render_manifest(declared: dict[str, str]) -> bytes:
+    """uze's own rendering of a manifest (names sorted)."""
+    lines = [HEADER, "[packages]\n"]
+    lines += [f"{name} = {json.dumps(declared[name], ensure_ascii=False)}\n"
+              for name in sorted(declared)]
+    return "".join(lines).encode()
+
+
+def updated_manifest(raw: bytes | None, name: str, source: str | None, where: str) -> bytes:
+    """The manifest with `name` declared as `source` (None: no longer declared)."""
+    current = parse_manifest(raw, where) if raw is not None else {}
+    if raw is None or raw == render_manifest(current):
+        if source is None:
+            current.pop(name, None)
+        else:
+            current[name] = source
+        return render_manifest(current)
+    import tomlkit  # only for a file the user wrote or edited: keep their comments and order
+
+    doc = tomlkit.parse(raw.decode("utf-8"))
+    if "packages" not in doc:
+        doc.add("packages", tomlkit.table())
+    table: Any = doc["packages"]
+    if source is None:
+        if name in table:
+            del table[name]
+    else:
+        table[name] = source
+    return tomlkit.dumps(doc).encode()

@@ -1,0 +1,1 @@
+"""Where packages come from: source strings (`spec`), git mirrors (`git`), fetched folders."""
