@@ -107,7 +107,15 @@ class _Quiet(WSGIRequestHandler):
         pass
 
 
-def _backend(root: Path, password: str | None) -> Any:
+class Stall:
+    """Holds every fetch (not ref listing) until `release` is set; `reached` says one came."""
+
+    def __init__(self) -> None:
+        self.reached = threading.Event()
+        self.release = threading.Event()
+
+
+def _backend(root: Path, password: str | None, stall: Stall | None = None) -> Any:
     def app(environ: dict[str, Any], start: Any) -> list[bytes]:
         if password is not None:
             expected = "Basic " + base64.b64encode(f"user:{password}".encode()).decode()
@@ -116,6 +124,9 @@ def _backend(root: Path, password: str | None) -> Any:
                 return [b"authentication required\n"]
         length = int(environ.get("CONTENT_LENGTH") or 0)
         body = environ["wsgi.input"].read(length) if length else b""
+        if stall is not None and b"command=fetch" in body:
+            stall.reached.set()
+            stall.release.wait(timeout=60)
         env = {"PATH": os.environ["PATH"], "GIT_PROJECT_ROOT": str(root),
                "GIT_HTTP_EXPORT_ALL": "1", "GIT_CONFIG_NOSYSTEM": "1",
                "GIT_CONFIG_GLOBAL": os.devnull, "HOME": str(root)}
@@ -137,15 +148,18 @@ def _backend(root: Path, password: str | None) -> Any:
 
 
 @contextmanager
-def smart_http(root: Path, password: str | None = None) -> Iterator[str]:
+def smart_http(root: Path, password: str | None = None, stall: Stall | None = None
+               ) -> Iterator[str]:
     """`git http-backend` over HTTP for every repository under `root` (with Basic auth for
     user `user` when `password` is given); yields `http://127.0.0.1:<port>`."""
-    server: WSGIServer = make_server("127.0.0.1", 0, _backend(root, password),
+    server: WSGIServer = make_server("127.0.0.1", 0, _backend(root, password, stall),
                                      handler_class=_Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
+        if stall is not None:
+            stall.release.set()
         server.shutdown()
         server.server_close()

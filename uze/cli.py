@@ -254,6 +254,54 @@ def uninstall(
 
 
 @app.command()
+def outdated(
+    names: Annotated[list[str] | None, typer.Argument(help="Package names (default: all pinned).")] = None,
+    project: ProjectOpt = None,
+    scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
+    as_json: JsonOpt = False,
+) -> None:
+    """Show each pinned package against what its ref points at now; writes nothing."""
+    from uze.commands.acquire import Options
+    from uze.commands.update import outdated as run_outdated
+
+    report = _run(lambda: run_outdated(
+        _paths(), tuple(names or ()), Options(scope=checked_scope(scope, ("project", "user")),
+                                              project=project), Path.cwd()))
+    _print_report(report, as_json)
+
+
+@app.command()
+def update(
+    names: Annotated[list[str] | None, typer.Argument(help="Package names (default: all pinned).")] = None,
+    project: ProjectOpt = None,
+    scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
+    dry_run: DryOpt = False,
+    as_json: JsonOpt = False,
+    force: ForceOpt = False,
+    trust: Annotated[bool, typer.Option("--trust", help="Accept the commands the new versions run.")] = False,
+) -> None:
+    """Move pins to what each ref points at now and install there (shows old -> new)."""
+    from uze.commands.acquire import Options
+    from uze.commands.update import update as run_update
+
+    def attempt(trusted: bool) -> Any:
+        options = Options(scope=checked_scope(scope, ("project", "user")), project=project,
+                          dry_run=dry_run, force=force, trust=trusted)
+        return run_update(_paths(), tuple(names or ()), options, Path.cwd())
+
+    _print_report(_run(lambda: _asking(attempt, trust, interactive=not as_json)), as_json)
+
+
+def _print_report(report: Any, as_json: bool) -> None:
+    if as_json:
+        _print_json(report.to_json())
+        return
+    console = _out()
+    for line in report.lines():
+        console.print(line, markup=False)
+
+
+@app.command()
 def status(
     name: Annotated[str | None, typer.Argument(help="Package name (default: all).")] = None,
     project: ProjectOpt = None,
@@ -334,6 +382,88 @@ def doctor(
     for h in result.harnesses:
         for line in explain(h) + probe_lines(h):
             console.print(inert(line), markup=False)
+
+
+market_app = typer.Typer(help="Register plugin catalogs (Claude Code's and Codex's marketplaces).",
+                         no_args_is_help=True)
+app.add_typer(market_app, name="marketplace")
+
+
+@market_app.command("add")
+def marketplace_add(
+    source: Annotated[str, typer.Argument(help="Folder, git URL or owner/repo of the marketplace.")],
+    name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Register a marketplace and cache its catalog."""
+    from uze.commands import marketplace
+
+    chosen, catalog = _run(lambda: marketplace.add(_paths(), source, name, Path.cwd()))
+    if as_json:
+        _print_json({"schema": 1, "name": chosen, "plugins": [e.name for e in catalog.entries]})
+    else:
+        _out().print(f"Added marketplace {chosen} ({len(catalog.entries)} plugins)", markup=False)
+
+
+@market_app.command("list")
+def marketplace_list(as_json: JsonOpt = False) -> None:
+    """List the registered marketplaces."""
+    from uze.commands import marketplace
+
+    found = _run(lambda: marketplace.catalogs(_paths()))
+    if as_json:
+        _print_json(marketplace.listing_json(found))
+        return
+    console = _out()
+    for name, reg, catalog in found:
+        at = f" at {reg.commit[:12]}" if reg.commit else ""
+        console.print(f"{name}: {reg.source}{at} ({len(catalog.entries)} plugins)", markup=False)
+    if not found:
+        console.print("No marketplaces registered.", markup=False)
+
+
+@market_app.command("remove")
+def marketplace_remove(name: Annotated[str, typer.Argument(help="Marketplace name.")]) -> None:
+    """Forget a marketplace (installed plugins stay)."""
+    from uze.commands import marketplace
+
+    _run(lambda: marketplace.remove(_paths(), name))
+    _out().print(f"Removed marketplace {name}", markup=False)
+
+
+@market_app.command("update")
+def marketplace_update(
+    names: Annotated[list[str] | None, typer.Argument(help="Marketplace names (default: all).")] = None,
+) -> None:
+    """Read each marketplace's catalog again."""
+    from uze.commands import marketplace
+
+    moved = _run(lambda: marketplace.update(_paths(), tuple(names or ())))
+    console = _out()
+    for name, old, new in moved:
+        change = "unchanged" if old == new else f"{old[:12] or '-'} -> {new[:12] or '-'}"
+        console.print(f"{name}: {change}", markup=False)
+
+
+@app.command()
+def search(
+    term: Annotated[str, typer.Argument(help="Text to find in plugin names, descriptions, keywords.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Search the registered marketplaces (offline, from their cached catalogs)."""
+    from uze.commands import marketplace
+
+    found = _run(lambda: marketplace.search(_paths(), term))
+    if as_json:
+        _print_json({"schema": 1, "results": [
+            {"name": e.name, "marketplace": market, "description": e.description,
+             "version": e.version, "installable": e.source is not None} for market, e in found]})
+        return
+    console = _out()
+    for market, e in found:
+        console.print(f"{e.name}@{market}  {e.version or '-'}  {e.description}", markup=False)
+    if not found:
+        console.print(f"No plugin matches {term!r}.", markup=False)
 
 
 store_app = typer.Typer(help="Inspect and clean the content-addressed store.", no_args_is_help=True)

@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from uze.errors import UzeError
 
-HEADER: Final = "# uze.toml: the packages this project uses; `uze install` installs them all.\n"
+HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 

@@ -112,6 +112,9 @@ def test_each_harness_gets_every_file_it_reads_and_uninstall_restores_the_tree(
     new_files = _files(base) - {
         k for k, v in (before_home if scope == "user" else before_project).items()
     }
+    if scope == "project":  # issue 22: the package is declared and pinned there too
+        assert {"uze.toml", "uze.lock"} <= new_files
+        new_files -= {"uze.toml", "uze.lock"}
     assert new_files == EXPECTED[(harness, scope)]
     _check_contents(base, harness, new_files)
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
-from tests.gitserve import Repo, free_port, git_daemon, smart_http
+from tests.gitserve import Repo, Stall, free_port, git_daemon, smart_http
 from tests.helpers import tree_bytes
 
 pytestmark = pytest.mark.e2e
@@ -260,3 +260,70 @@ def test_a_folder_source_is_locked_relative_to_the_project(uze: Uze, sandbox: Sa
     result = uze("install")
     assert result.returncode == 1 and "integrity check failed" in result.stderr
     assert snapshot(sandbox) == before
+
+
+def test_outdated_reads_and_update_moves_the_pin_after_an_upstream_commit(
+        uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    assert_ok(uze("install", f"git+{flow.url}#subdirectory=plugins/flow", *HARNESS))
+    old = re.search(r'commit = "([0-9a-f]{40})"', _lock(sandbox.project))
+    assert old is not None
+    current = as_json(assert_ok(uze("outdated", "--json")))["packages"][0]
+    assert current["state"] == "current" and current["locked_commit"] == old[1]
+    new = flow.commit(_at("plugins/flow", _package("flow", "1.3.0", "newest")))
+    before = snapshot(sandbox)
+    report = as_json(assert_ok(uze("outdated", "--json")))["packages"][0]
+    assert (report["state"], report["current_commit"]) == ("outdated", new)
+    assert snapshot(sandbox) == before  # outdated only reads
+    plan = assert_ok(uze("update", "--dry-run"))
+    assert snapshot(sandbox) == before
+    assert "outdated" in plan.stdout
+    moved = assert_ok(uze("update", "flow"))
+    assert f"flow: 1.1.0 -> 1.3.0 ({old[1][:12]} -> {new[:12]})" in moved.stdout
+    assert f'commit = "{new}"' in _lock(sandbox.project)
+    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    assert skill.read_text().endswith("newest\n")
+    again = _lock(sandbox.project)
+    assert "up to date" in assert_ok(uze("update")).stdout
+    assert _lock(sandbox.project) == again
+
+
+def test_outdated_on_an_unreachable_source_is_an_error_not_up_to_date(
+        uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    assert_ok(uze("install", f"git+{flow.url}#subdirectory=plugins/flow", *HARNESS))
+    shutil.rmtree(flow.bare)
+    result = uze("outdated")
+    assert result.returncode == 1 and "up to date" not in result.stdout
+    assert "uze: error: no git repository at" in result.stderr
+
+
+def test_a_dry_run_from_git_writes_nothing_anywhere(uze: Uze, sandbox: Sandbox, flow: Repo) -> None:
+    before = snapshot(sandbox)
+    result = assert_ok(uze("install", f"git+{flow.url}@v1#subdirectory=plugins/flow",
+                           *HARNESS, "--dry-run"))
+    assert "flow-review" in result.stdout
+    assert snapshot(sandbox) == before
+
+
+def test_sigkill_during_a_fetch_leaves_nothing_half_done(
+        sandbox: Sandbox, flow: Repo, served: Path, uze: Uze) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    before = snapshot(sandbox)
+    stall = Stall()
+    with smart_http(served, stall=stall) as http:
+        source = f"git+{http}/acme/flow.git#subdirectory=plugins/flow"
+        child = subprocess.Popen([sys.executable, "-m", "uze", "install", source, *HARNESS],
+                                 cwd=sandbox.project, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+        assert stall.reached.wait(timeout=60)
+        os.killpg(child.pid, signal.SIGKILL)  # uze and the git it runs, mid-fetch
+        child.wait(timeout=20)
+        stall.release.set()
+        after = snapshot(sandbox)
+        assert (after["project"], after["home"]) == (before["project"], before["home"])
+        assert not any(k.startswith(("store/", "receipts/")) for k in after["uze_home"])
+        assert_ok(uze("install", source, *HARNESS))
+    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    assert skill.read_text().endswith("second\n")

@@ -81,8 +81,8 @@ def validate_status(document: Any, project: Path) -> None:
     assert isinstance(document["packages"], list)
     for package in document["packages"]:
         # docs/design.md's keys, plus what the package runs (issue 9: status shows it for audit)
-        assert set(package) == {"name", "version", "scope", "tree", "projections",
-                                "executions"}, package
+        assert set(package) == {"name", "version", "scope", "tree", "projections", "executions",
+                                "source", "commit"}, package  # issue 22: where it came from
         assert all(isinstance(line, str) for line in package["executions"])
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", package["name"])
         assert isinstance(package["version"], str) and package["version"]

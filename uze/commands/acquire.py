@@ -58,17 +58,21 @@ def parse(paths: Paths, text: str, cwd: Path, ref: str = "", subdirectory: str =
 
 @contextlib.contextmanager
 def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
-                 commit: str = "", cache: bool = True) -> Iterator[tuple[Path, declare.Pin]]:
+                 commit: str = "", cache: bool = True, pinned: Source | None = None,
+                 ) -> Iterator[tuple[Path, declare.Pin]]:
     """The package folder `source` names and its pin (a git source: checked out at `commit`,
-    default what its ref points at now, in a temporary folder that goes afterwards)."""
+    default what its ref points at now, in a temporary folder that goes afterwards). For a
+    marketplace plugin, `pinned` is the entry's own source as the lock recorded it."""
     if source.kind == "folder":
         yield declare.folder_pin(source, ctx, cwd)
         return
     if source.kind == "marketplace":
-        from uze.errors import UzeError
+        from uze.commands.marketplace import entry_checkout
 
-        raise UzeError(f"no marketplace named {source.marketplace} is registered",
-                       hint="register it first: uze marketplace add SOURCE")
+        with entry_checkout(paths, source, ctx, cwd, commit=commit, cache=cache,
+                            pinned=pinned) as found:
+            yield found
+        return
     from uze.sources.git import fetched
 
     with fetched(paths, source, commit, cache=cache) as (folder, resolved):
@@ -107,8 +111,9 @@ def _check_origin(paths: Paths, folder: Path, pin: declare.Pin, options: Options
     (`record` checks again inside the transaction, against a concurrent command)."""
     ctx = open_scope(paths, options.scope, options.project, cwd)
     pins = declare.read_pair(ctx)[1]
-    origin = (pin.source, pin.subdirectory, pin.marketplace)
-    if all((p.source, p.subdirectory, p.marketplace) == origin for p in pins.values()):
+    if not any(declare.moved_origin(p, msgspec.structs.replace(
+            p, source=pin.source, subdirectory=pin.subdirectory, marketplace=pin.marketplace))
+            for p in pins.values()):
         return
     from uze.package import read_package
 

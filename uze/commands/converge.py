@@ -118,10 +118,12 @@ def _check_uncached(paths: Paths, ctx: ScopeContext,
     from uze.sources.git import is_cached
 
     for name, source, pin in todo:
-        if pin is None or source.kind != "git" or is_cached(paths, source, pin.commit):
+        own = declare.source_of(pin) if pin is not None else source
+        if pin is None or own.kind != "git" or is_cached(paths, own, pin.commit):
             continue
         with materialised(paths, source, ctx, ctx.location.project, commit=pin.commit,
-                          cache=False) as (folder, _found):
+                          cache=False, pinned=own if pin.marketplace else None
+                          ) as (folder, _found):
             _verify(name, folder, pin)
 
 
@@ -148,7 +150,8 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             pin = usable.get(name)
             folder, found = stack.enter_context(materialised(
                 paths, parsed[name][0], ctx, ctx.location.project,
-                commit=pin.commit if pin else "", cache=not options.dry_run))
+                commit=pin.commit if pin else "", cache=not options.dry_run,
+                pinned=declare.source_of(pin) if pin and pin.marketplace else None))
             _verify(name, folder, pin)
             ready.append((name, folder, found, pin))
         for _name, folder, found, pin in ready:

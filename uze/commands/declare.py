@@ -88,18 +88,39 @@ def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
     )
 
 
+def source_of(pin: LockedPackage) -> Source:
+    """The source a pin was resolved from (its ref, not its commit; a marketplace plugin's
+    own source)."""
+    if pin.source.startswith("git+"):
+        return Source("git", pin.source[4:], pin.ref, pin.subdirectory)
+    return Source("folder", pin.source)
+
+
 def _version_key(version: str) -> tuple[int, ...] | None:
     parts = version.split("-")[0].split("+")[0].split(".")
     return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
 
 
+def _is_folder(pin: LockedPackage) -> bool:
+    return not pin.source.startswith("git+") and not pin.marketplace
+
+
+def moved_origin(old: LockedPackage, new: LockedPackage) -> bool:
+    """Whether `new` comes from another source than `old` (folder to folder is not: a local
+    package being developed moves between folders)."""
+    if _is_folder(old) and _is_folder(new):
+        return False
+    return (old.source, old.subdirectory, old.marketplace) != \
+        (new.source, new.subdirectory, new.marketplace)
+
+
 def provenance(old: LockedPackage | None, new: LockedPackage, replace: bool) -> list[str]:
     """Refuse a package installed from another source (unless `replace`; another ref of the
-    same source is an update, not a replacement); notes for the user."""
+    same source is an update, another folder an upgrade from the user's own files); notes for
+    the user."""
     if old is None:
         return []
-    origin = (old.source, old.subdirectory, old.marketplace)
-    if origin != (new.source, new.subdirectory, new.marketplace) and not replace:
+    if moved_origin(old, new) and not replace:
         raise UzeError(
             f"{new.name} is installed from {old.declared()}; this is {new.declared()}",
             hint="to install this one instead, run the same command with --replace",

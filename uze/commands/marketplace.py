@@ -1,0 +1,268 @@
+"""`uze marketplace add|list|remove|update`, `uze search`, and installing `plugin@marketplace`
+(ADR 0025).
+
+Registered marketplaces are this user's: `$UZE_HOME/marketplaces/registry.json` names each
+one's source and the commit its catalog was read at, and `$UZE_HOME/marketplaces/<name>.json`
+keeps the catalog's bytes, so `search` and `install NAME@MARKET` read no network. An entry is
+installed from its own source; the lock records the marketplace and that source, so a teammate
+reproduces it from the lock even without the marketplace registered (a `strict: false` entry,
+whose plugin manifest the catalog holds, needs the marketplace).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from uze import fs
+from uze.commands import declare
+from uze.commands.context import ScopeContext
+from uze.errors import UzeError
+from uze.paths import Paths
+from uze.sources.catalog import Catalog, Entry, find_catalog, parse_catalog
+from uze.sources.spec import Source, parse_source
+
+REGISTRY_SCHEMA: Final = 1
+
+
+class Registered(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """One registered marketplace: its source, the commit read, and where its catalog is."""
+
+    source: str
+    commit: str = ""
+    catalog: str = ""  # the catalog's path inside the marketplace
+
+
+class Registry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """Every registered marketplace by name."""
+
+    schema_version: int = REGISTRY_SCHEMA
+    marketplaces: dict[str, Registered] = {}
+
+
+def _folder(paths: Paths) -> Path:
+    return paths.uze_home / "marketplaces"
+
+
+def _github(paths: Paths) -> str:
+    return paths.env.get("UZE_GITHUB_URL", "") or "https://github.com"
+
+
+def load_registry(paths: Paths) -> Registry:
+    """The registry ({} when nothing is registered). Raises UzeError when it is damaged."""
+    path = _folder(paths) / "registry.json"
+    if not path.is_file():
+        return Registry()
+    try:
+        return msgspec.json.decode(path.read_bytes(), type=Registry)
+    except msgspec.DecodeError as exc:
+        raise UzeError(f"{path}: {exc}", hint="remove it and add the marketplaces again") from None
+
+
+def _save(paths: Paths, registry: Registry) -> None:
+    data = msgspec.to_builtins(registry)
+    fs.atomic_write(_folder(paths) / "registry.json",
+                    (json.dumps(data, indent=2, sort_keys=True) + "\n").encode())
+
+
+@contextlib.contextmanager
+def _locked(paths: Paths) -> Iterator[Registry]:
+    with fs.file_lock(paths.uze_home / "locks" / "marketplaces.lock", paths.lock_timeout):
+        yield load_registry(paths)
+
+
+def _base(paths: Paths, text: str, cwd: Path) -> Source:
+    source = parse_source(text, cwd=cwd, github=_github(paths))
+    if source.kind == "marketplace":
+        raise UzeError(f"{text} names a plugin, not a marketplace",
+                       hint="give the marketplace's folder, git URL or owner/repo")
+    if source.kind == "folder":
+        path = paths.home / text[2:] if text.startswith("~/") else (cwd / text)
+        return Source("folder", str(path.resolve()))
+    return source
+
+
+@contextlib.contextmanager
+def _read(paths: Paths, base: Source, commit: str = "") -> Iterator[tuple[Path, str, str, bytes]]:
+    """(folder, commit, catalog path, catalog bytes) of a marketplace source."""
+    if base.kind == "folder":
+        rel, raw = find_catalog(Path(base.location))
+        yield Path(base.location), "", rel, raw
+        return
+    from uze.sources.git import fetched
+
+    with fetched(paths, base, commit) as (folder, resolved):
+        rel, raw = find_catalog(folder)
+        yield folder, resolved, rel, raw
+
+
+def _catalog(paths: Paths, name: str, found: Registered, raw: bytes) -> Catalog:
+    base = parse_source(found.source, cwd=Path("/"), github=_github(paths))
+    if base.kind == "git" and found.commit:
+        base = base.with_pin(found.commit)
+    return parse_catalog(raw, f"marketplace {name} ({found.catalog})", base, _github(paths))
+
+
+def add(paths: Paths, text: str, name: str | None, cwd: Path) -> tuple[str, Catalog]:
+    """Register the marketplace at `text` (under `name`, default the catalog's own name)."""
+    base = _base(paths, text, cwd)
+    with _read(paths, base) as (_root, commit, rel, raw):
+        found = Registered(base.canonical() if base.kind == "git" else base.location, commit, rel)
+        catalog = _catalog(paths, "?", found, raw)
+        chosen = name or catalog.name
+        if not chosen or not _is_name(chosen):
+            raise UzeError(f"invalid marketplace name {chosen!r}",
+                           hint="name it: uze marketplace add SOURCE --name my-market")
+        with _locked(paths) as registry:
+            taken = registry.marketplaces.get(chosen)
+            if taken is not None and taken.source != found.source:
+                raise UzeError(f"a marketplace named {chosen} is already registered",
+                               hint="remove it first, or add this one with --name")
+            fs.atomic_write(_folder(paths) / f"{chosen}.json", raw)
+            _save(paths, Registry(marketplaces={**registry.marketplaces, chosen: found}))
+    return chosen, _catalog(paths, chosen, found, raw)
+
+
+def _is_name(text: str) -> bool:
+    import re
+
+    return re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", text) is not None and len(text) <= 64
+
+
+def remove(paths: Paths, name: str) -> None:
+    """Forget a marketplace (installed plugins stay installed and pinned)."""
+    with _locked(paths) as registry:
+        if name not in registry.marketplaces:
+            raise UzeError(f"no marketplace named {name}", hint="`uze marketplace list` names them")
+        rest = {k: v for k, v in registry.marketplaces.items() if k != name}
+        if rest:
+            _save(paths, Registry(marketplaces=rest))
+        else:
+            fs.remove_file(_folder(paths) / "registry.json")
+        fs.remove_file(_folder(paths) / f"{name}.json")
+        fs.remove_dir_if_empty(_folder(paths))
+
+
+def update(paths: Paths, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
+    """Read each marketplace's catalog again; (name, old commit, new commit) per marketplace."""
+    registry = load_registry(paths)
+    chosen = names or tuple(sorted(registry.marketplaces))
+    moved = []
+    for name in chosen:
+        found = registry.marketplaces.get(name)
+        if found is None:
+            raise UzeError(f"no marketplace named {name}", hint="`uze marketplace list` names them")
+        base = parse_source(found.source, cwd=Path("/"), github=_github(paths))
+        with _read(paths, base) as (_root, commit, rel, raw):
+            _catalog(paths, name, msgspec.structs.replace(found, commit=commit, catalog=rel), raw)
+            with _locked(paths) as current:
+                fs.atomic_write(_folder(paths) / f"{name}.json", raw)
+                updated = msgspec.structs.replace(found, commit=commit, catalog=rel)
+                _save(paths, Registry(marketplaces={**current.marketplaces, name: updated}))
+        moved.append((name, found.commit, commit))
+    return moved
+
+
+def catalogs(paths: Paths) -> list[tuple[str, Registered, Catalog]]:
+    """Every registered marketplace with its cached catalog (no network)."""
+    found = []
+    for name, entry in sorted(load_registry(paths).marketplaces.items()):
+        raw = (_folder(paths) / f"{name}.json").read_bytes()
+        found.append((name, entry, _catalog(paths, name, entry, raw)))
+    return found
+
+
+def search(paths: Paths, term: str) -> list[tuple[str, Entry]]:
+    """Entries whose name, description or keywords hold `term` (case-insensitive), offline."""
+    needle = term.lower()
+    return [(market, e) for market, _r, catalog in catalogs(paths) for e in catalog.entries
+            if needle in e.name.lower() or needle in e.description.lower()
+            or any(needle in k.lower() for k in e.keywords)]
+
+
+def _entry(paths: Paths, source: Source) -> Entry:
+    registry = load_registry(paths)
+    found = registry.marketplaces.get(source.marketplace)
+    if found is None:
+        raise UzeError(f"no marketplace named {source.marketplace} is registered",
+                       hint="register it first: uze marketplace add SOURCE")
+    raw = (_folder(paths) / f"{source.marketplace}.json").read_bytes()
+    entry = _catalog(paths, source.marketplace, found, raw).entry(source.location)
+    if entry is None:
+        raise UzeError(f"marketplace {source.marketplace} lists no plugin {source.location}",
+                       hint=f"uze search {source.location}")
+    if entry.source is None:
+        raise UzeError(f"{source.location}@{source.marketplace} is {entry.why}",
+                       hint="install it with the harness's own plugin manager")
+    return entry
+
+
+def entry_source(paths: Paths, source: Source) -> Source:
+    """The own source of marketplace plugin `source`, as the cached catalog lists it."""
+    found = _entry(paths, source).source
+    assert found is not None  # _entry refuses an entry without one
+    return found
+
+
+@contextlib.contextmanager
+def _strict_false(folder: Path, entry: Entry) -> Iterator[Path]:
+    """A copy of `folder` with the plugin manifest a `strict: false` entry stands for."""
+    if (folder / ".claude-plugin" / "plugin.json").exists():
+        raise UzeError(f"{entry.name}: a strict: false entry, but the plugin ships its own "
+                       ".claude-plugin/plugin.json", hint="ask the marketplace to fix the entry")
+    with tempfile.TemporaryDirectory(prefix="uze-entry-") as scratch:
+        copy = Path(scratch) / "package"
+        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        body = json.dumps(entry.manifest, indent=2, sort_keys=True) + "\n"
+        fs.atomic_write(copy / ".claude-plugin" / "plugin.json", body.encode(), durable=False)
+        yield copy
+
+
+@contextlib.contextmanager
+def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
+                   commit: str = "", cache: bool = True, pinned: Source | None = None,
+                   ) -> Iterator[tuple[Path, declare.Pin]]:
+    """The folder of marketplace entry `source` (`plugin@market`) and its pin; `pinned` is the
+    entry's source as a lock recorded it (used when the marketplace is not registered)."""
+    registered = source.marketplace in load_registry(paths).marketplaces
+    entry = None if pinned is not None and not registered else _entry(paths, source)
+    own = pinned if pinned is not None else entry.source if entry is not None else None
+    assert own is not None
+    with contextlib.ExitStack() as stack:
+        if own.kind == "folder":
+            folder, pin = declare.folder_pin(own, ctx, cwd)
+        else:
+            from uze.sources.git import fetched
+
+            folder, resolved = stack.enter_context(fetched(paths, own, commit, cache=cache))
+            pin = declare.git_pin(own, resolved)
+        if entry is not None and not entry.strict:
+            folder = stack.enter_context(_strict_false(folder, entry))
+        _check_name(folder, source)
+        yield folder, msgspec.structs.replace(
+            pin, declared=f"{source.location}@{source.marketplace}",
+            marketplace=source.marketplace)
+
+
+def _check_name(folder: Path, source: Source) -> None:
+    """A marketplace entry installs the package of its own name (the name uze.toml keys)."""
+    from uze.package import read_package
+
+    found = read_package(folder).name
+    if found != source.location:
+        raise UzeError(f"marketplace {source.marketplace} lists {source.location}, but its "
+                       f"source holds package {found}", hint="ask the marketplace to fix the entry")
+
+
+def listing_json(found: list[tuple[str, Registered, Catalog]]) -> dict[str, Any]:
+    """The `marketplace list --json` document."""
+    return {"schema": 1, "marketplaces": [
+        {"name": name, "source": reg.source, "commit": reg.commit, "catalog": reg.catalog,
+         "plugins": [e.name for e in catalog.entries]} for name, reg, catalog in found]}

@@ -1,0 +1,139 @@
+"""`uze outdated` (read-only) and `uze update [NAME...]`: each pinned package against what its
+ref points at now, and moving the pins (ADR 0024).
+
+`outdated` asks each remote (`git ls-remote`) and writes nothing anywhere; a folder source is
+compared by tree digest. `update` installs each package whose pin moves, at the new commit, in
+the install's own transaction (the lock is written there too); the install asks for consent
+again when what the package runs changed (ADR 0007).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from uze.commands import declare
+from uze.commands.acquire import Options, install_folder, materialised
+from uze.commands.context import ScopeContext, open_scope
+from uze.commands.declare import source_of
+from uze.errors import UzeError
+from uze.lock import LockedPackage
+from uze.paths import Paths
+from uze.sources.spec import Source
+
+
+class Drift(msgspec.Struct, frozen=True):
+    """One pinned package: locked against current. `state` is current, outdated or updated."""
+
+    name: str
+    source: str
+    locked_version: str
+    locked_commit: str
+    locked_tree: str
+    current_commit: str
+    current_tree: str
+    state: str
+    version: str = ""  # the version installed by update ("" otherwise)
+
+
+class DriftReport(msgspec.Struct, frozen=True):
+    """Every pinned package asked about."""
+
+    packages: tuple[Drift, ...]
+    dry_run: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        """The `--json` document."""
+        return {"schema": 1, "dry_run": self.dry_run,
+                "packages": [msgspec.to_builtins(p) for p in self.packages]}
+
+    def lines(self) -> list[str]:
+        """The human report, one line per package."""
+        out = []
+        for p in self.packages:
+            old = p.locked_commit[:12] or p.locked_tree[:12]
+            new = p.current_commit[:12] or p.current_tree[:12]
+            if p.state == "current":
+                out.append(f"{p.name} {p.locked_version}: up to date ({old})")
+            elif p.state == "updated":
+                out.append(f"{p.name}: {p.locked_version} -> {p.version} ({old} -> {new})")
+            else:
+                out.append(f"{p.name} {p.locked_version}: {p.state} ({old} -> {new})")
+        return out or ["nothing pinned in uze.lock"]
+
+
+def _root(ctx: ScopeContext) -> Path:
+    return ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
+
+
+def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage) -> tuple[str, str]:
+    """(commit, tree) the pin's source gives now; a git source's tree only when it moved."""
+    source = _entry_source(paths, pin)
+    if source.kind == "git":
+        from uze.sources.git import current_commit
+
+        return current_commit(paths, source), ""
+    from uze.commands.converge import tree_of
+
+    folder = declare.folder_pin(source, ctx, _root(ctx))[0]
+    if not folder.is_dir():
+        raise UzeError(f"{pin.name}: the folder {pin.source} is not there",
+                       hint="reinstall it from where it is now: uze install PATH")
+    return "", tree_of(folder)[1]
+
+
+def _entry_source(paths: Paths, pin: LockedPackage) -> Source:
+    """Where a pin's package is now: a marketplace plugin's entry as the catalog lists it."""
+    if not pin.marketplace:
+        return source_of(pin)
+    from uze.commands.marketplace import entry_source
+
+    return entry_source(paths, Source("marketplace", pin.name, marketplace=pin.marketplace))
+
+
+def _selected(pins: dict[str, LockedPackage], names: tuple[str, ...]) -> list[LockedPackage]:
+    unknown = [n for n in names if n not in pins]
+    if unknown:
+        raise UzeError(f"not pinned in uze.lock: {', '.join(unknown)}",
+                       hint="`uze outdated` lists the pinned packages")
+    return [pins[n] for n in sorted(names or pins)]
+
+
+def _drift(pin: LockedPackage, commit: str, tree: str) -> Drift:
+    moved = (commit != pin.commit) if commit else (tree != pin.tree)
+    return Drift(pin.name, pin.declared(), pin.version, pin.commit, pin.tree, commit, tree,
+                 "outdated" if moved else "current")
+
+
+def outdated(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
+    """Each pinned package against its source now. Writes nothing; raises when a source
+    cannot be reached (never reports it up to date)."""
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    pins = declare.read_pair(ctx)[1]
+    return DriftReport(tuple(_drift(pin, *_current(paths, ctx, pin))
+                             for pin in _selected(pins, names)))
+
+
+def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
+    """Move each selected pin to what its ref points at now and install it there."""
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    pins = declare.read_pair(ctx)[1]
+    report = []
+    for pin in _selected(pins, names):
+        drift = _drift(pin, *_current(paths, ctx, pin))
+        if drift.state == "current" or options.dry_run:
+            report.append(drift)
+            continue
+        step = msgspec.structs.replace(options, harness=",".join(pin.harnesses),
+                                       project=ctx.location.project, replace=True)
+        source = (Source("marketplace", pin.name, marketplace=pin.marketplace)
+                  if pin.marketplace else source_of(pin))
+        with materialised(paths, source, ctx, _root(ctx),
+                          commit=drift.current_commit) as (folder, found):
+            outcome = install_folder(paths, folder, found, step, cwd)
+        report.append(msgspec.structs.replace(
+            drift, state="updated", version=outcome.result.plan.package.version,
+            current_tree=outcome.result.plan.tree))
+    return DriftReport(tuple(report), options.dry_run)
