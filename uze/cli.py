@@ -255,7 +255,8 @@ def uninstall(
 
 @app.command()
 def outdated(
-    names: Annotated[list[str] | None, typer.Argument(help="Package names (default: all pinned).")] = None,
+    names: Annotated[list[str] | None, typer.Argument(
+        help="Package names (default: all pinned).")] = None,
     project: ProjectOpt = None,
     scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
     as_json: JsonOpt = False,
@@ -272,13 +273,15 @@ def outdated(
 
 @app.command()
 def update(
-    names: Annotated[list[str] | None, typer.Argument(help="Package names (default: all pinned).")] = None,
+    names: Annotated[list[str] | None, typer.Argument(
+        help="Package names (default: all pinned).")] = None,
     project: ProjectOpt = None,
     scope: Annotated[str, typer.Option("--scope", help="project or user.")] = "project",
     dry_run: DryOpt = False,
     as_json: JsonOpt = False,
     force: ForceOpt = False,
-    trust: Annotated[bool, typer.Option("--trust", help="Accept the commands the new versions run.")] = False,
+    trust: Annotated[bool, typer.Option(
+        "--trust", help="Accept the commands the new versions run.")] = False,
 ) -> None:
     """Move pins to what each ref points at now and install there (shows old -> new)."""
     from uze.commands.acquire import Options
@@ -391,7 +394,8 @@ app.add_typer(market_app, name="marketplace")
 
 @market_app.command("add")
 def marketplace_add(
-    source: Annotated[str, typer.Argument(help="Folder, git URL or owner/repo of the marketplace.")],
+    source: Annotated[str, typer.Argument(
+        help="Folder, git URL or owner/repo of the marketplace.")],
     name: Annotated[str | None, typer.Option("--name", help="Register it under this name.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -433,7 +437,8 @@ def marketplace_remove(name: Annotated[str, typer.Argument(help="Marketplace nam
 
 @market_app.command("update")
 def marketplace_update(
-    names: Annotated[list[str] | None, typer.Argument(help="Marketplace names (default: all).")] = None,
+    names: Annotated[list[str] | None, typer.Argument(
+        help="Marketplace names (default: all).")] = None,
 ) -> None:
     """Read each marketplace's catalog again."""
     from uze.commands import marketplace
@@ -447,7 +452,8 @@ def marketplace_update(
 
 @app.command()
 def search(
-    term: Annotated[str, typer.Argument(help="Text to find in plugin names, descriptions, keywords.")],
+    term: Annotated[str, typer.Argument(
+        help="Text to find in plugin names, descriptions, keywords.")],
     as_json: JsonOpt = False,
 ) -> None:
     """Search the registered marketplaces (offline, from their cached catalogs)."""

@@ -74,10 +74,9 @@ def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],
     problems += [f"{name}: locked but not declared in uze.toml"
                  for name in pins if name not in declared]
     if problems:
-        error = UzeError("uze.lock does not match uze.toml (--frozen changes nothing)",
-                         hint="run `uze install` without --frozen, then commit uze.lock")
-        error.details = problems
-        raise error
+        raise UzeError("uze.lock does not match uze.toml (--frozen changes nothing)",
+                       hint="run `uze install` without --frozen, then commit uze.lock",
+                       details=problems)
 
 
 def _declared_form(paths: Paths, ctx: ScopeContext, text: str) -> tuple[Source, str]:

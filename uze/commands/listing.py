@@ -28,7 +28,8 @@ def list_installed(paths: Paths, *, project: Path | None = None,
     """Every receipt in the project and user scopes, project first."""
     contexts = [open_scope(paths, scope, project, cwd) for scope in ("project", "user")]
     found = [
-        Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree, *origin.get(r.name, ("", "")))
+        Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree,
+                  *origin.get(r.name, ("", "")))
         for ctx in contexts
         for origin in (ctx.provenance(),)
         for r in ctx.receipts()
