@@ -21,7 +21,7 @@ _FAST: Final[dict[str, tuple[tuple[str, ...], tuple[str, ...], str | None]]] = {
     "status": (("--scope", "--project"), (), "optional"),
     "list": (("--project",), (), None),
     "install": (("--scope", "--project", "--harness", "--ref", "--subdirectory"),
-                ("--dry-run", "--force", "--trust", "--replace"), "required"),
+                ("--dry-run", "--force", "--trust", "--replace", "--frozen"), "optional"),
     "uninstall": (("--scope", "--project"), ("--dry-run", "--force"), "required"),
 }
 
@@ -52,6 +52,8 @@ def _fast_args(args: list[str]) -> dict[str, str] | None:
         found[key] = value
     if argument == "required" and "name" not in found:
         return None
+    if args[0] == "install" and "name" in found and "--frozen" in found:
+        return None  # the parser's usage error
     return found
 
 
@@ -80,6 +82,10 @@ def _result(found: dict[str, str]) -> Any:
             scope=_scope(found, "project", ("project", "user")), project=project,
             harness=found.get("--harness"), dry_run="--dry-run" in found,
             force="--force" in found, trust="--trust" in found, replace="--replace" in found)
+        if "name" not in found:  # no SOURCE: converge to uze.toml + uze.lock
+            from uze.commands.converge import converge
+
+            return converge(Paths.from_env(), options, Path.cwd(), frozen="--frozen" in found)
         return install_source(Paths.from_env(), found["name"], options, Path.cwd(),
                               ref=found.get("--ref", ""),
                               subdirectory=found.get("--subdirectory", ""))
@@ -102,6 +108,10 @@ def _document(command: str, result: Any) -> dict[str, Any]:
         from uze.commands.listing import listing_json
 
         return listing_json(*result)
+    if command == "install" and not hasattr(result, "plan"):
+        from uze.commands.converge import converge_json
+
+        return converge_json(result)
     if command == "install":  # --json never asks: a package that needs consent is refused
         from uze.documents import install_json
 
@@ -133,6 +143,10 @@ def _show_view(found: dict[str, str], result: Any, color: str) -> None:
     command = found["command"]
     if command == "list":
         render.show(render.list_view(result[1]))
+    elif command == "install" and not hasattr(result, "plan"):  # a converge, as uze.cli prints
+        console = render.stdout_console()
+        for line in result.lines():
+            console.print(line, markup=False)
     elif command == "install":
         render.show(render.install_view(result))
     elif command == "uninstall":
@@ -176,7 +190,7 @@ def _run_fast(found: dict[str, str], color: str) -> int | None:
         from uze.cli import failure_code
 
         return failure_code(exc)
-    if found["command"] == "install":  # an Outcome: the notes go to stderr, as uze.cli prints them
+    if found["command"] == "install" and "name" in found:  # an Outcome: notes go to stderr
         for note in result.notes:
             sys.stderr.write(f"note: {note}\n")
         result = result.result

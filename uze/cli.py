@@ -217,7 +217,8 @@ def _converge(options: Callable[[bool], Any], *, frozen: bool, as_json: bool, tr
     from uze.commands.converge import converge, converge_json
 
     def attempt(trusted: bool) -> Any:
-        return converge(_paths(), options(trusted), Path.cwd(), frozen=frozen)
+        with shown("install", enabled=not as_json):
+            return converge(_paths(), options(trusted), Path.cwd(), frozen=frozen)
 
     result = _run(lambda: _asking(attempt, trust, interactive=not as_json))
     if as_json:

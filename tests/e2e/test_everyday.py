@@ -121,7 +121,7 @@ def test_help_shows_values_as_click_users_expect(uze: Uze) -> None:
         text = assert_ok(uze(command, "--help")).stdout
         assert re.search(r"<(bool|str|path|int)>", text) is None, (command, text)
     install = assert_ok(uze("install", "--help")).stdout
-    assert "Usage: uze install [OPTIONS] SOURCE" in install
+    assert "Usage: uze install [OPTIONS] [SOURCE]" in install  # none: uze.toml + uze.lock
     assert re.search(r"--project\s+PATH", install) and re.search(r"--scope\s+TEXT", install)
     assert re.search(r"--dry-run\s+Print the plan", install)
     assert "Usage: uze status [OPTIONS] [NAME]" in assert_ok(uze("status", "--help")).stdout

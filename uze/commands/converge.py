@@ -155,7 +155,9 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             ready.append((name, folder, found, pin))
         for _name, folder, found, pin in ready:
             harness = ",".join(pin.harnesses) if pin else options.harness
-            step = msgspec.structs.replace(options, harness=harness, project=ctx.location.project)
+            # uze.toml is the user's intent: a source changed there replaces the old one.
+            step = msgspec.structs.replace(options, harness=harness,
+                                           project=ctx.location.project, replace=True)
             outcome = install_folder(paths, folder, found, step, cwd)
             done.append(_installed(outcome, found))
     dropped = tuple(sorted(set(pins) - set(declared)))
