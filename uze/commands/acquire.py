@@ -21,9 +21,9 @@ from uze.commands.context import (
     open_scope,
     save_created,
 )
-from uze.vocabulary import Scope
 from uze.paths import Paths
 from uze.sources.spec import Source, parse_source
+from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
     from uze.commands.results import InstallResult

@@ -70,7 +70,8 @@ def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Sour
     if isinstance(raw, str):
         return _relative(base, raw, where), ""
     if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
-        raise UsageError(f"{where}: source must be a path or an object with a `source` kind")
+        raise UsageError(f"{where}: source must be a path or an object with a `source` kind",
+                         hint="check the marketplace")
     kind, pin = raw["source"], _text(raw.get("sha")) or _text(raw.get("ref"))
     if kind == "local":
         return _relative(base, _text(raw.get("path")), where), ""
@@ -88,7 +89,7 @@ def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Sour
 
 def _entry(raw: Any, base: Source, github: str, where: str) -> Entry:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
-        raise UsageError(f"{where}: each plugin needs a name")
+        raise UsageError(f"{where}: each plugin needs a name", hint="check the marketplace")
     source, why = _entry_source(raw.get("source"), base, github, f"{where}.source")
     strict = raw.get("strict", True) is not False
     manifest = {} if strict else {k: raw[k] for k in (*_DESCRIBE, *COMPONENTS) if k in raw}
