@@ -35,10 +35,10 @@ if tuple(REGISTRY) != HARNESS_IDS:  # one list of ids: uze.harness_ids, checked 
 
 
 def project_outputs(loc: Location) -> frozenset[str]:
-    """The names at the project root under which uze writes in project scope: `.uze` and each
-    harness's files and folders. A package read from the project itself skips them, or every
-    install would read back what the last one wrote."""
-    found: list[Path] = [loc.project / ".uze"]
+    """The names at the project root under which uze writes in project scope: `.uze`, uze.toml,
+    uze.lock and each harness's files and folders. A package read from the project itself skips
+    them, or every install would read back what the last one wrote."""
+    found: list[Path] = [loc.project / ".uze", loc.project / "uze.toml", loc.project / "uze.lock"]
     for h in REGISTRY.values():
         found += [h.instructions_file(loc), *h.skill_roots(loc), *h.also_reads(loc)]
         found += [loc.project / marker for marker in h.markers]
