@@ -29,6 +29,7 @@ PROJECT_FILES: Final = frozenset({
     "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json", "opencode.json",
     ".claude/settings.json", ".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
     ".agents/hooks.json", ".agents/mcp_config.json", ".kimi-code/mcp.json",
+    "uze.toml", "uze.lock",  # the scope's manifest and lock (ADR 0024), created whole
 })
 PROJECT_FOLDERS: Final = frozenset({
     ".claude/skills", ".claude/agents", ".agents/skills", ".codex/skills", ".codex/agents",
