@@ -18,6 +18,7 @@ import msgspec
 from uze.capabilities.map import lookup
 from uze.evidence import (
     CAPABILITY_IDS,
+    CLAUDE_HOOK_BEHAVIOURS,
     HOOK_BEHAVIOURS,
     NOT_RUNNABLE,
     REQUEST_KINDS,
@@ -45,6 +46,12 @@ def kind_of(capability: str) -> str:
     return capability.partition(".")[0]
 
 
+def feature(capability: str) -> str:
+    """The capability map feature a capability rests on: `protocol.claude` for the
+    Claude-protocol hook contracts, else `base`."""
+    return "protocol.claude" if capability in CLAUDE_HOOK_BEHAVIOURS else "base"
+
+
 def _hook_claimed(harness: str, capability: str) -> bool:
     """Whether uze delivers a PreToolUse shell group with this effect as native or adapted."""
     from uze.hooks.delivery import deliver_hooks
@@ -58,11 +65,33 @@ def _hook_claimed(harness: str, capability: str) -> bool:
     return delivery.route in CLAIMED_ROUTES
 
 
+# The Claude-protocol group each of those contracts drives (tests/conformance/test_claude_hooks).
+_CLAUDE_GROUPS: Final = {
+    "hook.claude.deny": ("PreToolUse", {"matcher": "Bash"}),
+    "hook.claude.context": ("SessionStart", {"matcher": "startup"}),
+}
+
+
+def _claude_hook_claimed(harness: str, capability: str) -> bool:
+    """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
+    from uze.hooks.delivery import deliver_claude_group
+    from uze.package.claude_hooks import ClaudeHookGroup
+
+    if harness == "claude_code":  # verbatim in its settings (uze/hooks/claude.py)
+        return True
+    event, value = _CLAUDE_GROUPS[capability]
+    group = ClaudeHookGroup(f"{event}-0", event, {
+        **value, "hooks": [{"type": "command", "command": "true"}]})
+    root = PurePosixPath("/uze")
+    return deliver_claude_group(harness, group, "probe", root, root).route in CLAIMED_ROUTES
+
+
 def claimed(harness: str, capability: str) -> bool:
     """Whether uze's routes promise that `harness` does `capability`."""
-    kind = kind_of(capability)
-    if lookup(harness, kind).route not in CLAIMED_ROUTES:
+    if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
         return False
+    if capability in CLAUDE_HOOK_BEHAVIOURS:
+        return _claude_hook_claimed(harness, capability)
     return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True
 
 
@@ -125,9 +154,12 @@ def cell(evidence: EvidenceFile, harness: str, capability: str, scope: str) -> C
 
 
 def _why_not(harness: str, capability: str) -> str:
-    capability_row = lookup(harness, kind_of(capability))
+    capability_row = lookup(harness, kind_of(capability), feature(capability))
     if capability_row.route not in CLAIMED_ROUTES:
         return f"route {capability_row.route} ({capability_row.reason})"
+    if capability in _CLAUDE_GROUPS:
+        event = _CLAUDE_GROUPS[capability][0]
+        return f"uze does not deliver a Claude-protocol {event} hook as native or adapted"
     effect = _HOOK_EFFECTS.get(capability, "")
     return f"uze does not deliver a PreToolUse `{effect}` shell hook as native or adapted"
 
@@ -152,7 +184,7 @@ def markdown(evidence: EvidenceFile) -> str:
         out += [f"## `{harness}`", "", "| capability | route | project | user |",
                 "|---|---|---|---|"]
         for capability in CAPABILITY_IDS:
-            route = lookup(harness, kind_of(capability)).route
+            route = lookup(harness, kind_of(capability), feature(capability)).route
             cells = [cell(evidence, harness, capability, scope) for scope in SCOPES]
             shown = [f"**{c.status}**: {_escape(c.basis)}" for c in cells]
             out.append(f"| `{capability}` | {route} | " + " | ".join(shown) + " |")

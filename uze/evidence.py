@@ -32,10 +32,14 @@ SCOPES: Final[tuple[Scope, ...]] = ("project", "user")
 KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook", "command")
 REQUEST_KINDS: Final = ("skill", "agent", "mcp", "instructions")
 HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.ask")
+# Claude-protocol hooks through the translating wrapper (adr/0034): a deny blocks, a
+# SessionStart additionalContext reaches the model.
+CLAUDE_HOOK_BEHAVIOURS: Final = ("hook.claude.deny", "hook.claude.context")
 CAPABILITY_IDS: Final[tuple[str, ...]] = (
     *(f"{kind}.discovery" for kind in KINDS),
     *(f"{kind}.request" for kind in REQUEST_KINDS),
     *HOOK_BEHAVIOURS,
+    *CLAUDE_HOOK_BEHAVIOURS,
 )
 RESULTS: Final = ("passed", "failed", "denied", "unverified")
 # Within one run the worst result of a cell wins; a pass beats "could not check".

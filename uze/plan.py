@@ -24,7 +24,12 @@ from uze.commands_render import (
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
 from uze.harnesses.base import invoke_feature
 from uze.hooks.claude import claude_code_group, untranslated_reason
-from uze.hooks.delivery import GroupDelivery, deliver_hooks, opencode_bridge
+from uze.hooks.delivery import (
+    GroupDelivery,
+    deliver_claude_group,
+    deliver_hooks,
+    opencode_bridge,
+)
 from uze.hooks.opencode_plugin import plugin_file_name
 from uze.mcp_dialects import without_defaults
 from uze.overrides import Overrides, read_overrides
@@ -381,12 +386,17 @@ def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path
 
 
 def _plan_hooks(b: _Builder) -> None:
-    if b.package.hooks is None:
+    """Portable groups, and Claude-protocol groups on every harness but Claude Code, through
+    generated wrappers in the package's one wrapper folder."""
+    claude = b.package.claude_hooks.groups if b.package.claude_hooks is not None else ()
+    if b.package.hooks is None and not claude:
         return
     root, wrappers = plugin_root(b.loc, b.package.name), hook_folder(b.loc, b.package.name)
     files: dict[str, bytes] = {}
     for harness in b.harnesses:
-        delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
+        delivered: tuple[GroupDelivery, ...] = ()
+        if b.package.hooks is not None:
+            delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
         for d in delivered:
             if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
                 files[d.wrapper.path] = d.wrapper.data
@@ -394,6 +404,12 @@ def _plan_hooks(b: _Builder) -> None:
         if bridge is not None:
             path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
             b.artifacts.append(PlannedFile(path, b.loc.display(path), bridge, (harness,)))
+        if harness == "claude_code":
+            continue  # verbatim, in _plan_claude_hooks
+        for group in claude:
+            d = deliver_claude_group(harness, group, b.package.name, wrappers, root)
+            if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
+                files[d.wrapper.path] = d.wrapper.data
     if files:
         b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,
                                        frozenset(files), tuple(b.harnesses)))
@@ -401,26 +417,26 @@ def _plan_hooks(b: _Builder) -> None:
 
 
 def _plan_claude_hooks(b: _Builder) -> None:
-    """Claude-protocol groups: verbatim into Claude Code's settings, unsupported elsewhere."""
+    """Claude-protocol groups on Claude Code: verbatim into its settings (native)."""
     hooks = b.package.claude_hooks
-    if hooks is None:
+    if hooks is None or "claude_code" not in b.harnesses:
         return
     root = plugin_root(b.loc, b.package.name)
     settings = hook_config_file(b.loc, "claude_code", "claude settings")
+    harness = "claude_code"
     for group in hooks.groups:
-        for harness in b.harnesses:
-            if harness != "claude_code" or settings is None:
-                cap = Capability("unsupported", untranslated_reason(harness), "uze/hooks/claude.py")
-                b.add("hook", group.name, harness, cap, None)
-                continue
-            value, marker = claude_code_group(group, root)
-            key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
-            cap = Capability("native", "", "uze/hooks/claude.py")
-            b.add("hook", group.name, harness, cap, settings,
-                  suffix=f"#{format_key_path(key)}[{owner}]")
-            b.artifacts.append(PlannedElement(settings, b.loc.display(settings), "json", key,
-                                              owner, value, marker, (harness,)))
-    if "claude_code" in b.harnesses and hooks.groups and settings is not None:
+        if settings is None:
+            cap = Capability("unsupported", untranslated_reason(harness), "uze/hooks/claude.py")
+            b.add("hook", group.name, harness, cap, None)
+            continue
+        value, marker = claude_code_group(group, root)
+        key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
+        cap = Capability("native", "", "uze/hooks/claude.py")
+        b.add("hook", group.name, harness, cap, settings,
+              suffix=f"#{format_key_path(key)}[{owner}]")
+        b.artifacts.append(PlannedElement(settings, b.loc.display(settings), "json", key,
+                                          owner, value, marker, (harness,)))
+    if hooks.groups and settings is not None:
         _plan_package_copy(b, root, ("claude_code",))
 
 

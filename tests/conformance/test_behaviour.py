@@ -136,10 +136,10 @@ def behaviour_lab(sandbox: Sandbox, mcp_url: str) -> Lab:
     return Lab(sandbox, build_behaviour_package(sandbox.root / "packages" / PACKAGE, mcp_url))
 
 
-def status_cells(lab: Lab, harness: str, scope: str) -> list[Cell]:
+def status_cells(lab: Lab, harness: str, scope: str, name: str = PACKAGE) -> list[Cell]:
     """The package's projections for `harness` in `scope`, from `uze status --json`."""
-    status = json.loads(lab.uze("status", PACKAGE, "--json", "--scope", scope).stdout)
-    (package,) = [p for p in status["packages"] if p["name"] == PACKAGE]
+    status = json.loads(lab.uze("status", name, "--json", "--scope", scope).stdout)
+    (package,) = [p for p in status["packages"] if p["name"] == name]
     return [
         Cell(p["kind"], p["resource"], p["route"], p["reason"], p["target"])
         for p in package["projections"]
@@ -147,12 +147,14 @@ def status_cells(lab: Lab, harness: str, scope: str) -> list[Cell]:
     ]
 
 
-def turn(lab: Lab, harness: RealHarness, model: ModelServer, command: str) -> list[Request]:
-    """One non-interactive turn in which the model asks for `command`; the requests it got."""
+def turn(lab: Lab, harness: RealHarness, model: ModelServer, command: str,
+         extra: dict[str, str] | None = None) -> list[Request]:
+    """One non-interactive turn in which the model asks for `command` (`extra` added to the
+    harness's environment); the requests it got."""
     model.clear()
     model.script = Script(command)
     args, env = model_run(lab, harness.binary, model.url, PROMPT)
-    lab.run(harness.binary, *args, env=env)
+    lab.run(harness.binary, *args, env={**env, **(extra or {})})
     return model.logged()
 
 

@@ -106,7 +106,7 @@ def test_folders_of_skills_without_a_manifest_install_under_the_folder_name(
 CLAUDE_HOOKS = DATA / "claude-hooks"
 
 
-def test_claude_protocol_hooks_go_to_claude_code_verbatim_and_are_unsupported_elsewhere(
+def test_claude_protocol_hooks_go_to_claude_code_verbatim_translated_or_unsupported_elsewhere(
     uze: Uze, sandbox: Sandbox
 ) -> None:
     settings = sandbox.project / ".claude" / "settings.json"
@@ -116,17 +116,27 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_and_are_unsupported_el
     settings.write_bytes(own)
     before = snapshot(sandbox)
 
-    document = as_json(assert_ok(uze("install", CLAUDE_HOOKS, "--harness", "claude_code,codex",
-                                     "--trust", "--json")))
+    document = as_json(assert_ok(uze("install", CLAUDE_HOOKS, "--harness",
+                                     "claude_code,codex,opencode", "--trust", "--json")))
 
-    rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
+    rows = {(p["resource"], p["harness"]): p["route"]
             for p in document["projections"] if p["kind"] == "hook"}
+    reasons = {(p["resource"], p["harness"]): p["reason"]
+               for p in document["projections"] if p["kind"] == "hook"}
     names = ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0")
-    assert rows == {
-        **{(name, "claude_code"): ("native", "") for name in names},
-        **{(name, "codex"): ("unsupported", "Claude-protocol hook; no translation to codex")
-           for name in names},
+    assert rows == {  # adr/0034: Codex runs them through the translating wrapper
+        **{(name, "claude_code"): "native" for name in names},
+        **{(name, "opencode"): "unsupported" for name in names},
+        ("PreToolUse-0", "codex"): "degraded", ("SessionStart-0", "codex"): "adapted",
+        ("UserPromptSubmit-0", "codex"): "unsupported",
     }
+    assert reasons[("PreToolUse-0", "opencode")] == (
+        "Claude-protocol hook; no translation to opencode")
+    assert reasons[("UserPromptSubmit-0", "codex")] == (
+        "Claude-protocol hook on UserPromptSubmit: no translation to codex for it yet")
+    assert "unified_exec" in reasons[("PreToolUse-0", "codex")]
+    assert reasons[("SessionStart-0", "codex")].startswith("Claude-protocol hook run by uze's "
+                                                           "wrapper")
     root = sandbox.project / ".uze" / "packages" / "claude-hooks"
     source = json.loads((CLAUDE_HOOKS / "hooks" / "hooks.json").read_text())["hooks"]
     written = json.loads(settings.read_text())
@@ -137,12 +147,17 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_and_are_unsupported_el
                                                                  str(root)))
         assert written["hooks"][event] == expected  # every key kept, the root resolved
     assert (root / "hooks" / "guard.sh").stat().st_mode & 0o111
-    assert not (sandbox.project / ".codex" / "hooks.json").exists()
+    codex = json.loads((sandbox.project / ".codex" / "hooks.json").read_text())["hooks"]
+    assert sorted(codex) == ["PreToolUse", "SessionStart"]
+    wrapper = codex["PreToolUse"][0]["hooks"][0]["command"]
+    assert wrapper.endswith("/codex/claude-PreToolUse-0.py")
+    assert b'"protocol": "claude"' in Path(wrapper).read_bytes()
     status = as_json(assert_ok(uze("status", "--json")))
     states = {(p["resource"], p["harness"]): p["state"]
               for p in status["packages"][0]["projections"] if p["kind"] == "hook"}
     assert states[("PreToolUse-0", "claude_code")] == "matched"
-    assert states[("PreToolUse-0", "codex")] == "undelivered"
+    assert states[("UserPromptSubmit-0", "codex")] == "undelivered"
+    assert states[("PreToolUse-0", "opencode")] == "undelivered"
     assert_ok(uze("uninstall", "claude-hooks"))
     assert settings.read_bytes() == own
     assert snapshot(sandbox)["project"] == before["project"]

@@ -41,7 +41,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("claude_code", "mcp", "base"): _c("native", "", "harnesses.md 1.5, probes 2.1"),
     ("claude_code", "hook", "base"): _c("native", "", "harnesses.md 1.6 (per group: uze/hooks)"),
     ("claude_code", "hook", "protocol.claude"): _c(
-        "native", "", "harnesses.md 1.6 (groups verbatim; uze/hooks/claude.py)"),
+        "native", "", "harnesses.md 1.6 (groups verbatim; uze/hooks/claude.py), "
+        "tests/conformance/test_claude_hooks.py"),
     ("claude_code", "command", "base"): _c(
         "native", "", "harnesses.md 1, tests/conformance (claude -p /context slash_commands)"),
     # --- Codex (harnesses.md 2, real-harness-probes.md 3) -----------------------------------
@@ -60,6 +61,11 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("codex", "hook", "base"): _c(
         "adapted", "Codex runs it only after the user trusts it in /hooks (hook trust gate)",
         "harnesses.md 2.6"),
+    ("codex", "hook", "protocol.claude"): _c(
+        "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
+        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SessionStart; a "
+        "PreToolUse shell guard is degraded (unified_exec); trust gate as for every hook",
+        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
     ("codex", "mcp", "project"): _c(
         "adapted", "written to .codex/config.toml, which Codex reads only when the project is "
         "trusted in the user's config.toml", "probes 3.1"),
@@ -85,6 +91,9 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("opencode", "command", "base"): _c(
         "adapted", "an OpenCode command (.opencode/commands)",
         "harnesses.md 3, tests/conformance (opencode debug config: command)"),
+    ("opencode", "hook", "protocol.claude"): _c(
+        "unsupported", "Claude-protocol hook; no translation to opencode (its generated plugin "
+        "runs portable wrappers only)", "adr/0034"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
     ("gemini_cli", "instructions", "base"): _c(
         "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "
@@ -98,6 +107,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("gemini_cli", "agent", "base"): _c("native", "", "harnesses.md 4.4"),
     ("gemini_cli", "mcp", "base"): _c("native", "", "harnesses.md 4.5, probes 4.1"),
     ("gemini_cli", "hook", "base"): _c("native", "", "harnesses.md 4.6 (renamed events)"),
+    ("gemini_cli", "hook", "protocol.claude"): _c(
+        "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
+        "the answer as Gemini CLI's decision) on PreToolUse, PostToolUse, Stop, SessionStart",
+        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
     ("gemini_cli", "mcp", "project"): _c(
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),
@@ -121,6 +134,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "harnesses.md 5.5 (unverified; per group: uze/hooks)"),
     ("antigravity", "command", "base"): _c(
         "adapted", _AS_SKILL.format(harness="Antigravity"), "harnesses.md 5.2 (unverified)"),
+    ("antigravity", "hook", "protocol.claude"): _c(
+        "unsupported", "Claude-protocol hook; no translation to antigravity", "adr/0034"),
     # --- Kimi Code (harnesses.md 6.1) -------------------------------------------------------
     ("kimi_code", "instructions", "base"): _c("native", "", "harnesses.md 6.1"),
     ("kimi_code", "skill", "base"): _c("native", "", "harnesses.md 6.1"),
@@ -135,6 +150,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("kimi_code", "hook", "base"): _c("native", "", "harnesses.md 6.1 (user config only)"),
     ("kimi_code", "command", "base"): _c(
         "adapted", _AS_SKILL.format(harness="Kimi Code"), "harnesses.md 6.1 (not yet verified)"),
+    ("kimi_code", "hook", "protocol.claude"): _c(
+        "unsupported", "Claude-protocol hook; no translation to kimi_code", "adr/0034"),
     # --- DeepSeek Harness (harnesses.md 7) --------------------------------------------------
     ("deepseek_harness", "instructions", "base"): _c("native", "", "harnesses.md 7"),
     ("deepseek_harness", "skill", "base"): _c("native", "", "harnesses.md 7"),

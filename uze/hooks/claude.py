@@ -1,11 +1,14 @@
-"""Claude-protocol hook groups, per harness: verbatim to Claude Code, reported elsewhere. Pure.
+"""Claude-protocol hook groups, per harness: verbatim to Claude Code, translated or reported
+elsewhere. Pure.
 
 Claude Code reads the groups as its own: each goes into its settings' `hooks.<Event>` array
 with every key kept (`matcher` regexes, `timeout`, `async`, `shell`, `if`, prompt handlers...)
 and `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` resolved to the package copy uze owns, since a
-settings hook is not run as a plugin's. No other harness gets a group until a wrapper
-translates its input into Claude's hook JSON and the Claude answer into its decision: the
-route is `unsupported` with that reason, never `native` for something that would do nothing.
+settings hook is not run as a plugin's. Gemini CLI and Codex get a generated wrapper (the
+`claude` protocol of `uze.hooks.wrapper_script`) that turns their native hook input into
+Claude's hook JSON and the handler's Claude answer into their own decision: route `adapted`
+(adr/0034). Events and handlers a harness cannot honour, and every other harness, are
+`unsupported` with the reason, never `native` for something that would do nothing.
 """
 
 from __future__ import annotations
@@ -20,9 +23,43 @@ from uze.package import ClaudeHookGroup
 _ROOT_VARIABLE: Final = re.compile(r"\$\{(?:CLAUDE_)?PLUGIN_ROOT\}|\$(?:CLAUDE_)?PLUGIN_ROOT\b")
 
 
+# Per harness with a translating wrapper: each Claude event it carries -> its native event.
+# Only events whose native form the real binary has shown to run a wrapper (the portable
+# conformance tests and tests/conformance/test_claude_hooks.py); the rest are reported.
+CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
+    "gemini_cli": {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
+                   "Stop": "AfterAgent", "SessionStart": "SessionStart"},
+    "codex": {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
+              "SessionStart": "SessionStart"},
+}
+TRANSLATED: Final = (
+    "Claude-protocol hook run by uze's wrapper: {harness}'s hook input becomes Claude's hook "
+    "JSON, the handler's answer (exit 2, decision, permissionDecision, additionalContext, "
+    "continue, systemMessage) becomes {harness}'s decision; a permissionDecision `ask` blocks "
+    "(it cannot ask), `allow` and updatedInput are not applied"
+)
+
+
 def untranslated_reason(harness: str) -> str:
-    """Why `harness` gets no Claude-protocol group."""
+    """Why `harness` gets no Claude-protocol group at all."""
     return f"Claude-protocol hook; no translation to {harness}"
+
+
+def claude_problem(harness: str, group: ClaudeHookGroup) -> str | None:
+    """Why `harness` cannot run `group` through the translating wrapper, or None."""
+    events = CLAUDE_EVENTS.get(harness)
+    if events is None:
+        return untranslated_reason(harness)
+    if group.event not in events:
+        return f"Claude-protocol hook on {group.event}: no translation to {harness} for it yet"
+    value = group.value.get("hooks")
+    handlers: list[object] = value if isinstance(value, list) else []
+    kinds = {str(h.get("type", "command")) for h in handlers if isinstance(h, dict)}
+    other = sorted(kinds - {"command"})
+    if other or len(group.commands) != len(handlers):
+        return (f"Claude-protocol hook with {', '.join(other) or 'malformed'} handlers: "
+                f"the wrapper runs only command handlers on {harness}")
+    return None
 
 
 def resolve_value(value: object, root: PurePath) -> object:

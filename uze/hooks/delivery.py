@@ -20,9 +20,11 @@ from typing import Final
 import msgspec
 
 from uze.capabilities.hooks import hook_event
+from uze.hooks.claude import CLAUDE_EVENTS, TRANSLATED, claude_problem
 from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plugin
 from uze.hooks.tools import native_names, native_regex, unreachable
-from uze.hooks.wrapper import render_wrapper
+from uze.hooks.wrapper import claude_handlers, render_claude_wrapper, render_wrapper
+from uze.package.claude_hooks import ClaudeHookGroup
 from uze.package.hooks import HookGroup, HooksFile
 from uze.vocabulary import ConfigFormat, Route
 
@@ -243,3 +245,36 @@ def opencode_bridge(package: str, delivered: tuple[GroupDelivery, ...]) -> bytes
     """The OpenCode plugin running the package's delivered groups; None when there is none."""
     groups = tuple(d.bridge for d in delivered if d.bridge is not None and d.route != "unsupported")
     return render_plugin(package, groups) if groups else None
+
+
+def deliver_claude_group(
+    harness: str, group: ClaudeHookGroup, package: str, wrapper_dir: PurePath,
+    plugin_root: PurePath,
+) -> GroupDelivery:
+    """One Claude-protocol group on a harness other than Claude Code: a translating wrapper
+    and the element that runs it on the native event, or `unsupported` with the reason. The
+    element has no matcher: the wrapper applies the group's own (a regex on Claude's tool
+    names, or on SessionStart's source). Pure."""
+    problem = claude_problem(harness, group)
+    if problem is not None or harness not in _TARGETS:
+        return GroupDelivery(group.name, group.event, "unsupported", problem or "")
+    native = CLAUDE_EVENTS[harness][group.event]
+    label = f"{package}/{group.name}"
+    rel = f"{harness}/claude-{_SLUG.sub('-', group.name).strip('-')}.py"
+    script = render_claude_wrapper(harness, group, native, str(plugin_root), label)
+    command = shlex.quote(str(wrapper_dir / rel))
+    role, fmt, _, unit = _TARGETS[harness]
+    seconds = sum(int(float(str(h["timeout"]))) for h in claude_handlers(group)) + GRACE
+    handler: dict[str, object] = {"type": "command", "command": command,
+                                  "timeout": seconds * unit}
+    if harness == "gemini_cli":
+        handler["name"] = label
+    element = HookElement(role, fmt, ("hooks", native), {"hooks": [handler]})
+    notes = [TRANSLATED.format(harness=harness)]
+    if harness == "codex":
+        notes.append(_CODEX_TRUST)
+        if group.event == "PreToolUse":
+            notes.insert(0, _CODEX_SHELL + ": some shell calls run unguarded")
+    route: Route = "degraded" if harness == "codex" and group.event == "PreToolUse" else "adapted"
+    return GroupDelivery(group.name, group.event, route, "; ".join(notes),
+                         WrapperFile(rel, script), element)

@@ -118,3 +118,25 @@ def native_regex(names: tuple[str, ...] | None) -> str:
     if names is None:
         return ""
     return "^(?:" + "|".join(_escape(name) for name in names) + ")$"
+
+
+# Per harness, each native tool's name in Claude's protocol (what a Claude-protocol handler's
+# `tool_name` and a Claude group's `matcher` see). Only the harnesses with a translating
+# wrapper for Claude-protocol hooks (uze/hooks/claude.py) have a table.
+CLAUDE_TOOL_NAMES: Final[dict[str, dict[str, str]]] = {
+    "gemini_cli": {
+        "run_shell_command": "Bash",
+        "read_file": "Read",
+        "read_many_files": "Read",
+        "write_file": "Write",
+        "replace": "Edit",
+        "glob": "Glob",
+        "search_file_content": "Grep",
+        "grep": "Grep",
+        "list_directory": "LS",
+        "google_web_search": "WebSearch",
+        "web_fetch": "WebFetch",
+    },
+    # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
+    "codex": {"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
+}

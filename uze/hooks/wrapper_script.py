@@ -261,7 +261,192 @@ ANSWERS = {"claude_code": answer_claude, "deepseek_harness": answer_claude,
            "opencode": answer_opencode, "antigravity": answer_antigravity}
 
 
+# --- the claude protocol: handlers that read Claude's hook JSON and answer as to Claude ---
+CLAUDE_INPUT_KEYS = {  # Claude event -> the native keys copied into Claude's hook JSON
+    "PreToolUse": (), "PostToolUse": ("tool_response",), "Stop": ("stop_hook_active",),
+    "SessionStart": ("source",),
+}
+
+
+def claude_tool_input(tool, tool_input):
+    """The native tool input in the keys Claude's tools take (`file_path`, `command`, ...)."""
+    if not isinstance(tool_input, dict):
+        return tool_input
+    translated = dict(tool_input)
+    fields = tool_fields("shell" if tool == "Bash" else "file." if tool in (
+        "Read", "Write", "Edit") else "", tool_input)
+    if tool == "Bash":
+        translated["command"] = fields.get("HOOK_COMMAND", "")
+    if tool in ("Read", "Write", "Edit") and "file_path" not in translated:
+        translated["file_path"] = fields.get("HOOK_PATH", "")
+    return translated
+
+
+def claude_input(native):
+    """Claude's hook JSON for this event from the harness's native input, and the tool's
+    Claude name ("" for events without a tool)."""
+    native = normalised(native)
+    tool = native.get("tool_name") if isinstance(native.get("tool_name"), str) else ""
+    name = CONFIG["tools"].get(tool, [tool])[0] if tool else ""
+    cwd = native.get("cwd") if isinstance(native.get("cwd"), str) else os.getcwd()
+    event = CONFIG["event"]
+    data = {"session_id": str(native.get("session_id") or ""),
+            "transcript_path": str(native.get("transcript_path") or ""),
+            "cwd": cwd, "hook_event_name": event, "permission_mode": "default"}
+    if event in ("PreToolUse", "PostToolUse"):
+        data["tool_name"] = name
+        data["tool_input"] = claude_tool_input(name, native.get("tool_input", {}))
+    for key in CLAUDE_INPUT_KEYS.get(event, ()):
+        if key in native:
+            data[key] = native[key]
+    if event == "SessionStart":
+        data.setdefault("source", "startup")
+    if event == "Stop":
+        data["stop_hook_active"] = bool(data.get("stop_hook_active"))
+    return data, name
+
+
+def claude_matches(data):
+    """The group's matcher (a regex on the tool's Claude name, or on SessionStart's source)."""
+    matcher = CONFIG["matcher"]
+    subject = data.get("tool_name") if "tool_name" in data else data.get("source")
+    if matcher is None or subject is None:
+        return True
+    import re
+    try:
+        return re.fullmatch(matcher, subject) is not None
+    except re.error:
+        return True  # a regex Python cannot read: run the handler, it decides
+
+
+def claude_if(condition, data):
+    """A handler's `if` (Claude permission-rule syntax `Tool(pattern)`): False only when it
+    names another tool, or a pattern the call's command or path does not match."""
+    if not condition or "tool_name" not in data:
+        return True
+    import fnmatch
+    tool, _, rest = condition.partition("(")
+    if tool.strip() != data["tool_name"]:
+        return False
+    pattern = rest[:-1] if rest.endswith(")") else rest
+    tool_input = data.get("tool_input") if isinstance(data.get("tool_input"), dict) else {}
+    subject = tool_input.get("command") or tool_input.get("file_path") or ""
+    pattern = pattern.replace(":*", "*")
+    return not pattern or fnmatch.fnmatchcase(str(subject), pattern)
+
+
+def run_claude(handler, data, cwd):
+    """(exit status or None when it did not finish, stdout, stderr) of one command handler."""
+    env = dict(_ENV, CLAUDE_PLUGIN_ROOT=CONFIG["plugin_root"], PLUGIN_ROOT=CONFIG["plugin_root"])
+    env.setdefault("CLAUDE_PROJECT_DIR", cwd)
+    with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as out, \
+            tempfile.TemporaryFile() as err:
+        stdin.write(json.dumps(data).encode("utf-8"))
+        stdin.seek(0)
+        try:
+            proc = subprocess.Popen(
+                ["/bin/sh", "-c", handler["command"]], stdin=stdin, stdout=out, stderr=err,
+                env=env, cwd=cwd if os.path.isdir(cwd) else None,
+                start_new_session=os.name == "posix")
+        except OSError:
+            return None, b"", b""
+        try:
+            code = proc.wait(timeout=handler["timeout"])
+        except subprocess.TimeoutExpired:
+            code = None
+        kill_tree(proc)
+        proc.wait()
+        out.seek(0)
+        err.seek(0)
+        return code, out.read(TRANSFORM_LIMIT + 1), err.read(REASON_LIMIT)
+
+
+def claude_verdict(results, event):
+    """Claude's rules applied to the handlers' (status, stdout, stderr): a dict with `block`
+    (reason), `ask` (reason), `stop` (reason), `context` and `message` (texts), each only when
+    some handler said so. A handler that failed or timed out is a non-blocking error (ignored),
+    as in Claude Code; exit 2 blocks where the event can block."""
+    verdict, contexts, messages = {}, [], []
+    for code, stdout, stderr in results:
+        if code == 2:
+            if event in ("PreToolUse", "PostToolUse", "Stop"):
+                verdict.setdefault("block", reason_of(stderr, "a Claude-protocol handler"))
+            continue
+        if code != 0:
+            continue
+        text = stdout[:TRANSFORM_LIMIT].decode("utf-8", "replace").strip()
+        try:
+            answer = json.loads(text) if text.startswith("{") else None
+        except ValueError:
+            answer = None
+        if not isinstance(answer, dict):
+            if text and event == "SessionStart":  # plain stdout is context there
+                contexts.append(text)
+            continue
+        specific = answer.get("hookSpecificOutput")
+        specific = specific if isinstance(specific, dict) else {}
+        reason = str(answer.get("reason") or specific.get("permissionDecisionReason") or "")
+        if answer.get("continue") is False:
+            verdict.setdefault("stop", str(answer.get("stopReason") or reason))
+        decision = specific.get("permissionDecision")
+        if answer.get("decision") == "block" or decision == "deny":
+            verdict.setdefault("block", reason or "blocked by a Claude-protocol hook")
+        elif decision == "ask":
+            verdict.setdefault("ask", reason or "a Claude-protocol hook asks for approval")
+        if isinstance(specific.get("additionalContext"), str):
+            contexts.append(specific["additionalContext"])
+        if isinstance(answer.get("systemMessage"), str):
+            messages.append(answer["systemMessage"])
+    if "ask" in verdict and "block" not in verdict:  # no harness here can ask: fail closed
+        verdict["block"] = "needs the user's approval, which %s cannot ask: %s" % (
+            CONFIG["harness"], verdict["ask"])
+    if contexts:
+        verdict["context"] = "\n".join(contexts)
+    if messages:
+        verdict["message"] = "\n".join(messages)
+    return verdict
+
+
+def claude_answer(verdict):
+    """(stdout object or None, stderr text, exit status) in the harness's own hook protocol."""
+    harness, native = CONFIG["harness"], CONFIG["native_event"]
+    out = {}
+    if "stop" in verdict:
+        out.update({"continue": False, "stopReason": verdict["stop"]})
+    if "message" in verdict:
+        out["systemMessage"] = verdict["message"]
+    if "context" in verdict:
+        out["hookSpecificOutput"] = {"hookEventName": native,
+                                     "additionalContext": verdict["context"]}
+    block = verdict.get("block")
+    if block is not None and harness == "codex" and native == "PreToolUse":
+        return out or None, block, 2  # exit 2 + stderr: what blocks a Codex tool call
+    if block is not None:
+        out.update({"decision": "deny" if harness == "gemini_cli" else "block", "reason": block})
+    return out or None, "", 0
+
+
+def main_claude(native):
+    data, _ = claude_input(native)
+    if not claude_matches(data):
+        return None, "", 0
+    results = [run_claude(h, data, data["cwd"]) for h in CONFIG["handlers"]
+               if claude_if(h.get("if"), data)]
+    return claude_answer(claude_verdict(results, CONFIG["event"]))
+
+
 def main():
+    if CONFIG.get("protocol") == "claude":
+        try:
+            native = json.loads(sys.stdin.buffer.read().decode("utf-8") or "{}")
+            out, err, code = main_claude(native if isinstance(native, dict) else {})
+        except Exception as error:  # as a failing Claude handler: a non-blocking error
+            out, err, code = None, "hook %s failed: %s" % (CONFIG["label"], error), 0
+        if out is not None:
+            sys.stdout.write(json.dumps(out) + "\n")
+        if err:
+            sys.stderr.write(err + "\n")
+        return code
     try:
         native = json.loads(sys.stdin.buffer.read().decode("utf-8") or "{}")
         if not isinstance(native, dict):
