@@ -246,4 +246,6 @@ def list_receipts(folder: Path) -> list[Receipt]:
     """Every receipt in `folder`, sorted by package name."""
     if not folder.is_dir():
         return []
-    return [load_receipt(path) for path in sorted(folder.glob("*.json"))]
+    # iterdir, not glob: glob reads a folder it may not list as empty (PermissionError)
+    return [load_receipt(path) for path in sorted(p for p in folder.iterdir()
+                                                  if p.name.endswith(".json"))]

@@ -32,6 +32,6 @@ def _deny(paths: set[str]) -> None:
 if __name__ == "__main__":
     _deny({_absolute(path) for path in sys.argv[1].split(":")})
     sys.argv = ["uze", *sys.argv[2:]]
-    from uze.cli import main
+    from uze.__main__ import main  # the fast paths first, as `python -m uze`
 
     main()

@@ -564,3 +564,28 @@ def test_installing_the_project_itself_converges(
     assert not (sandbox.project / ".uze/packages/pkg/.uze").exists()
     assert_ok(uze("uninstall", "pkg"))
     assert snapshot(sandbox)["project"] == original
+
+
+@pytest.mark.parametrize(
+    ("denied", "command"),
+    [(denied, command) for denied in (".mcp.json", ".uze/receipts", ".claude/skills/pkg-s")
+     for command in ("status", "status --json", "uninstall pkg", "list")
+     # an unlistable receipts folder during uninstall fails the rollback's own folder sync too,
+     # which leaves the journal to the next command: a transaction matter, not this test's
+     if (denied, command) != (".uze/receipts", "uninstall pkg")],
+)
+def test_a_file_uze_may_not_read_after_install_is_named_by_every_command(
+    sandbox: Sandbox, uze: Uze, denied: str, command: str
+) -> None:
+    source = _package(sandbox.root, **{"mcp.json": json.dumps(MCP)})
+    assert_ok(uze("install", source, "--harness", "claude_code", "--trust"))
+    before = snapshot(sandbox)
+    result = _denied(sandbox, [sandbox.project / denied], *command.split())
+    if command == "list" and denied != ".uze/receipts":
+        assert_ok(result)  # list reads receipts only
+        return
+    _assert_refused(
+        result, before, sandbox, f"uze: error: permission denied: {sandbox.project / denied}",
+        "hint: give your user access to it (see ls -l), or leave out what needs it, then run the "
+        "command again; what this command changed was put back",
+    )

@@ -129,8 +129,9 @@ class ScopeContext(msgspec.Struct, frozen=True):
             return []
         from uze.receipts import check_receipt, load_receipt
 
-        return [check_receipt(load_receipt(path), path, self.roots)
-                for path in sorted(self.receipts_dir.glob("*.json"))]
+        # iterdir, not glob: glob reads a folder it may not list as empty (PermissionError)
+        names = sorted(p for p in self.receipts_dir.iterdir() if p.name.endswith(".json"))
+        return [check_receipt(load_receipt(path), path, self.roots) for path in names]
 
 
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:
