@@ -327,3 +327,33 @@ def test_sigkill_during_a_fetch_leaves_nothing_half_done(
         assert_ok(uze("install", source, *HARNESS))
     skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
     assert skill.read_text().endswith("second\n")
+
+
+def test_a_teammate_clone_with_the_delivered_files_committed_adopts_them(
+        uze: Uze, sandbox: Sandbox, served: Path, teammate: Sandbox) -> None:
+    repo = Repo(served / "acme" / "team.git")
+    repo.commit({**_package("team", "1.0.0", "team skill"),
+                 "AGENTS.md": "Always run the linter.\n",
+                 "agents/reviewer.md":
+                     "---\nname: reviewer\ndescription: Reviews.\n---\nReview.\n"})
+    (sandbox.project / "AGENTS.md").write_text("# Our project\n")
+    assert_ok(uze("install", f"git+{repo.url}", *HARNESS))
+    committed = _commit_files(sandbox.project)
+    assert "AGENTS.md" in committed and any(k.startswith(".claude/agents/") for k in committed)
+    for rel, data in committed.items():  # the clone: every committed file, no .uze/
+        target = teammate.project / rel
+        if data == "dir":
+            target.mkdir(parents=True, exist_ok=True)
+        else:
+            assert isinstance(data, bytes)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data.rsplit(b"\0mode=", 1)[0])
+    result = uze("install", "--frozen", cwd=teammate.project, env=_env(teammate))
+    assert result.returncode == 0, result.stderr
+    assert _commit_files(teammate.project) == committed
+    status = as_json(assert_ok(uze("status", "--json", cwd=teammate.project, env=_env(teammate))))
+    states = {p["state"] for p in status["packages"][0]["projections"]}
+    assert states <= {"matched", "undelivered"} and "matched" in states
+    assert_ok(uze("uninstall", "team", cwd=teammate.project, env=_env(teammate)))
+    assert (teammate.project / "AGENTS.md").read_text() == "# Our project\n"
+    assert not (teammate.project / ".claude" / "skills" / "team-review").exists()

@@ -41,6 +41,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     force: bool = False
     trust: bool = False
     replace: bool = False
+    adopt: bool = False  # take over targets already there as planned (converge)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -99,6 +100,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
     result = install_or_unchanged(
         paths, folder, scope=options.scope, project=options.project, harness=options.harness,
         dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
+        adopt=options.adopt,
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)

@@ -157,7 +157,8 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             harness = ",".join(pin.harnesses) if pin else options.harness
             # uze.toml is the user's intent: a source changed there replaces the old one.
             step = msgspec.structs.replace(options, harness=harness,
-                                           project=ctx.location.project, replace=True)
+                                           project=ctx.location.project, replace=True,
+                                           adopt=True)
             outcome = install_folder(paths, folder, found, step, cwd)
             done.append(_installed(outcome, found))
     dropped = tuple(sorted(set(pins) - set(declared)))

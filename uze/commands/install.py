@@ -46,7 +46,7 @@ from uze.plan import (
     PlannedTree,
     plan_install,
 )
-from uze.projections import config_entry, element, entry, file, region_file, tree
+from uze.projections import config_entry, element, entry, file, region, region_file, tree
 from uze.projections.config_entry import format_key_path
 from uze.projections.digest import content_digest
 from uze.receipts import (
@@ -255,8 +255,51 @@ def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
                  None)
 
 
-def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool) -> list[_Step]:
+def _adopted_lead(planned: PlannedRegion) -> str:
+    """The separator uze would have put before an existing region (what uninstall takes out
+    with it), read back from the bytes before it; "" when none fits. Several can fit: the one
+    leaving the file ending in exactly one newline is taken, as most files do."""
+    try:
+        text = planned.path.read_bytes()
+        span = region.scan_regions(text).get(planned.region_id)
+    except (OSError, region.BrokenMarkers):
+        return ""
+    if span is None:
+        return ""
+    before = text[:span.start]
+    eol = region.detect_eol(text)
+    for lead in (eol, eol + eol, b""):  # ambiguous bytes: a file ending in one newline wins
+        base = before[:len(before) - len(lead)]
+        if before.endswith(lead) and region.insert_region(base, planned.region_id,
+                                                          planned.body)[1] == lead:
+            return lead.decode()
+    return ""
+
+
+def _adopted(ctx: ScopeContext, planned: PlannedArtifact) -> Artifact | None:
+    """The record of a folder, file or region already there exactly as planned (a teammate's
+    clone of a project whose delivered files are committed), else None. Only what uze would
+    write byte for byte is taken over, so no byte of anyone else's changes owner silently."""
+    record: Artifact
+    if isinstance(planned, PlannedTree):
+        record = _tree_record(planned)
+    elif isinstance(planned, PlannedFile):
+        record = FileArtifact(target=planned.target, digest=content_digest(planned.data),
+                              harnesses=list(planned.harnesses))
+    elif isinstance(planned, PlannedRegion):
+        record = RegionArtifact(target=planned.target, region=planned.region_id,
+                                digest=region_file.body_digest(planned.body),
+                                lead=_adopted_lead(planned), harnesses=list(planned.harnesses))
+    else:
+        return None
+    return record if arts.inspect_record(ctx, record) == "matched" else None
+
+
+def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
+              adopt: bool = False) -> list[_Step]:
     """Decide every artifact's action; raise on any conflict before anything is written.
+    `adopt`: a target already there exactly as planned, and no other receipt's, is taken over
+    (`uze install` of a committed project, ADR 0024) instead of refused.
 
     Every place the install writes is checked first: no link on the way in a project, nothing
     outside the scope's places (ADR 0020)."""
@@ -272,7 +315,12 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
     steps: list[_Step] = []
     for planned in plan.artifacts:
         old = owned.pop(planned_key(planned), None)
-        if old is None:
+        adopted = _adopted(ctx, planned) if adopt and old is None \
+            and planned_key(planned) not in owners else None
+        if adopted is not None:
+            steps.append(_Step(Action(planned_key(planned), "unchanged", "already there as "
+                                      "planned; adopted"), planned, adopted))
+        elif old is None:
             _check_free(ctx, planned, owners)
             steps.append(_Step(Action(planned_key(planned), "create"), planned, None))
         else:
@@ -548,6 +596,7 @@ def install(
     trust: bool = False,
     cwd: Path,
     extra: Extra | None = None,
+    adopt: bool = False,
 ) -> InstallResult:
     """Install (or upgrade) the package at `source`. Writes nothing on error or dry run.
     `extra` runs inside the install's transaction, after the receipt is written.
@@ -556,7 +605,7 @@ def install(
     """
     ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness,
                                                            cwd)
-    steps = preflight(ctx, plan, previous, force)
+    steps = preflight(ctx, plan, previous, force, adopt)
     actions = tuple(step.action for step in steps)
     if dry_run:
         return InstallResult(plan, actions, True, None, 0)
@@ -564,7 +613,7 @@ def install(
     with locked(ctx, store=True):
         registered_projects(paths)  # a damaged registry is named before anything is written
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
-        steps = preflight(ctx, plan, previous, force)
+        steps = preflight(ctx, plan, previous, force, adopt)
         store = Store(paths.store)
         progress.stage(f"storing {len(entries)} files of {package.name}", total=len(entries))
         store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
