@@ -174,7 +174,9 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
         f"for {', '.join(result.plan.harnesses)}"
     )]
-    out += _projection_table(planned_rows(result), "action")
+    rows = planned_rows(result)
+    out += _projection_table(rows, "action")
+    out += delivery_summary(rows, result.plan.harnesses)
     out += instruction_lines(package) if result.dry_run else []
     out += warning_lines(package.warnings)
     out += _kept_lines(result.actions)
@@ -418,6 +420,17 @@ def _problem_lines(result: StatusResult,
         lines = lines[:_MAX_PROBLEM_LINES - 1]
         lines.append(f"  ... {rest} more lines: run `uze status NAME` for one package's detail")
     return lines
+
+
+def delivery_summary(rows: list[dict[str, Any]], harnesses: Iterable[str]) -> list[RenderableType]:
+    """One line: per harness, how many resources it receives and how many it cannot (the
+    table above names each with its reason)."""
+    parts = []
+    for harness in harnesses:
+        mine = [row for row in rows if row["harness"] == harness]
+        lost = sum(row["route"] == "unsupported" for row in mine)
+        parts.append(f"{harness} {len(mine) - lost} delivered" + (f", {lost} not" if lost else ""))
+    return [_line("Per harness: " + "; ".join(parts))] if rows else []
 
 
 def instruction_lines(package: object) -> list[RenderableType]:

@@ -284,3 +284,14 @@ def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandb
     assert "command review (inline shell): git diff --stat" in "\n".join(document["executions"])
     assert_ok(uze("uninstall", "claude-commands"))
     assert snapshot(sandbox)["project"] == before["project"]
+
+
+def test_install_says_per_harness_how_many_resources_it_received_and_could_not(
+    uze: Uze,
+) -> None:
+    result = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", "claude_code,codex",
+                           "--dry-run"))
+
+    assert "Per harness: claude_code 3 delivered; codex 0 delivered, 3 not" in result.stdout
+    for name in ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0"):
+        assert result.stdout.count(name) >= 2  # a row per harness, delivered or not
