@@ -289,9 +289,17 @@ def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandb
 def test_install_says_per_harness_how_many_resources_it_received_and_could_not(
     uze: Uze,
 ) -> None:
-    result = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", "claude_code,codex",
-                           "--dry-run"))
+    harnesses = "claude_code,codex,opencode"
+    result = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--dry-run"))
+    rows = as_json(assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--dry-run",
+                                 "--json")))["projections"]
 
-    assert "Per harness: claude_code 3 delivered; codex 0 delivered, 3 not" in result.stdout
+    counts = []
+    for harness in harnesses.split(","):
+        lost = sum(r["route"] == "unsupported" for r in rows if r["harness"] == harness)
+        given = sum(r["route"] != "unsupported" for r in rows if r["harness"] == harness)
+        counts.append(f"{harness} {given} delivered" + (f", {lost} not" if lost else ""))
+    assert f"Per harness: {'; '.join(counts)}" in result.stdout
+    assert "opencode 0 delivered, 3 not" in result.stdout
     for name in ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0"):
         assert result.stdout.count(name) >= 2  # a row per harness, delivered or not
