@@ -397,6 +397,9 @@ def _plan_hooks(b: _Builder) -> None:
         delivered: tuple[GroupDelivery, ...] = ()
         if b.package.hooks is not None:
             delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
+        if harness != "claude_code":  # Claude Code: verbatim, in _plan_claude_hooks
+            delivered += tuple(deliver_claude_group(harness, group, b.package.name, wrappers,
+                                                    root) for group in claude)
         for d in delivered:
             if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
                 files[d.wrapper.path] = d.wrapper.data
@@ -404,12 +407,6 @@ def _plan_hooks(b: _Builder) -> None:
         if bridge is not None:
             path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
             b.artifacts.append(PlannedFile(path, b.loc.display(path), bridge, (harness,)))
-        if harness == "claude_code":
-            continue  # verbatim, in _plan_claude_hooks
-        for group in claude:
-            d = deliver_claude_group(harness, group, b.package.name, wrappers, root)
-            if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
-                files[d.wrapper.path] = d.wrapper.data
     if files:
         b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,
                                        frozenset(files), tuple(b.harnesses)))

@@ -126,12 +126,14 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_translated_or_unsuppor
     names = ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0")
     assert rows == {  # adr/0034: Codex runs them through the translating wrapper
         **{(name, "claude_code"): "native" for name in names},
-        **{(name, "opencode"): "unsupported" for name in names},
+        ("PreToolUse-0", "opencode"): "adapted", ("SessionStart-0", "opencode"): "unsupported",
+        ("UserPromptSubmit-0", "opencode"): "unsupported",
         ("PreToolUse-0", "codex"): "degraded", ("SessionStart-0", "codex"): "adapted",
         ("UserPromptSubmit-0", "codex"): "unsupported",
     }
-    assert reasons[("PreToolUse-0", "opencode")] == (
-        "Claude-protocol hook; no translation to opencode")
+    assert reasons[("SessionStart-0", "opencode")] == (
+        "Claude-protocol hook on SessionStart: OpenCode's plugin bridge only observes "
+        "session.created, so the handler's answer (block, context, stop) would be lost")
     assert reasons[("UserPromptSubmit-0", "codex")] == (
         "Claude-protocol hook on UserPromptSubmit: no translation to codex for it yet")
     assert "unified_exec" in reasons[("PreToolUse-0", "codex")]
@@ -157,7 +159,9 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_translated_or_unsuppor
               for p in status["packages"][0]["projections"] if p["kind"] == "hook"}
     assert states[("PreToolUse-0", "claude_code")] == "matched"
     assert states[("UserPromptSubmit-0", "codex")] == "undelivered"
-    assert states[("PreToolUse-0", "opencode")] == "undelivered"
+    assert states[("SessionStart-0", "opencode")] == "undelivered"
+    plugin = (sandbox.project / ".opencode" / "plugins" / "uze-claude-hooks.js").read_text()
+    assert "/opencode/claude-PreToolUse-0.py" in plugin
     assert_ok(uze("uninstall", "claude-hooks"))
     assert settings.read_bytes() == own
     assert snapshot(sandbox)["project"] == before["project"]

@@ -92,8 +92,10 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "adapted", "an OpenCode command (.opencode/commands)",
         "harnesses.md 3, tests/conformance (opencode debug config: command)"),
     ("opencode", "hook", "protocol.claude"): _c(
-        "unsupported", "Claude-protocol hook; no translation to opencode (its generated plugin "
-        "runs portable wrappers only)", "adr/0034"),
+        "adapted", "Claude-protocol PreToolUse hooks run by uze's translating wrapper from the "
+        "generated plugin uze-<package>.js (a block throws in tool.execute.before); its other "
+        "events only observe, so Claude-protocol groups on them are unsupported",
+        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
     # --- Gemini CLI (harnesses.md 4) --------------------------------------------------------
     ("gemini_cli", "instructions", "base"): _c(
         "adapted", "Gemini CLI reads GEMINI.md, not AGENTS.md: the text is copied into a "

@@ -4,7 +4,7 @@ elsewhere. Pure.
 Claude Code reads the groups as its own: each goes into its settings' `hooks.<Event>` array
 with every key kept (`matcher` regexes, `timeout`, `async`, `shell`, `if`, prompt handlers...)
 and `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` resolved to the package copy uze owns, since a
-settings hook is not run as a plugin's. Gemini CLI and Codex get a generated wrapper (the
+settings hook is not run as a plugin's. Gemini CLI, Codex and OpenCode get a generated wrapper (the
 `claude` protocol of `uze.hooks.wrapper_script`) that turns their native hook input into
 Claude's hook JSON and the handler's Claude answer into their own decision: route `adapted`
 (adr/0034). Events and handlers a harness cannot honour, and every other harness, are
@@ -31,7 +31,16 @@ CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
                    "Stop": "AfterAgent", "SessionStart": "SessionStart"},
     "codex": {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
               "SessionStart": "SessionStart"},
+    # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer only in
+    # tool.execute.before; its other events only observe.
+    "opencode": {"PreToolUse": "tool.execute.before"},
 }
+_OPENCODE_OBSERVED: Final = (
+    "Claude-protocol hook on {event}: OpenCode's plugin bridge only observes {native}, so the "
+    "handler's answer (block, context, stop) would be lost"
+)
+_OPENCODE_NATIVE: Final = {"PostToolUse": "tool.execute.after", "Stop": "session.idle",
+                           "SessionStart": "session.created"}
 TRANSLATED: Final = (
     "Claude-protocol hook run by uze's wrapper: {harness}'s hook input becomes Claude's hook "
     "JSON, the handler's answer (exit 2, decision, permissionDecision, additionalContext, "
@@ -50,6 +59,8 @@ def claude_problem(harness: str, group: ClaudeHookGroup) -> str | None:
     events = CLAUDE_EVENTS.get(harness)
     if events is None:
         return untranslated_reason(harness)
+    if harness == "opencode" and group.event in _OPENCODE_NATIVE:
+        return _OPENCODE_OBSERVED.format(event=group.event, native=_OPENCODE_NATIVE[group.event])
     if group.event not in events:
         return f"Claude-protocol hook on {group.event}: no translation to {harness} for it yet"
     value = group.value.get("hooks")

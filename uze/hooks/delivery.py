@@ -265,6 +265,13 @@ def deliver_claude_group(
     command = shlex.quote(str(wrapper_dir / rel))
     role, fmt, _, unit = _TARGETS[harness]
     seconds = sum(int(float(str(h["timeout"]))) for h in claude_handlers(group)) + GRACE
+    if harness == "opencode":  # the plugin filters nothing: the wrapper applies the matcher
+        notes = [TRANSLATED.format(harness=harness),
+                 _OPENCODE_BRIDGE.format(plugin=plugin_file_name(package))]
+        bridge = BridgeGroup(label, group.event, None, False, str(wrapper_dir / rel),
+                             seconds * 1000)
+        return GroupDelivery(group.name, group.event, "adapted", "; ".join(notes),
+                             WrapperFile(rel, script), bridge=bridge)
     handler: dict[str, object] = {"type": "command", "command": command,
                                   "timeout": seconds * unit}
     if harness == "gemini_cli":

@@ -139,4 +139,18 @@ CLAUDE_TOOL_NAMES: Final[dict[str, dict[str, str]]] = {
     },
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     "codex": {"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
+    "opencode": {
+        "bash": "Bash",
+        "read": "Read",
+        "write": "Write",
+        "edit": "Edit",
+        "apply_patch": "Edit",
+        "glob": "Glob",
+        "grep": "Grep",
+        "list": "LS",
+        "webfetch": "WebFetch",
+        "websearch": "WebSearch",
+        "task": "Task",
+        "todowrite": "TodoWrite",
+    },
 }

@@ -422,7 +422,8 @@ def claude_answer(verdict):
     if block is not None and harness == "codex" and native == "PreToolUse":
         return out or None, block, 2  # exit 2 + stderr: what blocks a Codex tool call
     if block is not None:
-        out.update({"decision": "deny" if harness == "gemini_cli" else "block", "reason": block})
+        deny = harness in ("gemini_cli", "opencode")  # OpenCode: the generated plugin throws
+        out.update({"decision": "deny" if deny else "block", "reason": block})
     return out or None, "", 0
 
 

@@ -23,7 +23,7 @@ SHELL = {"gemini_cli": "run_shell_command", "codex": "Bash"}
 NATIVE = {("gemini_cli", "PreToolUse"): "BeforeTool", ("codex", "PreToolUse"): "PreToolUse",
           ("gemini_cli", "SessionStart"): "SessionStart",
           ("codex", "SessionStart"): "SessionStart", ("gemini_cli", "Stop"): "AfterAgent",
-          ("codex", "Stop"): "Stop"}
+          ("codex", "Stop"): "Stop", ("opencode", "PreToolUse"): "tool.execute.before"}
 
 
 def handler(tmp_path: Path, body: str, name: str = "h.sh") -> str:
@@ -186,8 +186,12 @@ def _group(event: str, handlers: list[dict[str, Any]]) -> ClaudeHookGroup:
 
 def test_what_the_wrapper_cannot_run_is_unsupported_with_the_reason() -> None:
     command = [{"type": "command", "command": "true"}]
-    assert claude_problem("opencode", _group("PreToolUse", command)) == (
-        "Claude-protocol hook; no translation to opencode")
+    assert claude_problem("antigravity", _group("PreToolUse", command)) == (
+        "Claude-protocol hook; no translation to antigravity")
+    assert claude_problem("opencode", _group("PreToolUse", command)) is None
+    assert claude_problem("opencode", _group("SessionStart", command)) == (
+        "Claude-protocol hook on SessionStart: OpenCode's plugin bridge only observes "
+        "session.created, so the handler's answer (block, context, stop) would be lost")
     assert claude_problem("gemini_cli", _group("UserPromptSubmit", command)) == (
         "Claude-protocol hook on UserPromptSubmit: no translation to gemini_cli for it yet")
     prompt = [{"type": "prompt", "prompt": "ok?"}]
@@ -211,3 +215,19 @@ def test_delivery_puts_the_wrapper_on_the_native_event_without_a_native_matcher(
     codex = deliver_claude_group("codex", group, "pkg", root, Path("/p"))
     assert codex.route == "degraded"
     assert "unified_exec" in codex.reason
+    opencode = deliver_claude_group("opencode", group, "pkg", root, Path("/p"))
+    assert (opencode.route, opencode.element) == ("adapted", None)
+    assert opencode.bridge is not None
+    assert (opencode.bridge.event, opencode.bridge.tools, opencode.bridge.blocking) == (
+        "PreToolUse", None, False)
+    assert opencode.bridge.wrapper == "/w/opencode/claude-PreToolUse-0.py"
+
+
+def test_opencode_gets_the_deny_its_plugin_throws(tmp_path: Path) -> None:
+    command = handler(tmp_path, "echo 'rm is blocked' >&2; exit 2")
+    native = {"hook_event_name": "tool.execute.before", "tool_name": "bash",
+              "tool_input": {"command": "rm -rf x", "description": "d"}, "cwd": str(tmp_path)}
+    code, out, _ = run(tmp_path, "opencode", "PreToolUse", [command], native, matcher="Bash")
+    seen = json.loads((tmp_path / "h.sh.in").read_text(encoding="utf-8"))
+    assert (seen["tool_name"], seen["tool_input"]["command"]) == ("Bash", "rm -rf x")
+    assert (code, out) == (0, {"decision": "deny", "reason": "rm is blocked"})
