@@ -304,6 +304,6 @@ def test_install_says_per_harness_how_many_resources_it_received_and_could_not(
         given = sum(r["route"] != "unsupported" for r in rows if r["harness"] == harness)
         counts.append(f"{harness} {given} delivered" + (f", {lost} not" if lost else ""))
     assert f"Per harness: {'; '.join(counts)}" in result.stdout
-    assert "opencode 0 delivered, 3 not" in result.stdout
+    assert "opencode 1 delivered, 2 not" in result.stdout  # PreToolUse only (ADR 0034)
     for name in ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0"):
         assert result.stdout.count(name) >= 2  # a row per harness, delivered or not
