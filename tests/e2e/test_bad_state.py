@@ -18,10 +18,14 @@ def _everything(sandbox: Sandbox) -> tuple[object, object, object]:
 
 
 def _install(sandbox: Sandbox) -> None:
-    assert run_uze("install", SEVEN, "--harness", "codex", cwd=sandbox.project).returncode == 0
+    assert run_uze(
+        "install", SEVEN, "--harness", "codex", "--trust", cwd=sandbox.project
+    ).returncode == 0
 
 
-@pytest.mark.parametrize("command", [("status",), ("uninstall", "seven"), ("install", str(SEVEN))])
+@pytest.mark.parametrize(
+    "command", [("status",), ("uninstall", "seven"), ("install", str(SEVEN), "--trust")]
+)
 def test_a_receipt_from_a_newer_uze_is_refused_and_nothing_changes(
     sandbox: Sandbox, command: tuple[str, ...],
 ) -> None:
@@ -53,7 +57,9 @@ def test_a_read_only_target_is_refused_before_anything_is_written(sandbox: Sandb
     agents.write_text("mine\n")
     agents.chmod(0o444)
     before = _everything(sandbox)
-    done = run_uze("install", SEVEN, "--harness", "codex", cwd=sandbox.project)
+    done = run_uze(
+        "install", SEVEN, "--harness", "codex", "--trust", cwd=sandbox.project
+    )
     assert done.returncode == 1
     assert "AGENTS.md is read-only" in done.stderr and "chmod u+w" in done.stderr
     assert _everything(sandbox) == before

@@ -105,7 +105,8 @@ def test_each_harness_gets_every_file_it_reads_and_uninstall_restores_the_tree(
 ) -> None:
     before_project, before_home = tree_bytes(sandbox.project), tree_bytes(sandbox.home)
     done = run_uze(
-        "install", PACKAGE, "--harness", harness, "--scope", scope, "--json", cwd=sandbox.project
+        "install", PACKAGE, "--harness", harness, "--scope", scope, "--json", "--trust",
+        cwd=sandbox.project,
     )
     assert done.returncode == 0, done.stderr
     base = sandbox.home if scope == "user" else sandbox.project
@@ -141,7 +142,9 @@ def test_each_harness_gets_every_file_it_reads_and_uninstall_restores_the_tree(
 def test_all_seven_share_one_agents_skills_copy_and_no_harness_sees_a_skill_twice(
     sandbox: Sandbox,
 ) -> None:
-    done = run_uze("install", PACKAGE, "--harness", "all", "--json", cwd=sandbox.project)
+    done = run_uze(
+        "install", PACKAGE, "--harness", "all", "--json", "--trust", cwd=sandbox.project
+    )
     assert done.returncode == 0, done.stderr
     skill_dirs = sorted(
         p.relative_to(sandbox.project).as_posix() for p in sandbox.project.glob("*/skills/seven-*")
@@ -169,7 +172,7 @@ def test_check_json_matches_the_routes_status_reports_after_install(sandbox: San
     checked = json.loads(
         run_uze("check", PACKAGE, "--harness", "all", "--json", cwd=sandbox.project).stdout
     )
-    run_uze("install", PACKAGE, "--harness", "all", cwd=sandbox.project)
+    run_uze("install", PACKAGE, "--harness", "all", "--trust", cwd=sandbox.project)
     status = json.loads(run_uze("status", "--json", cwd=sandbox.project).stdout)
     key = ("kind", "resource", "harness", "route", "reason", "target")
     planned = [tuple(p[k] for k in key) for p in checked["projections"]]
@@ -192,7 +195,9 @@ def test_two_packages_sharing_skill_roots_go_in_either_order_and_nothing_goes_ea
     (eight / "plugin.json").write_text(json.dumps({"name": "eight", "version": "1.0.0"}))
     before = tree_bytes(sandbox.project)
     for source in (PACKAGE, eight):
-        assert run_uze("install", source, "--harness", "all", cwd=sandbox.project).returncode == 0
+        assert run_uze(
+            "install", source, "--harness", "all", "--trust", cwd=sandbox.project
+        ).returncode == 0
     both = tree_bytes(sandbox.project)
     second = "eight" if first == "seven" else "seven"
     assert run_uze("uninstall", first, cwd=sandbox.project).returncode == 0
