@@ -251,13 +251,25 @@ def remove_read_only(path: Path) -> None:
         path.unlink()
 
 
-def remove_temp_files(folder: Path) -> None:
-    """Remove temp files an interrupted atomic_write left directly in `folder`."""
-    if not folder.is_dir():
+def remove_temp_files(folder: Path, *, prefix: str = "", depth: int = 0) -> None:
+    """Remove temp files an interrupted atomic_write left in `folder` (those of one file name
+    when `prefix` is `.<name>`), and in its subfolders down to `depth` levels. The caller holds
+    the lock under which they were written: nobody is writing them now."""
+    try:
+        entries = list(os.scandir(folder))
+    except (FileNotFoundError, NotADirectoryError):
         return
-    for entry in folder.iterdir():
-        if TEMP_MARK in entry.name and entry.is_file():
-            remove_file(entry)
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            if depth > 0:
+                remove_temp_files(Path(entry.path), prefix=prefix, depth=depth - 1)
+        elif entry.name.startswith(prefix) and TEMP_MARK in entry.name:
+            remove_file(Path(entry.path))
+
+
+def remove_temps_of(path: Path) -> None:
+    """Remove the temp files an interrupted atomic_write of `path` left beside it."""
+    remove_temp_files(path.parent, prefix=f".{path.name}{TEMP_MARK}")
 
 
 @contextlib.contextmanager
@@ -278,15 +290,25 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
         holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
         raise LockBusy(path, f"pid {holder}" if holder else "") from None
     try:
-        atomic_write(owner, f"{os.getpid()}\n".encode())
+        _write_in_place(owner, f"{os.getpid()}\n".encode())
         yield
     finally:
         remove_file(owner)
         lock.release()
 
 
-def append_durable(path: Path, data: bytes) -> None:
-    """Append `data` to a journal file and fsync it before returning.
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
+    that finds it half-written names no pid, and no temp file can outlive a kill."""
+    with _writing(path):
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        with os.fdopen(fd, "wb", buffering=0) as handle:
+            _put(handle, data)
+
+
+def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
+    """Append `data` to a journal file and fsync it before returning (`durable=False`: the
+    next durable append to the file makes it durable too).
 
     Journals are the one append-only exception to atomic_write: a torn last line is ignored
     when the journal is read back, because each line is written before the change it records.
@@ -296,7 +318,8 @@ def append_durable(path: Path, data: bytes) -> None:
         with path.open("ab") as handle:
             _put(handle, data)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
 
 
 def remove_tree(path: Path) -> None:

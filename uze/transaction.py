@@ -22,7 +22,9 @@ from uze import fs
 from uze.errors import StateUnreadable, UzeError
 
 Guard = Callable[[Path], None]  # raises for a path the transaction must not touch (ADR 0020)
-_OPS: Final = frozenset({"write", "mkdir", "newtree", "rmdir", "rmdir_later", "trash", "commit"})
+_OPS: Final = frozenset({
+    "write", "mkdir", "newtree", "rmdir", "rmdir_later", "trash", "sweep", "commit",
+})
 _JOURNAL_HINT: Final = (
     "it is the undo record of an interrupted uze command, and it is damaged: check the paths it "
     "names by hand, then delete that journal folder"
@@ -42,12 +44,21 @@ class Transaction:
         self._doomed: set[Path] = set()  # trash and folders that go at commit
         self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
 
-    def _log(self, op: dict[str, Any], backup: bytes | None = None) -> None:
+    def _log(self, op: dict[str, Any], backup: bytes | None = None, *, durable: bool = True
+             ) -> None:
         if backup is not None:
             fs.atomic_write(self.folder / f"b{self._count}", backup)
             op["backup"] = f"b{self._count}"
         self._count += 1
-        fs.append_durable(self._ops, (json.dumps(op) + "\n").encode())
+        fs.append_durable(self._ops, (json.dumps(op) + "\n").encode(), durable=durable)
+
+    def sweep_on_undo(self, folder: Path) -> None:
+        """Note that writes outside the journal (store objects) happen below `folder`: if this
+        transaction is undone after a crash, their temp files there are removed too."""
+        self._guard(folder)
+        # Not fsynced: a power cut costs a stray temp file at most, and the next journal line
+        # makes this one durable anyway.
+        self._log({"op": "sweep", "path": str(folder)}, durable=False)
 
     def write(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a whole file atomically, remembering what was there."""
@@ -157,6 +168,7 @@ def _anywhere(_path: Path) -> None:
 
 def _undo(op: dict[str, Any], folder: Path) -> None:
     path = Path(op["path"])
+    _sweep(op)
     if op["op"] == "write":
         backup = op.get("backup")
         if backup is None:
@@ -174,6 +186,14 @@ def _undo(op: dict[str, Any], folder: Path) -> None:
         fs.make_dir(path, parents=True)
     elif op["op"] == "trash" and Path(op["trash"]).exists() and not path.exists():
         fs.rename(Path(op["trash"]), path)
+
+
+def _sweep(op: dict[str, Any]) -> None:
+    """Remove the temp files a crash in the middle of `op` may have left (item 16, issue 19)."""
+    if op["op"] == "write":
+        fs.remove_temps_of(Path(op["path"]))
+    elif op["op"] == "sweep":
+        fs.remove_temp_files(Path(op["path"]), depth=2)  # the store: <kind>/<fan-out>/
 
 
 def _holds(path: Path, data: bytes) -> bool:
@@ -235,6 +255,8 @@ def finish_journal(folder: Path) -> None:
     for op in ops:
         if op["op"] == "trash":
             fs.remove_tree(Path(op["trash"]))
+        elif op["op"] != "commit":
+            _sweep(op)
     for op in ops:
         if op["op"] == "rmdir_later":
             fs.remove_dir_if_empty(Path(op["path"]))

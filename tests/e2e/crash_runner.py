@@ -23,8 +23,9 @@ def _arm(limit: int) -> None:
             return function(*args, **kwargs)
         return step
 
+    # `_put` is a kill point inside a write: the temp file exists, the rename has not happened.
     for name in ("atomic_write", "append_durable", "make_dir", "remove_file",
-                 "remove_dir_if_empty"):
+                 "remove_dir_if_empty", "_put"):
         setattr(fs, name, wrap(getattr(fs, name)))
     transaction.fs = fs  # the module already holds `fs`; the patched functions live on it
 

@@ -42,8 +42,12 @@ def _crash_at(step: int, cwd: Path, *args: str | Path) -> int:
     return done.returncode
 
 
+def _temp_files(root: Path) -> list[str]:
+    return [str(p) for p in root.rglob("*") if ".uze-tmp-" in p.name]
+
+
 def _no_temp_files(root: Path) -> bool:
-    return not any(".uze-tmp-" in p.name for p in root.rglob("*"))
+    return not _temp_files(root)
 
 
 def _run_kills(sandbox: Sandbox, command: tuple[str | Path, ...], before: dict, after: dict,  # type: ignore[type-arg]
@@ -63,7 +67,8 @@ def _run_kills(sandbox: Sandbox, command: tuple[str | Path, ...], before: dict, 
         assert recovered.returncode == 0, recovered.stderr
         state = tree_bytes(sandbox.project)
         assert state in (before, after), f"torn state after a kill at step {step}"
-        assert _no_temp_files(sandbox.project) and _no_temp_files(sandbox.home)
+        for root in (sandbox.project, sandbox.home, sandbox.uze_home):  # item 16 of issue 19
+            assert _no_temp_files(root), f"step {step}: {_temp_files(root)}"
         if state != before:  # killed after the commit: start the next round from `before` again
             back = redo or (("uninstall", "crashy") if command[0] == "install"
                             else ("install", package, *ARGS))

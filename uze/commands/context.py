@@ -165,7 +165,15 @@ def locked(ctx: ScopeContext, *, store: bool) -> Iterator[None]:
             stack.enter_context(fs.file_lock(lock, ctx.paths.lock_timeout))
         stack.enter_context(fs.file_lock(ctx.lock_path, ctx.paths.lock_timeout))
         recover(ctx.journal_root, ctx.roots.check_write)
+        sweep_stamps(ctx)
         yield
+
+
+def sweep_stamps(ctx: ScopeContext) -> None:
+    """Remove the temp files a command killed while it wrote a re-install stamp (outside any
+    journal) left in this scope's stamp folder. Safe without the lock: a stamp is a cache, and
+    a writer whose temp file goes keeps no stamp (reinstall.record ignores the failure)."""
+    fs.remove_temp_files(ctx.stamp_file("x").parent)
 
 
 class Created(msgspec.Struct):

@@ -513,15 +513,15 @@ def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
 
 
 def _apply(
-    ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path], extra: Extra | None
+    tx: Transaction, ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path],
+    extra: Extra | None,
 ) -> tuple[Receipt, bytes, int]:
-    """Apply the steps in one transaction; its commit also makes the `stored` objects durable.
+    """Apply the steps in `tx`; its commit also makes the `stored` objects durable.
     `extra` writes in the same transaction (uze.toml and uze.lock) or raises to roll it back.
 
     Returns the receipt, its bytes as on disk, and the number of writes."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
-    tx = Transaction(ctx.journal_root, ctx.roots.check_write)
     tx.sync_at_commit(stored)
     count = len(plan.harnesses)
     progress.stage(f"writing {plan.package.name} for {count} harness{'es' if count > 1 else ''}",
@@ -615,12 +615,15 @@ def install(
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force, adopt)
         store = Store(paths.store)
+        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
+        tx.sweep_on_undo(paths.store)  # a kill inside a store write leaves no temp file behind
         progress.stage(f"storing {len(entries)} files of {package.name}", total=len(entries))
-        store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries}, meta,
-                             sync=False)
         try:
-            receipt, data, writes = _apply(ctx, plan, steps, store.added, extra)
+            store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries},
+                                 meta, sync=False)
+            receipt, data, writes = _apply(tx, ctx, plan, steps, store.added, extra)
         except BaseException:
+            tx.rollback()  # (again, if _apply did: idempotent)
             store.discard_added()  # the store as before, like the project (rolled back)
             raise
         as_planned = steps[:len(plan.artifacts)]  # preflight lists the planned artifacts first

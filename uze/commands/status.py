@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from uze.commands import artifacts as arts
-from uze.commands.context import ScopeContext, locked, open_scope
+from uze.commands.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.errors import NotInstalled
 from uze.paths import Paths
 from uze.vocabulary import State
@@ -111,6 +111,7 @@ def status(
         if ctx.journal_root.exists():  # a command crashed mid-change: roll it back first
             with locked(ctx, store=False):
                 pass
+        sweep_stamps(ctx)
     found = [
         _package_status(ctx, receipt, origin.get(receipt.name, ("", "")))
         for ctx in contexts
