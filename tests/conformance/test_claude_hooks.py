@@ -40,6 +40,7 @@ AFTER = "touch uze-after-UZE_CLAUDE_EXIT2-UZE_CLAUDE_JSON"
 EXIT2_REASON = "UZE_CLAUDE_EXIT2_REASON"
 JSON_REASON = "UZE_CLAUDE_JSON_REASON"
 CONTEXT = "UZE_CLAUDE_SESSION_CONTEXT"
+PROMPT_CONTEXT = "UZE_CLAUDE_PROMPT_CONTEXT"  # a UserPromptSubmit handler's plain stdout
 HARNESSES = ("claude_code", "gemini_cli", "codex", "opencode")
 
 _EXIT2 = f"""#!/bin/sh
@@ -65,13 +66,22 @@ printf '%s\\n' '{{"hookSpecificOutput": {{"hookEventName": "SessionStart", \
 """
 
 
+_PROMPT = f"""#!/bin/sh
+input=$(cat)
+case "$input" in
+  *'"prompt"'*scripted*) echo "{PROMPT_CONTEXT}" ;;
+esac
+"""
+
+
 def build_claude_package(dest: Path) -> Path:
     """A Claude-layout plugin whose hooks speak Claude's protocol only."""
     (dest / ".claude-plugin").mkdir(parents=True)
     (dest / "hooks").mkdir()
     manifest = {"name": NAME, "version": "1.0.0", "description": "Claude-protocol hooks."}
     (dest / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest), encoding="utf-8")
-    for name, text in (("exit2.sh", _EXIT2), ("json.sh", _JSON), ("context.sh", _CONTEXT)):
+    for name, text in (("exit2.sh", _EXIT2), ("json.sh", _JSON), ("context.sh", _CONTEXT),
+                       ("prompt.sh", _PROMPT)):
         (dest / "hooks" / name).write_text(text, encoding="utf-8")
         (dest / "hooks" / name).chmod(0o755)
     root = "${CLAUDE_PLUGIN_ROOT}/hooks/"
@@ -84,6 +94,7 @@ def build_claude_package(dest: Path) -> Path:
         "SessionStart": [
             {"matcher": "startup", "hooks": [{"type": "command", "command": root + "context.sh"}]},
         ],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": root + "prompt.sh"}]}],
     }}
     (dest / "hooks" / "hooks.json").write_text(json.dumps(hooks, indent=2), encoding="utf-8")
     return dest
@@ -103,7 +114,7 @@ def test_claude_protocol_hooks_block_the_shell_call_and_add_session_context(
     expected = {"native"} if harness_id == "claude_code" else {"adapted", "degraded"}
     delivered = {c.resource for c in hooks if c.delivered}
     assert {c.route for c in hooks if c.delivered} <= expected, hooks
-    assert len(hooks) == 3 and {"PreToolUse-0", "PreToolUse-1"} <= delivered, hooks
+    assert len(hooks) == 4 and {"PreToolUse-0", "PreToolUse-1"} <= delivered, hooks
     assert all(c.reason for c in hooks if not c.delivered), hooks
     driver = DRIVERS[harness_id]
     driver.prepare(lab, scope)
@@ -127,6 +138,12 @@ def test_claude_protocol_hooks_block_the_shell_call_and_add_session_context(
             with evidence.check(harness_id, "hook.claude.context", scope):
                 assert any(CONTEXT in r.text() for r in requests if r.api == driver.api), (
                     f"SessionStart additionalContext {CONTEXT} is in no model request"
+                )
+        if "UserPromptSubmit-0" in delivered:
+            with evidence.check(harness_id, "hook.claude.context", scope):
+                assert any(PROMPT_CONTEXT in r.text() for r in requests
+                           if r.api == driver.api), (
+                    f"UserPromptSubmit context {PROMPT_CONTEXT} is in no model request"
                 )
 
         lab.uze("uninstall", NAME, "--scope", scope)

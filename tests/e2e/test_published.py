@@ -135,7 +135,8 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_translated_or_unsuppor
         "Claude-protocol hook on SessionStart: OpenCode's plugin bridge only observes "
         "session.created, so the handler's answer (block, context, stop) would be lost")
     assert reasons[("UserPromptSubmit-0", "codex")] == (
-        "Claude-protocol hook on UserPromptSubmit: no translation to codex for it yet")
+        "Claude-protocol hook with prompt handlers: the wrapper runs only command handlers on "
+        "codex")
     assert "unified_exec" in reasons[("PreToolUse-0", "codex")]
     assert reasons[("SessionStart-0", "codex")].startswith("Claude-protocol hook run by uze's "
                                                            "wrapper")

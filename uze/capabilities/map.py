@@ -63,7 +63,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
         "harnesses.md 2.6"),
     ("codex", "hook", "protocol.claude"): _c(
         "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
-        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SessionStart; a "
+        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SessionStart, "
+        "UserPromptSubmit; a "
         "PreToolUse shell guard is degraded (unified_exec); trust gate as for every hook",
         "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
     ("codex", "mcp", "project"): _c(
@@ -111,7 +112,8 @@ CAPABILITIES: Final[dict[tuple[str, str, str], Capability]] = {
     ("gemini_cli", "hook", "base"): _c("native", "", "harnesses.md 4.6 (renamed events)"),
     ("gemini_cli", "hook", "protocol.claude"): _c(
         "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
-        "the answer as Gemini CLI's decision) on PreToolUse, PostToolUse, Stop, SessionStart",
+        "the answer as Gemini CLI's decision) on PreToolUse, PostToolUse, Stop, SessionStart, "
+        "UserPromptSubmit",
         "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
     ("gemini_cli", "mcp", "project"): _c(
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "

@@ -28,9 +28,10 @@ _ROOT_VARIABLE: Final = re.compile(r"\$\{(?:CLAUDE_)?PLUGIN_ROOT\}|\$(?:CLAUDE_)
 # conformance tests and tests/conformance/test_claude_hooks.py); the rest are reported.
 CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
     "gemini_cli": {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
-                   "Stop": "AfterAgent", "SessionStart": "SessionStart"},
+                   "Stop": "AfterAgent", "SessionStart": "SessionStart",
+                   "UserPromptSubmit": "BeforeAgent"},
     "codex": {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
-              "SessionStart": "SessionStart"},
+              "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
     # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer only in
     # tool.execute.before; its other events only observe.
     "opencode": {"PreToolUse": "tool.execute.before"},

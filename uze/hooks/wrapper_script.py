@@ -264,7 +264,7 @@ ANSWERS = {"claude_code": answer_claude, "deepseek_harness": answer_claude,
 # --- the claude protocol: handlers that read Claude's hook JSON and answer as to Claude ---
 CLAUDE_INPUT_KEYS = {  # Claude event -> the native keys copied into Claude's hook JSON
     "PreToolUse": (), "PostToolUse": ("tool_response",), "Stop": ("stop_hook_active",),
-    "SessionStart": ("source",),
+    "SessionStart": ("source",), "UserPromptSubmit": ("prompt",),
 }
 
 
@@ -369,7 +369,7 @@ def claude_verdict(results, event):
     verdict, contexts, messages = {}, [], []
     for code, stdout, stderr in results:
         if code == 2:
-            if event in ("PreToolUse", "PostToolUse", "Stop"):
+            if event in ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit"):
                 verdict.setdefault("block", reason_of(stderr, "a Claude-protocol handler"))
             continue
         if code != 0:
@@ -380,7 +380,7 @@ def claude_verdict(results, event):
         except ValueError:
             answer = None
         if not isinstance(answer, dict):
-            if text and event == "SessionStart":  # plain stdout is context there
+            if text and event in ("SessionStart", "UserPromptSubmit"):  # context there
                 contexts.append(text)
             continue
         specific = answer.get("hookSpecificOutput")

@@ -23,7 +23,9 @@ SHELL = {"gemini_cli": "run_shell_command", "codex": "Bash"}
 NATIVE = {("gemini_cli", "PreToolUse"): "BeforeTool", ("codex", "PreToolUse"): "PreToolUse",
           ("gemini_cli", "SessionStart"): "SessionStart",
           ("codex", "SessionStart"): "SessionStart", ("gemini_cli", "Stop"): "AfterAgent",
-          ("codex", "Stop"): "Stop", ("opencode", "PreToolUse"): "tool.execute.before"}
+          ("codex", "Stop"): "Stop", ("opencode", "PreToolUse"): "tool.execute.before",
+          ("gemini_cli", "UserPromptSubmit"): "BeforeAgent",
+          ("codex", "UserPromptSubmit"): "UserPromptSubmit"}
 
 
 def handler(tmp_path: Path, body: str, name: str = "h.sh") -> str:
@@ -192,8 +194,8 @@ def test_what_the_wrapper_cannot_run_is_unsupported_with_the_reason() -> None:
     assert claude_problem("opencode", _group("SessionStart", command)) == (
         "Claude-protocol hook on SessionStart: OpenCode's plugin bridge only observes "
         "session.created, so the handler's answer (block, context, stop) would be lost")
-    assert claude_problem("gemini_cli", _group("UserPromptSubmit", command)) == (
-        "Claude-protocol hook on UserPromptSubmit: no translation to gemini_cli for it yet")
+    assert claude_problem("gemini_cli", _group("PreCompact", command)) == (
+        "Claude-protocol hook on PreCompact: no translation to gemini_cli for it yet")
     prompt = [{"type": "prompt", "prompt": "ok?"}]
     assert claude_problem("codex", _group("Stop", prompt)) == (
         "Claude-protocol hook with prompt handlers: the wrapper runs only command handlers "
@@ -231,3 +233,16 @@ def test_opencode_gets_the_deny_its_plugin_throws(tmp_path: Path) -> None:
     seen = json.loads((tmp_path / "h.sh.in").read_text(encoding="utf-8"))
     assert (seen["tool_name"], seen["tool_input"]["command"]) == ("Bash", "rm -rf x")
     assert (code, out) == (0, {"decision": "deny", "reason": "rm is blocked"})
+
+
+@pytest.mark.parametrize("harness", ["gemini_cli", "codex"])
+def test_user_prompt_submit_gets_the_prompt_and_its_stdout_is_context(
+    tmp_path: Path, harness: str
+) -> None:
+    command = handler(tmp_path, "echo remember the tests")
+    native = {"cwd": str(tmp_path), "prompt": "fix it"}
+    _, out, _ = run(tmp_path, harness, "UserPromptSubmit", [command], native)
+    seen = json.loads((tmp_path / "h.sh.in").read_text(encoding="utf-8"))
+    assert (seen["hook_event_name"], seen["prompt"]) == ("UserPromptSubmit", "fix it")
+    assert out == {"hookSpecificOutput": {"hookEventName": NATIVE[harness, "UserPromptSubmit"],
+                                          "additionalContext": "remember the tests"}}
