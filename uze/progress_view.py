@@ -1,5 +1,6 @@
 """What a person sees of long work: rich's progress on standard error, drawn only on a terminal,
-only without --json, and only once the work has run for `DELAY` seconds (ADR 0027).
+only without --json, and only once the work has run for `DELAY` seconds (ADR 0027), or as many
+as `UZE_PROGRESS_DELAY` says.
 
 A short command pays for a timer thread and nothing else: rich's progress module is imported
 and drawn by the timer, never before it fires. The display is transient: when the work ends its
@@ -82,6 +83,18 @@ class DelayedProgress(progress.Reporter):
                 self._bar.stop()
 
 
+def _delay() -> float:
+    """`UZE_PROGRESS_DELAY` (seconds, 0 to 3600) when set to such a number, else `DELAY`."""
+    import math
+    import os
+
+    try:
+        delay = float(os.environ.get("UZE_PROGRESS_DELAY", DELAY))
+    except ValueError:
+        return DELAY
+    return delay if math.isfinite(delay) and 0 <= delay <= 3600 else DELAY
+
+
 @contextmanager
 def shown(title: str, *, enabled: bool = True) -> Iterator[None]:
     """Report the block's work to a person: a `DelayedProgress` when `enabled` (not --json)
@@ -89,7 +102,7 @@ def shown(title: str, *, enabled: bool = True) -> Iterator[None]:
     if not (enabled and sys.stderr.isatty()):
         yield
         return
-    reporter = DelayedProgress(title)
+    reporter = DelayedProgress(title, _delay())
     try:
         with progress.under(reporter):
             yield

@@ -20,7 +20,7 @@ def _objects(sandbox: Sandbox) -> set[str]:
 
 
 def test_verify_reports_a_flipped_byte_and_exits_1(sandbox: Sandbox) -> None:
-    assert run_uze("install", DATA / "seven", "--harness", "codex",
+    assert run_uze("install", DATA / "seven", "--harness", "codex", "--trust",
                    cwd=sandbox.project).returncode == 0
     assert run_uze("store", "verify", cwd=sandbox.project).returncode == 0
     victim = sandbox.uze_home / "store" / "objects" / sorted(_objects(sandbox))[0]
@@ -42,7 +42,8 @@ def test_gc_after_uninstall_frees_the_unique_blobs_and_keeps_shared_ones(sandbox
     (other / "plugin.json").write_text(json.dumps({**manifest, "name": "other"}))
     (other / "AGENTS.md").write_text("Only in other.\n")
     for source in (DATA / "seven", other):
-        assert run_uze("install", source, "--harness", "codex", cwd=sandbox.project).returncode == 0
+        installed = run_uze("install", source, "--harness", "codex", "--trust", cwd=sandbox.project)
+        assert installed.returncode == 0
     both = _objects(sandbox)
     assert run_uze("uninstall", "other", cwd=sandbox.project).returncode == 0
     collected = json.loads(run_uze("store", "gc", "--json", cwd=sandbox.project).stdout)
