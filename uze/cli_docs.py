@@ -78,7 +78,10 @@ HEAD: Final = """\
 
 Every command prints a human view on standard output, or one JSON document with `--json`.
 Errors go to standard error as `uze: error: <what>` followed by `hint: <next step>`.
-`NO_COLOR` turns colour off unless `--color always` is given.
+`NO_COLOR` turns colour off unless `--color always` is given. On a terminal, an install or
+uninstall that runs longer than half a second draws its progress on standard error;
+`UZE_PROGRESS_DELAY` sets that delay in seconds (0 draws at once). `UZE_LOCK_TIMEOUT` sets
+how many seconds a command waits for another uze command's lock (default 10).
 
 """
 

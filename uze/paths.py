@@ -69,6 +69,18 @@ class Paths(msgspec.Struct, frozen=True):
         return self.env_dir("XDG_CONFIG_HOME", self.home / ".config")
 
 
+def progress_delay(default: float) -> float:
+    """UZE_PROGRESS_DELAY: seconds before long work draws its progress (0 to 3600), else
+    `default` (unset, not a number, or out of range: progress is a display, never an error)."""
+    import math
+
+    try:
+        delay = float(os.environ.get("UZE_PROGRESS_DELAY", default))
+    except ValueError:
+        return default
+    return delay if math.isfinite(delay) and 0 <= delay <= 3600 else default
+
+
 def _lock_timeout(text: str) -> float:
     """UZE_LOCK_TIMEOUT as seconds: a finite number, zero or more. Raises UzeError otherwise."""
     import math

@@ -84,15 +84,10 @@ class DelayedProgress(progress.Reporter):
 
 
 def _delay() -> float:
-    """`UZE_PROGRESS_DELAY` (seconds, 0 to 3600) when set to such a number, else `DELAY`."""
-    import math
-    import os
+    """The delay in force: `DELAY` unless UZE_PROGRESS_DELAY says otherwise (uze.paths)."""
+    from uze.paths import progress_delay
 
-    try:
-        delay = float(os.environ.get("UZE_PROGRESS_DELAY", DELAY))
-    except ValueError:
-        return DELAY
-    return delay if math.isfinite(delay) and 0 <= delay <= 3600 else DELAY
+    return progress_delay(DELAY)
 
 
 @contextmanager

@@ -512,3 +512,28 @@ def test_a_file_where_a_folder_goes_is_a_clean_error(sandbox: Sandbox) -> None:
     done = _uze(sandbox, "install", SEVEN, "--harness", "claude_code")
     _refused(done, ".claude/skills")
     _assert_untouched(sandbox, before)
+
+
+@pytest.mark.parametrize("name", ["uze.toml", "uze.lock"])
+@pytest.mark.parametrize("command", [("install", str(SEVEN), "--harness", "claude_code,codex"),
+                                     ("install",), ("uninstall", "seven")])
+def test_a_manifest_or_lock_swapped_for_a_link_is_never_written_through(
+    sandbox: Sandbox, name: str, command: tuple[str, ...]
+) -> None:
+    """uze.toml and uze.lock are written in every transaction that declares, pins or forgets a
+    package (a re-install the shortcut answers and `uze install` alone included): a link put in
+    their place, here to a file in HOME, is refused and the file it points at keeps its bytes."""
+    _install(sandbox)
+    at = sandbox.project / name
+    victim = sandbox.home / "victim.txt"
+    victim.write_text("the user's own file\n")
+    at.unlink()
+    at.symlink_to(victim)
+    before = _world(sandbox)
+    done = _uze(sandbox, *command)
+    assert victim.read_text() == "the user's own file\n"
+    if done.returncode == 0:  # a command that had nothing to write there
+        _assert_untouched(sandbox, before)
+    else:
+        _refused(done, "symbolic link")
+        _assert_untouched(sandbox, before)

@@ -139,7 +139,7 @@ def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Pat
         return  # the pair says this already: nothing is written
     with locked(ctx, store=False):
         created = load_created(ctx)
-        tx = Transaction(ctx.journal_root)
+        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
         try:
             extra(tx, ctx, created, receipt)
             save_created(tx, ctx, created)

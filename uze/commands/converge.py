@@ -185,7 +185,7 @@ def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:
     with locked(ctx, store=False):
         created = load_created(ctx)
         pins = declare.read_pair(ctx)[1]
-        tx = Transaction(ctx.journal_root)
+        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
         try:
             path = declare.scope_files(ctx)[1]
             remaining = [p for n, p in pins.items() if n not in names]

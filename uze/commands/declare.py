@@ -51,9 +51,19 @@ def _where(ctx: ScopeContext, path: Path) -> str:
     return ctx.location.display(path)
 
 
+def _unlinked_files(ctx: ScopeContext) -> tuple[Path, Path]:
+    """`scope_files`, read and written only as plain files: raises LinkRefused when either, or
+    a folder above it, is a link in the project (a link to a file in HOME is never read or
+    written through)."""
+    files = scope_files(ctx)
+    for path in files:
+        ctx.roots.check_links(path, itself=True)
+    return files
+
+
 def read_pair(ctx: ScopeContext) -> tuple[dict[str, str], dict[str, LockedPackage]]:
     """The scope's declarations (name -> source) and pins (name -> LockedPackage), validated."""
-    manifest, lock = scope_files(ctx)
+    manifest, lock = _unlinked_files(ctx)
     return read_manifest(manifest, _where(ctx, manifest)), read_lock(lock, _where(ctx, lock))
 
 
@@ -150,7 +160,7 @@ def write_file(tx: Transaction, ctx: ScopeContext, created: Created, path: Path,
 def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPackage,
            declared: str) -> None:
     """Declare `entry.name` as `declared` in uze.toml and pin `entry` in uze.lock."""
-    manifest, lock = scope_files(ctx)
+    manifest, lock = _unlinked_files(ctx)
     raw = manifest.read_bytes() if manifest.exists() else None
     current = read_manifest(manifest, _where(ctx, manifest))
     if current.get(entry.name) != declared:
@@ -163,7 +173,7 @@ def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPa
 
 def forget(tx: Transaction, ctx: ScopeContext, created: Created, name: str) -> None:
     """Take `name` out of uze.toml and uze.lock (removing either once uze's own and empty)."""
-    manifest, lock = scope_files(ctx)
+    manifest, lock = _unlinked_files(ctx)
     if manifest.exists() and name in read_manifest(manifest, _where(ctx, manifest)):
         data = updated_manifest(manifest.read_bytes(), name, None, _where(ctx, manifest))
         write_file(tx, ctx, created, manifest, data, render_manifest({}))
