@@ -9,6 +9,7 @@ autouse `sandbox` fixture) and compares byte snapshots of all three before and a
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -18,7 +19,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import Uze, assert_no_traceback, assert_ok, snapshot
-from tests.helpers import build_tree
+from tests.helpers import REPO, build_tree
 
 pytestmark = pytest.mark.e2e
 
@@ -274,7 +275,8 @@ def _denied(
     return subprocess.run(
         [sys.executable, "-m", "tests.e2e.eacces_runner", ":".join(map(str, paths)),
          *map(str, args)],
-        cwd=sandbox.project, capture_output=True, text=True, timeout=120, check=False,
+        cwd=sandbox.project, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True,
+        text=True, timeout=120, check=False,
     )
 
 
