@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 from typing import Final
 
-from uze.package.frontmatter import FrontmatterError, split_frontmatter
 from uze.package.issues import issue
 from uze.package.layout import ComponentPaths, bare_name, files_under
 from uze.package.model import Command
 from uze.package.names import name_problem
 from uze.package.tree import Tree
+from uze.package.validate import read_frontmatter
 
 COMMANDS: Final = "commands"
 
@@ -41,16 +41,10 @@ def validate_commands(
 
 
 def _read(tree: Tree, relpath: str, roots: tuple[str, ...], warnings: list[str]) -> Command | None:
-    problems: list[str] = []
-    text = tree.text(relpath, problems)
-    if text is None:
-        warnings.extend(f"{line}; skipped" for line in problems)
+    parsed = read_frontmatter(tree, relpath, warnings)
+    if parsed is None:
         return None
-    try:
-        frontmatter, body = split_frontmatter(text)
-    except FrontmatterError as error:
-        warnings.append(issue(relpath, f"{error}; skipped"))
-        return None
+    frontmatter, body = parsed
     stem = PurePosixPath(relpath).stem
     name = stem if name_problem(stem) is None else bare_name(stem)
     if name is None:
@@ -59,7 +53,7 @@ def _read(tree: Tree, relpath: str, roots: tuple[str, ...], warnings: list[str])
         return None
     if name != stem:
         warnings.append(issue(relpath, f"{name_problem(stem)}; installed as {name!r}"))
-    return Command(name, relpath, dict(frontmatter), body, _subdirs(relpath, roots))
+    return Command(name, relpath, frontmatter, body, _subdirs(relpath, roots))
 
 
 def _subdirs(relpath: str, roots: tuple[str, ...]) -> tuple[str, ...]:

@@ -168,11 +168,12 @@ def _read_skill(
 
 
 def _frontmatter(tree: Tree, relpath: str, warnings: list[str]) -> dict[str, object] | None:
-    parsed = _split(tree, relpath, warnings)
+    parsed = read_frontmatter(tree, relpath, warnings)
     return None if parsed is None else parsed[0]
 
 
-def _split(tree: Tree, relpath: str, warnings: list[str]) -> tuple[dict[str, object], str] | None:
+def read_frontmatter(tree: Tree, relpath: str, warnings: list[str]
+                     ) -> tuple[dict[str, object], str] | None:
     """Frontmatter and body; None, with a warning that says the file is skipped, when the
     file is not UTF-8 or its frontmatter is not YAML (one resource, not the package)."""
     found: list[str] = []
@@ -246,7 +247,7 @@ def validate_agents(
 def _read_agent(
     tree: Tree, relpath: str, roots: tuple[str, ...], issues: list[str], warnings: list[str]
 ) -> Agent | None:
-    parsed = _split(tree, relpath, warnings)
+    parsed = read_frontmatter(tree, relpath, warnings)
     if parsed is None:
         return None
     frontmatter, body = parsed
