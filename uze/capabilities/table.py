@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Final
 
 from uze.capabilities.map import lookup
+from uze.harnesses import HARNESS_IDS
 
 ROWS: Final = (
     ("instructions", "instructions", "base"),
@@ -20,10 +21,7 @@ ROWS: Final = (
     ("hook", "hook", "base"),
     ("hook, Claude protocol", "hook", "protocol.claude"),
 )
-HARNESSES: Final = (
-    "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
-    "deepseek_harness",
-)
+HARNESSES: Final = HARNESS_IDS
 
 
 def markdown_table() -> str:

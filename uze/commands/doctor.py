@@ -21,7 +21,8 @@ import msgspec
 from uze import compatibility, evidence
 from uze.commands.context import ScopeContext, open_scope
 from uze.evidence import Record, Status
-from uze.harnesses import REGISTRY, Harness
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import Harness
 from uze.location import Location
 from uze.paths import Paths
 from uze.probes import ProbeItem, Runner

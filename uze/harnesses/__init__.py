@@ -1,37 +1,76 @@
-"""The harness registry: canonical ids and the modules that deliver to them."""
+"""The harness registry: the one list of harness ids. Each id names its module,
+`uze/harnesses/<id>.py`, whose `HARNESS` object holds everything uze knows about that harness.
+
+Adding a harness is one module plus one line in `HARNESS_IDS` (docs/design.md, "Adding a
+harness"; adr/0035). Importing this package is cheap: a module is imported the first time
+`REGISTRY` is asked for it, so `--harness` is checked before anything heavy loads (adr/0016).
+"""
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
-from uze.harness_ids import HARNESS_IDS, parse_harnesses
-from uze.harnesses import (
-    antigravity,
-    claude_code,
-    codex,
-    deepseek_harness,
-    gemini_cli,
-    kimi_code,
-    opencode,
-)
-from uze.harnesses.base import Harness
+from uze.errors import UnknownHarness, UsageError
 from uze.location import Location
 
-REGISTRY: Final[dict[str, Harness]] = {
-    h.id: h
-    for h in (
-        claude_code.HARNESS,
-        codex.HARNESS,
-        opencode.HARNESS,
-        gemini_cli.HARNESS,
-        antigravity.HARNESS,
-        kimi_code.HARNESS,
-        deepseek_harness.HARNESS,
-    )
-}
-if tuple(REGISTRY) != HARNESS_IDS:  # one list of ids: uze.harness_ids, checked here at import
-    raise RuntimeError(f"uze.harness_ids.HARNESS_IDS is not the registry order {tuple(REGISTRY)}")
+if TYPE_CHECKING:
+    from uze.harnesses.base import Harness
+
+# The registry, in the order uze lists harnesses everywhere. One line per harness.
+HARNESS_IDS: Final[tuple[str, ...]] = (
+    "claude_code",
+    "codex",
+    "opencode",
+    "gemini_cli",
+    "antigravity",
+    "kimi_code",
+    "deepseek_harness",
+)
+
+
+class _Registry(Mapping[str, "Harness"]):
+    """id -> Harness, in registry order; each module is imported on first use."""
+
+    def __getitem__(self, harness_id: str) -> Harness:
+        if harness_id not in HARNESS_IDS:
+            raise KeyError(harness_id)
+        harness: Harness = importlib.import_module(f"uze.harnesses.{harness_id}").HARNESS
+        if harness.id != harness_id:
+            raise RuntimeError(f"uze/harnesses/{harness_id}.py declares the id {harness.id!r}")
+        return harness
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(HARNESS_IDS)
+
+    def __len__(self) -> int:
+        return len(HARNESS_IDS)
+
+
+REGISTRY: Final[Mapping[str, Harness]] = _Registry()
+
+
+def parse_harnesses(value: str) -> tuple[str, ...]:
+    """`a,b` or `all` -> canonical ids in registry order.
+
+    Raises UnknownHarness, and UsageError for an empty list or an empty name in it (`,,`).
+    """
+    if value.strip() == "all":
+        return HARNESS_IDS
+    names = [part.strip() for part in value.split(",")]
+    if not all(names):
+        example = ",".join(HARNESS_IDS[:2])
+        raise UsageError(
+            f"--harness {value!r} names no harness" if not any(names)
+            else f"--harness {value!r} has an empty name in its list",
+            hint=f"name them: --harness {example} (or --harness all)",
+        )
+    for name in names:
+        if name not in HARNESS_IDS:
+            raise UnknownHarness(name, HARNESS_IDS)
+    return tuple(h for h in HARNESS_IDS if h in names)
 
 
 def project_outputs(loc: Location) -> frozenset[str]:
@@ -54,6 +93,6 @@ def detect_harnesses(loc: Location) -> tuple[str, ...]:
 
 
 __all__ = [
-    "HARNESS_IDS", "REGISTRY", "Harness", "Location", "detect_harnesses", "parse_harnesses",
+    "HARNESS_IDS", "REGISTRY", "Location", "detect_harnesses", "parse_harnesses",
     "project_outputs",
 ]

@@ -3,9 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 from uze import mcp_dialects
-from uze.harnesses.base import Harness, McpTarget
+from uze.harnesses.base import (
+    AS_SKILL,
+    SAME_EVENTS,
+    Capability,
+    Harness,
+    McpTarget,
+    cap,
+    hook_events,
+)
 from uze.location import Location
 from uze.paths import Paths
 
@@ -20,6 +29,34 @@ def hooks_file(loc: Location) -> Path:
     return loc.pick(".agents/hooks.json", config_dir(loc.paths) / "hooks.json")
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("instructions", "base"): cap(
+        "native", "", "harnesses.md 5.1 (unverified: third-party)"),
+    ("skill", "base"): cap("native", "", "harnesses.md 5.2 (unverified)"),
+    ("skill", "invoke.user_only"): cap(
+        "degraded", "Antigravity documents no invocation policy: the model can still run this "
+        "user-only skill", "harnesses.md 5.2"),
+    ("skill", "invoke.model_only"): cap(
+        "degraded", "Antigravity documents no invocation policy: users can still run this "
+        "model-only skill", "harnesses.md 5.2"),
+    ("mcp", "base"): cap("native", "", "harnesses.md 5.4 (unverified)"),
+    ("hook", "base"): cap(
+        "adapted", "named entries in hooks.json; the format is unverified third-party "
+        "documentation (agy drops the whole file on any schema error)",
+        "harnesses.md 5.5 (unverified; per group: uze/hooks)"),
+    ("command", "base"): cap(
+        "adapted", AS_SKILL.format(harness="Antigravity"), "harnesses.md 5.2 (unverified)"),
+    ("hook", "protocol.claude"): cap(
+        "unsupported", "Claude-protocol hook; no translation to antigravity", "adr/0034"),
+}
+UNSUPPORTED: Final[dict[str, str]] = {
+    "agent": "Antigravity loads custom agents only from a plugin's agents/ "
+    "folder (format unverified); uze does not generate Antigravity plugins",
+}
+HOOK_EVENTS: Final = hook_events(  # named hooks in hooks.json (harnesses.md 5.5, unverified)
+    SAME_EVENTS, {"PreToolUse"}, ("command", "prompt"))
+
+
 HARNESS = Harness(
     id="antigravity",
     binary="agy",
@@ -31,4 +68,7 @@ HARNESS = Harness(
         lambda loc: loc.pick(".agents/mcp_config.json", config_dir(loc.paths) / "mcp_config.json"),
         "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.antigravity,
     ),
+    capabilities=CAPABILITIES,
+    unsupported=UNSUPPORTED,
+    hook_events=HOOK_EVENTS,
 )

@@ -5,17 +5,60 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
 from uze.location import Location
 from uze.paths import Paths
-from uze.vocabulary import ConfigFormat
+from uze.vocabulary import ConfigFormat, Route
 
 if TYPE_CHECKING:
     from uze.package import InvokePolicy
 
+
+class Capability(msgspec.Struct, frozen=True):
+    """How one harness carries one feature of one resource kind: a route, why, and the section
+    of docs/reference (or the test) the row rests on."""
+
+    route: Route
+    reason: str
+    source: str
+
+
+def cap(route: Route, reason: str, source: str) -> Capability:
+    """A capability row (shorthand for the tables in the harness modules)."""
+    return Capability(route, reason, source)
+
+
+# The reason of a command delivered as a user-only skill, where a harness has no command files.
+AS_SKILL: Final = ("{harness} has no command files uze writes: delivered as a skill only the "
+                   "user invokes ($ARGUMENTS is not substituted)")
+
+
+class HookEvent(msgspec.Struct, frozen=True):
+    """One portable event in one harness. `native` is None where the harness lacks it."""
+
+    native: str | None
+    can_block: bool
+    handler_types: tuple[str, ...]
+
+
+# Portable event -> native name, for harnesses that use Claude Code's names.
+SAME_EVENTS: Final[Mapping[str, str | None]] = {
+    "PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
+    "SessionStart": "SessionStart",
+}
+
+
+def hook_events(names: Mapping[str, str | None], blocking: set[str],
+                types: tuple[str, ...]) -> dict[str, HookEvent]:
+    """Each portable event's native form: `blocking` lists those that can block."""
+    return {
+        portable: HookEvent(native, portable in blocking and native is not None,
+                            types if native else ())
+        for portable, native in names.items()
+    }
 
 
 class SkillDialect(msgspec.Struct, frozen=True):
@@ -58,6 +101,9 @@ class Harness(msgspec.Struct, frozen=True):
     `skill_roots` lists every root the harness reads (preferred first); `dedupes_skills` is
     True where the real harness was seen listing a name once though it sat in two roots;
     `also_reads` names instruction files it reads besides its own (DeepSeek reads CLAUDE.md).
+    `capabilities` maps (kind, feature) to the row uze check prints; a kind with no row is
+    unsupported, with the reason in `unsupported` (kind -> why) where there is more to say.
+    `hook_events` maps each portable hook event to its native form.
     """
 
     id: str
@@ -71,6 +117,9 @@ class Harness(msgspec.Struct, frozen=True):
     mcp: McpTarget | None = None
     dedupes_skills: bool = False
     also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()
+    capabilities: Mapping[tuple[str, str], Capability] = msgspec.field(default_factory=dict)
+    unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)
+    hook_events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

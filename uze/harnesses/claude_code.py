@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, McpTarget, SkillDialect
+from uze.harnesses.base import (
+    SAME_EVENTS,
+    AgentFormat,
+    Capability,
+    Harness,
+    McpTarget,
+    SkillDialect,
+    cap,
+    hook_events,
+)
 from uze.location import Location
 from uze.package import InvokePolicy
 from uze.paths import Paths
@@ -33,6 +43,26 @@ def skill_dialect(policy: InvokePolicy) -> SkillDialect:
     return SkillDialect(frontmatter=keys)
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("instructions", "base"): cap(
+        "adapted", "Claude Code reads CLAUDE.md, not AGENTS.md: the text is copied into a "
+        "CLAUDE.md region", "harnesses.md 1.1"),
+    ("skill", "base"): cap("native", "", "harnesses.md 1.2"),
+    ("skill", "invoke.user_only"): cap("native", "", "harnesses.md 1.3"),
+    ("skill", "invoke.model_only"): cap("native", "", "harnesses.md 1.3"),
+    ("agent", "base"): cap("native", "", "harnesses.md 1.4"),
+    ("mcp", "base"): cap("native", "", "harnesses.md 1.5, probes 2.1"),
+    ("hook", "base"): cap("native", "", "harnesses.md 1.6 (per group: uze/hooks)"),
+    ("hook", "protocol.claude"): cap(
+        "native", "", "harnesses.md 1.6 (groups verbatim; uze/hooks/claude.py), "
+        "tests/conformance/test_claude_hooks.py"),
+    ("command", "base"): cap(
+        "native", "", "harnesses.md 1, tests/conformance (claude -p /context slash_commands)"),
+}
+HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"},
+                        ("command", "http", "mcp_tool", "prompt"))
+
+
 HARNESS = Harness(
     id="claude_code",
     binary="claude",
@@ -50,4 +80,6 @@ HARNESS = Harness(
             "initialPrompt",
         }),
     ),
+    capabilities=CAPABILITIES,
+    hook_events=HOOK_EVENTS,
 )

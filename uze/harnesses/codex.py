@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 import yaml
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, McpTarget, SkillDialect
+from uze.harnesses.base import (
+    AS_SKILL,
+    SAME_EVENTS,
+    AgentFormat,
+    Capability,
+    Harness,
+    McpTarget,
+    SkillDialect,
+    cap,
+    hook_events,
+)
 from uze.package import InvokePolicy
 from uze.paths import Paths
 
@@ -35,6 +46,38 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("command", "base"): cap(
+        "adapted", AS_SKILL.format(harness="Codex"),
+        "harnesses.md 2.3, tests/conformance (codex app-server skills/list)"),
+    ("instructions", "base"): cap("native", "", "harnesses.md 2.1"),
+    ("skill", "base"): cap("native", "", "harnesses.md 2.2"),
+    ("skill", "invoke.user_only"): cap(
+        "adapted", "user-only policy written as agents/openai.yaml "
+        "policy.allow_implicit_invocation: false", "harnesses.md 2.3"),
+    ("skill", "invoke.model_only"): cap(
+        "degraded", "Codex cannot hide a skill from $ mentions and /skills: users can still "
+        "invoke this model-only skill", "harnesses.md 2.3"),
+    ("mcp", "base"): cap("native", "", "harnesses.md 2.5, probes 3.1"),
+    ("hook", "base"): cap(
+        "adapted", "Codex runs it only after the user trusts it in /hooks (hook trust gate)",
+        "harnesses.md 2.6"),
+    ("hook", "protocol.claude"): cap(
+        "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
+        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SessionStart, "
+        "UserPromptSubmit; a "
+        "PreToolUse shell guard is degraded (unified_exec); trust gate as for every hook",
+        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
+    ("mcp", "project"): cap(
+        "adapted", "written to .codex/config.toml, which Codex reads only when the project is "
+        "trusted in the user's config.toml", "probes 3.1"),
+    ("agent", "base"): cap(
+        "adapted", "generated as a Codex agent TOML file (developer_instructions = body); "
+        "project agents load only in a trusted project", "harnesses.md 2.4, probes 3.1"),
+}
+HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
+
+
 HARNESS = Harness(
     id="codex",
     binary="codex",
@@ -60,4 +103,6 @@ HARNESS = Harness(
             "nickname_candidates", "model_verbosity",
         }),
     ),
+    capabilities=CAPABILITIES,
+    hook_events=HOOK_EVENTS,
 )

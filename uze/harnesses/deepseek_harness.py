@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
-from uze.harnesses.base import Harness
+from uze.harnesses.base import AS_SKILL, SAME_EVENTS, Capability, Harness, cap, hook_events
 from uze.harnesses.claude_code import skill_dialect
 from uze.location import Location
 from uze.paths import Paths
@@ -23,6 +24,28 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
     )
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("instructions", "base"): cap("native", "", "harnesses.md 7"),
+    ("skill", "base"): cap("native", "", "harnesses.md 7"),
+    ("skill", "invoke.user_only"): cap("native", "", "harnesses.md 7"),
+    ("skill", "invoke.model_only"): cap("native", "", "harnesses.md 7"),
+    ("command", "base"): cap(
+        "adapted", AS_SKILL.format(harness="DeepSeek Harness"), "harnesses.md 7"),
+}
+UNSUPPORTED: Final[dict[str, str]] = {
+    "hook": "DeepSeek Harness runs hooks only through its "
+    "dsh-hooks-claude-code bridge plugin, which takes ONE configPath per process in a profile's "
+    "cordis.patch.yml: uze would edit the user's profile and two packages would clash "
+    "(adr/0010)",
+    "mcp": "DeepSeek Harness takes MCP servers as dsh-mcp-client rows "
+    "in a profile's cordis.patch.yml, which uze does not edit yet",
+    "agent": "DeepSeek Harness has no Markdown agents, only Cordis agent "
+    "presets (agent.cordis.yml), which uze does not generate",
+}
+HOOK_EVENTS: Final = hook_events(  # through its dsh-hooks-claude-code bridge: uze does
+    SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))  # not deliver there (adr/0010)
+
+
 HARNESS = Harness(
     id="deepseek_harness",
     binary="dsh",
@@ -33,4 +56,7 @@ HARNESS = Harness(
     skill_dialect=skill_dialect,
     # DSH loads both AGENTS.md and CLAUDE.md in a project (harnesses.md 7).
     also_reads=lambda loc: (loc.project / "CLAUDE.md",) if loc.scope == "project" else (),
+    capabilities=CAPABILITIES,
+    unsupported=UNSUPPORTED,
+    hook_events=HOOK_EVENTS,
 )

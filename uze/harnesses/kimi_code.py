@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, McpTarget, SkillDialect
+from uze.harnesses.base import (
+    AS_SKILL,
+    SAME_EVENTS,
+    AgentFormat,
+    Capability,
+    Harness,
+    McpTarget,
+    SkillDialect,
+    cap,
+    hook_events,
+)
 from uze.location import Location
 from uze.package import InvokePolicy
 from uze.paths import Paths
@@ -27,6 +38,26 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
     return SkillDialect(frontmatter={} if policy.model else {"disableModelInvocation": True})
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("instructions", "base"): cap("native", "", "harnesses.md 6.1"),
+    ("skill", "base"): cap("native", "", "harnesses.md 6.1"),
+    ("skill", "invoke.user_only"): cap(
+        "adapted", "user-only policy written as Kimi Code's disableModelInvocation: true",
+        "harnesses.md 6.1"),
+    ("skill", "invoke.model_only"): cap(
+        "degraded", "Kimi Code has no model-only switch: users can still invoke this skill",
+        "harnesses.md 6.1"),
+    ("agent", "base"): cap("native", "", "harnesses.md 6.1"),
+    ("mcp", "base"): cap("native", "", "harnesses.md 6.1"),
+    ("hook", "base"): cap("native", "", "harnesses.md 6.1 (user config only)"),
+    ("command", "base"): cap(
+        "adapted", AS_SKILL.format(harness="Kimi Code"), "harnesses.md 6.1 (not yet verified)"),
+    ("hook", "protocol.claude"): cap(
+        "unsupported", "Claude-protocol hook; no translation to kimi_code", "adr/0034"),
+}
+HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
+
+
 HARNESS = Harness(
     id="kimi_code",
     binary="kimi",
@@ -43,4 +74,6 @@ HARNESS = Harness(
         folder=lambda loc: loc.pick(".kimi-code/agents", kimi_home(loc.paths) / "agents"),
         allowed=frozenset({"whenToUse", "override", "tools", "disallowedTools", "subagents"}),
     ),
+    capabilities=CAPABILITIES,
+    hook_events=HOOK_EVENTS,
 )

@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Final
 
 from uze import mcp_dialects
-from uze.harnesses.base import AgentFormat, Harness, McpTarget
+from uze.harnesses.base import (
+    AgentFormat,
+    Capability,
+    Harness,
+    McpTarget,
+    cap,
+    hook_events,
+)
 from uze.harnesses.claude_code import config_dir as claude_dir
 from uze.location import Location
 from uze.paths import Paths
@@ -32,6 +40,42 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
     )
 
 
+CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
+    ("instructions", "base"): cap("native", "", "harnesses.md 3.1"),
+    ("skill", "base"): cap("native", "", "harnesses.md 3.2"),
+    ("skill", "invoke.user_only"): cap(
+        "degraded", "OpenCode has no switch that stops the model from invoking a skill: the "
+        "model can still run this user-only skill", "harnesses.md 3.3"),
+    ("skill", "invoke.model_only"): cap(
+        "degraded", "every OpenCode skill is also a /command: users can still invoke this "
+        "model-only skill", "harnesses.md 3.3"),
+    ("mcp", "base"): cap("native", "", "harnesses.md 3.5, probes 5.1"),
+    ("agent", "base"): cap(
+        "native", "", "harnesses.md 3.4 (mode: subagent)"),
+    ("hook", "base"): cap(
+        "adapted", "OpenCode has no command hooks: a generated plugin uze-<package>.js runs the "
+        "hook wrappers (block = throw in tool.execute.before; no ask, no allow)",
+        "harnesses.md 3.6, probes 5.4, tests/conformance (per group: uze/hooks)"),
+    ("command", "base"): cap(
+        "adapted", "an OpenCode command (.opencode/commands)",
+        "harnesses.md 3, tests/conformance (opencode debug config: command)"),
+    ("hook", "protocol.claude"): cap(
+        "adapted", "Claude-protocol PreToolUse hooks run by uze's translating wrapper from the "
+        "generated plugin uze-<package>.js (a block throws in tool.execute.before); its other "
+        "events only observe, so Claude-protocol groups on them are unsupported",
+        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
+}
+HOOK_EVENTS: Final = hook_events(
+    # OpenCode has no shell hooks: the generated plugin uze-<package>.js maps
+    # tool.execute.before/after and the session.created/session.idle bus events; throwing in
+    # tool.execute.before blocks (harnesses.md 3.6). All four fire in `opencode run` with the
+    # real 1.18.33 (tests/conformance/test_opencode_hook_bridge.py).
+    {"PreToolUse": "tool.execute.before", "PostToolUse": "tool.execute.after",
+     "Stop": "session.idle", "SessionStart": "session.created"},
+    {"PreToolUse"}, ("plugin",),
+)
+
+
 HARNESS = Harness(
     id="opencode",
     binary="opencode",
@@ -56,4 +100,6 @@ HARNESS = Harness(
             "hidden", "color",
         }),
     ),
+    capabilities=CAPABILITIES,
+    hook_events=HOOK_EVENTS,
 )
