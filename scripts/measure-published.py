@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
-"""Measure how many published Claude Code plugins uze reads: of the plugin folders that
-`claude plugin validate` accepts, how many pass `uze check --harness all` (issue 21).
+"""Measure how many published Claude Code plugins uze reads and installs: of the plugin folders
+that `claude plugin validate` accepts, how many pass `uze check --harness all` and then install
+with `uze install --harness all --trust` (issue 21's acceptance measure: at least 98%).
 
 Usage: python scripts/measure-published.py [--claude PATH] [--out FILE] REPO_DIR...
 
 Each REPO_DIR is a checkout of a public marketplace repository (fetched by you; nothing of it
 is copied here). Every folder below it holding `.claude-plugin/plugin.json` is one plugin.
-Each command runs with a throw-away HOME and UZE_HOME, so nothing of the user's is read or
-written. Prints one line per plugin uze refuses (with the reasons) and the totals; with
---out, writes the same report as Markdown.
+Each plugin is checked and installed with its own throw-away HOME, UZE_HOME and project, so
+nothing of the user's is read or written and no plugin sees another's files; after the
+install, `uze uninstall` must give the project back byte for byte (reported, not counted).
+Prints one line per plugin uze refuses or fails to install (with the reasons) and the totals;
+with --out, writes the same report as Markdown.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import subprocess
@@ -52,21 +56,83 @@ def uze_check(folder: Path, home: Path) -> tuple[bool, list[str], int]:
     return True, [], len(json.loads(result.stdout).get("warnings", []))
 
 
+class Installed:
+    """What `uze install` then `uze uninstall` did with one plugin in a fresh project."""
+
+    def __init__(self, ok: bool, problems: list[str], leftover: list[str]) -> None:
+        self.ok = ok
+        self.problems = problems
+        self.leftover = leftover
+
+
+def _tree(root: Path) -> dict[str, str]:
+    """Relative path -> digest of every file and link under `root` (folders are implied)."""
+    found: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        key = str(path.relative_to(root))
+        if path.is_symlink():
+            found[key] = "link:" + str(path.readlink())
+        elif path.is_file():
+            found[key] = hashlib.sha256(path.read_bytes()).hexdigest()
+        elif not any(path.iterdir()):
+            found[key] = "empty folder"
+    return found
+
+
+def uze_install(folder: Path, scratch: Path) -> Installed:
+    """Install `folder` for every harness into a fresh project, then uninstall it and compare."""
+    home, project = scratch / "home", scratch / "project"
+    home.mkdir()
+    project.mkdir()
+    before = _tree(project), _tree(home)
+    result = subprocess.run([sys.executable, "-m", "uze", "install", str(folder), "--harness",
+                             "all", "--trust", "--json", "--project", str(project)],
+                            env=_env(home), cwd=project, capture_output=True, text=True,
+                            timeout=300, check=False)
+    if result.returncode != 0:
+        return Installed(False, [line for line in result.stderr.splitlines() if line][:6], [])
+    name = json.loads(result.stdout)["package"]["name"]
+    removed = subprocess.run([sys.executable, "-m", "uze", "uninstall", name, "--project",
+                              str(project)], env=_env(home), cwd=project, capture_output=True,
+                             text=True, timeout=300, check=False)
+    if removed.returncode != 0:
+        return Installed(True, [], ["uninstall: " + " | ".join(removed.stderr.splitlines()[:4])])
+    after = _tree(project), _tree(home)
+    leftover = sorted(
+        f"{label}/{key}"
+        for label, old, new in (("project", before[0], after[0]), ("home", before[1], after[1]))
+        for key in set(old) ^ set(new) | {k for k in set(old) & set(new) if old[k] != new[k]}
+        if not (label == "home" and key.split("/")[0] == "uze")  # UZE_HOME: store, consent
+    )
+    return Installed(True, [], leftover)
+
+
+Row = tuple[str, bool, bool, list[str], int, "Installed | None"]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repos", nargs="+", type=Path)
     parser.add_argument("--claude", default=str(REPO / ".cache/harnesses/bin/claude"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    rows: list[tuple[str, bool, bool, list[str], int]] = []
-    with tempfile.TemporaryDirectory() as tmp:
-        home = Path(tmp)
-        for repo in args.repos:
-            for folder in plugin_folders(repo):
-                label = f"{repo.name}/{folder.relative_to(repo)}"
+    rows: list[Row] = []
+    for repo in args.repos:
+        for folder in plugin_folders(repo):
+            label = f"{repo.name}/{folder.relative_to(repo)}"
+            with tempfile.TemporaryDirectory() as tmp:
+                home = Path(tmp)
                 accepted = claude_accepts(args.claude, folder, home)
                 ok, problems, warnings = uze_check(folder, home)
-                rows.append((label, accepted, ok, problems, warnings))
+            installed = None
+            if accepted and ok:
+                with tempfile.TemporaryDirectory() as tmp:
+                    installed = uze_install(folder, Path(tmp))
+            rows.append((label, accepted, ok, problems, warnings, installed))
+            print(f"{label}: claude {'accepts' if accepted else 'refuses'}, check "
+                  f"{'passes' if ok else 'refuses'}, install "
+                  f"{'-' if installed is None else 'ok' if installed.ok else 'fails'}",
+                  file=sys.stderr)
     report = _report(rows)
     print(report)
     if args.out:
@@ -74,18 +140,29 @@ def main() -> int:
     return 0
 
 
-def _report(rows: list[tuple[str, bool, bool, list[str], int]]) -> str:
+def _report(rows: list[Row]) -> str:
     accepted = [row for row in rows if row[1]]
     passed = [row for row in accepted if row[2]]
+    installed = [row for row in passed if row[5] is not None and row[5].ok]
     share = 100 * len(passed) / len(accepted) if accepted else 100.0
+    both = 100 * len(installed) / len(accepted) if accepted else 100.0
     lines = [
         f"plugin folders: {len(rows)}; `claude plugin validate` accepts {len(accepted)}; "
         f"of those `uze check --harness all` passes {len(passed)} ({share:.1f}%); "
-        f"{sum(row[4] for row in passed)} warnings among them",
+        f"{sum(row[4] for row in passed)} warnings among them; "
+        f"`uze check` passes and `uze install --harness all --trust` succeeds for "
+        f"{len(installed)} ({both:.1f}%)",
         "",
-        "Accepted by claude, refused by uze:",
+        "Accepted by claude, refused by `uze check`:",
     ]
     lines += [f"- {row[0]}: {' | '.join(row[3])}" for row in accepted if not row[2]] or ["- none"]
+    lines += ["", "Accepted by claude and `uze check`, failed `uze install`:"]
+    lines += [f"- {row[0]}: {' | '.join(row[5].problems)}" for row in passed
+              if row[5] is not None and not row[5].ok] or ["- none"]
+    lines += ["", "Installed, but `uze uninstall` did not give the project and HOME back "
+              "byte for byte (not counted above):"]
+    lines += [f"- {row[0]}: {', '.join(row[5].leftover[:8])}" for row in installed
+              if row[5] is not None and row[5].leftover] or ["- none"]
     lines += ["", "Refused by claude (not counted):"]
     lines += [f"- {row[0]} (uze: {'passes' if row[2] else 'refuses'})"
               for row in rows if not row[1]] or ["- none"]

@@ -1,0 +1,55 @@
+"""A package that ships Codex's, Gemini CLI's and OpenCode's own envelopes next to its Claude
+manifest (`.codex-plugin/plugin.json`, `gemini-extension.json`, an OpenCode plugin module) is
+delivered capability by capability on those harnesses (ADRs 0043, 0044, 0045): uze writes no
+plugin marketplace, no extension link and no plugin entry, and the round trip is byte for byte,
+in both scopes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.helpers import DATA
+
+pytestmark = pytest.mark.e2e
+
+PACKAGE = DATA / "own-envelopes"
+HARNESSES = "codex,gemini_cli,opencode"
+
+
+def _written(tree: dict[str, bytes | str]) -> list[str]:
+    return sorted(path for path in tree if not path.startswith(".git/"))
+
+
+def test_check_reads_the_package_once_whatever_envelopes_it_ships(uze: Uze) -> None:
+    document = as_json(assert_ok(uze("check", PACKAGE, "--harness", HARNESSES, "--json")))
+
+    assert document["warnings"] == []
+    rows = {(p["harness"], p["kind"], p["resource"], p["route"]) for p in document["projections"]}
+    assert rows == {(h, "skill", "outline", "native") for h in HARNESSES.split(",")}
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_install_writes_no_envelope_and_uninstall_restores_every_byte(
+    uze: Uze, sandbox: Sandbox, scope: str
+) -> None:
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", PACKAGE, "--harness", HARNESSES, "--scope", scope,
+                                     "--json")))
+
+    targets = {(p["harness"], p["target"]) for p in document["projections"]}
+    root = ".agents/skills/own-envelopes-outline" if scope == "project" else \
+        "~/.agents/skills/own-envelopes-outline"
+    assert targets == {(h, root) for h in HARNESSES.split(",")}
+    after = snapshot(sandbox)
+    written = _written(after["project"]) + [f"~/{p}" for p in _written(after["home"])]
+    envelopes = [p for p in written if any(part in p for part in (
+        ".agents/plugins/", ".gemini/extensions", "opencode.json", ".opencode/plugins",
+        ".codex/config.toml", "GEMINI.md"))]
+    assert envelopes == []
+    assert_ok(uze("uninstall", "own-envelopes", "--scope", scope))
+    final = snapshot(sandbox)
+    assert final["project"] == before["project"]
+    assert final["home"] == before["home"]
