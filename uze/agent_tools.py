@@ -1,7 +1,8 @@
 """An agent's tool allowlist (Claude's `tools` / `disallowedTools`) in each harness's terms. Pure.
 
-A restriction is kept where the harness can enforce it: OpenCode's `tools` map (`"*": false`
-then each allowed tool), Gemini CLI's and Kimi Code's `tools` lists. Claude tool names are
+A restriction is kept where the harness can enforce it, as its `AgentFormat` says
+(`allow`/`deny`): OpenCode's `tools` map (`"*": false` then each allowed tool), Gemini CLI's
+and Kimi Code's `tools` lists (harnesses.md 3.4, 4.4, 6.1). Claude tool names are
 translated through the portable aliases of `uze.hooks.tools` (Claude `Read` -> Gemini
 `read_file`, ...); a Claude tool with no counterpart is left out, which only narrows the list.
 Where a harness has no allowlist (Codex), or no denylist, the restriction is lost: the caller
@@ -15,12 +16,11 @@ from typing import Final
 
 import msgspec
 
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import CLAUDE_TOOLS
 from uze.hooks.tools import TOOL_NAMES
 
 LOST: Final = "tool allowlist not enforced"
-# Harnesses whose agent file carries an allowlist, and how (harnesses.md 3.4, 4.4, 6.1).
-_ALLOW: Final = {"opencode": "map", "gemini_cli": "list", "kimi_code": "list"}
-_DENY: Final = {"opencode": "map", "kimi_code": "list"}
 
 
 class ToolFields(msgspec.Struct, frozen=True):
@@ -39,14 +39,16 @@ def claude_tools(value: object) -> list[str]:
 
 def _native(harness: str, names: list[str]) -> tuple[list[str], list[str]]:
     """The harness's names for Claude's `names`, and the Claude names with no counterpart."""
-    claude, table = TOOL_NAMES["claude_code"], TOOL_NAMES.get(harness, {})
+    table = TOOL_NAMES.get(harness, {})
+    fmt = REGISTRY[harness].agents
+    own_names = fmt is not None and fmt.claude_tool_names
     found: list[str] = []
     missing: list[str] = []
     for name in names:
-        aliases = set(claude.get(name, ()))
+        aliases = set(CLAUDE_TOOLS.get(name, ()))
         matches = [native for native, kinds in table.items() if aliases & set(kinds)]
-        if harness == "kimi_code" and name in table:
-            matches = [name]  # Kimi Code reads Claude's own names
+        if own_names and name in table:
+            matches = [name]  # the harness reads Claude's own names
         if not matches:
             missing.append(name)
         found += [m for m in matches if m not in found]
@@ -59,11 +61,13 @@ def translate_tools(harness: str, frontmatter: Mapping[str, object]) -> ToolFiel
     fields: dict[str, object] = {}
     lost: list[str] = []
     notes: list[str] = []
+    fmt = REGISTRY[harness].agents
+    allow, deny = (fmt.allow, fmt.deny) if fmt is not None else (None, None)
     allowed = claude_tools(frontmatter.get("tools"))
     denied = claude_tools(frontmatter.get("disallowedTools"))
     if allowed:
         names, missing = _native(harness, allowed)
-        how = _ALLOW.get(harness)
+        how = allow
         if how is None:
             lost.append(f"{LOST} (tools: {', '.join(allowed)})")
         else:
@@ -73,7 +77,7 @@ def translate_tools(harness: str, frontmatter: Mapping[str, object]) -> ToolFiel
                 notes.append(f"no {harness} tool for {', '.join(missing)}: left out")
     if denied:
         names, _missing = _native(harness, denied)
-        how = _DENY.get(harness)
+        how = deny
         if how is None:
             lost.append(f"tool denylist not enforced (disallowedTools: {', '.join(denied)})")
         elif how == "map":

@@ -32,14 +32,15 @@ def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, obj
                                                                  ToolFields]:
     """The extra frontmatter keys for `harness`, the keys dropped, and the tool restriction.
 
-    Claude Code reads a Claude agent file as it is: every top-level key is kept (`tools`,
-    `model`, `color`, `permissionMode`...; keys it does not know it ignores). Elsewhere the
-    tool allowlist is translated (`uze.agent_tools`) and other Claude keys are dropped.
+    A harness with `claude_keys` (Claude Code) reads a Claude agent file as it is: every
+    top-level key is kept (`tools`, `model`, `color`, `permissionMode`...; keys it does not
+    know it ignores). Elsewhere the tool allowlist is translated (`uze.agent_tools`) and other
+    Claude keys are dropped.
     """
     block = dict(agent.harness.get(harness, {}))
     own = {key: value for key, value in agent.frontmatter.items() if key not in PORTABLE_KEYS}
     tools = ToolFields({})
-    if harness == "claude_code":
+    if fmt.claude_keys:
         kept = dict(own)
         dropped: list[str] = []
     else:

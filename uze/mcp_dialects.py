@@ -1,5 +1,6 @@
-"""MCP server entries per harness: translate one portable server into the value a harness's
-own config file holds, or say why it cannot be delivered. Pure (harnesses.md x.5).
+"""What every harness's MCP dialect shares: the `Translated` result and the helpers each
+`dialect` in `uze/harnesses/<id>.py` builds on (one portable server -> the value its config
+file holds, or why it cannot be delivered). Pure (harnesses.md x.5).
 
 `${PLUGIN_ROOT}` is already resolved by the caller. Environment values that are `${NAME}`
 references stay references (passed by name); literal values are the package's own.
@@ -15,9 +16,9 @@ import msgspec
 
 from uze.package import McpServer
 
-_REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-_WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
-_BEARER: Final = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+BEARER: Final = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
 _DEFAULTED: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}")
 
 
@@ -65,160 +66,33 @@ def without_defaults(harness: str, dialect: Dialect) -> Dialect:
     return translate
 
 
-def _remote_kind(server: McpServer) -> str:
+def remote_kind(server: McpServer) -> str:
     return server.type or "http"
 
 
-def _skip(reason: str) -> Translated:
+def skip(reason: str) -> Translated:
     return Translated(None, unsupported=reason)
 
 
-def _disabled(server: McpServer, harness: str) -> Translated | None:
+def disabled(server: McpServer, harness: str) -> Translated | None:
     if server.enabled:
         return None
-    return _skip(f"disabled in the package, and {harness} has no disabled state for a server: "
+    return skip(f"disabled in the package, and {harness} has no disabled state for a server: "
                  "not written")
 
 
-def _drop_cwd(server: McpServer, harness: str, out: Translated) -> Translated:
+def drop_cwd(server: McpServer, harness: str, out: Translated) -> Translated:
     if server.cwd:
         out.degraded.append(f"{harness} has no working-directory key: cwd {server.cwd!r} dropped")
     return out
 
 
-def claude(server: McpServer) -> Translated:
-    """`.mcp.json` / `~/.claude.json` `mcpServers` (harnesses.md 1.5)."""
-    if (skipped := _disabled(server, "Claude Code")) is not None:
-        return skipped
-    if server.url:
-        return Translated({"type": _remote_kind(server), "url": server.url, **_headers(server)})
-    value: dict[str, object] = {"command": server.command, "args": list(server.args)}
-    if server.env:
-        value["env"] = dict(server.env)
-    return _drop_cwd(server, "Claude Code", Translated(value))
-
-
-def _headers(server: McpServer) -> dict[str, object]:
+def headers_of(server: McpServer) -> dict[str, object]:
     return {"headers": dict(server.headers)} if server.headers else {}
 
 
-def _codex_env(server: McpServer) -> tuple[dict[str, object], str]:
-    literal = {k: v for k, v in server.env.items() if not _REF.search(v)}
-    forwarded = [m.group(1) for v in server.env.values() if (m := _WHOLE_REF.match(v))]
-    templated = [k for k, v in server.env.items() if _REF.search(v) and not _WHOLE_REF.match(v)]
-    out: dict[str, object] = {}
-    if literal:
-        out["env"] = literal
-    if forwarded:
-        out["env_vars"] = forwarded
-    problem = (f"Codex cannot expand ${{...}} inside env values ({', '.join(templated)})"
-               if templated else "")
-    return out, problem
-
-
-def _codex_remote(server: McpServer) -> Translated:
-    if _remote_kind(server) == "sse":
-        return _skip("Codex speaks stdio and streamable HTTP only, not SSE")
-    value: dict[str, object] = {"url": server.url}
-    plain, by_env = {}, {}
-    for name, header in server.headers.items():
-        if name.lower() == "authorization" and (m := _BEARER.match(header)):
-            value["bearer_token_env_var"] = m.group(1)
-        elif m := _WHOLE_REF.match(header):
-            by_env[name] = m.group(1)
-        elif _REF.search(header):
-            return _skip(f"Codex cannot expand ${{...}} inside header {name!r}")
-        else:
-            plain[name] = header
-    value |= ({"http_headers": plain} if plain else {}) | (
-        {"env_http_headers": by_env} if by_env else {})
-    return Translated(value)
-
-
-def codex(server: McpServer) -> Translated:
-    """`[mcp_servers.<name>]` in config.toml (harnesses.md 2.5)."""
-    if server.url:
-        out = _codex_remote(server)
-    else:
-        env, problem = _codex_env(server)
-        if problem:
-            return _skip(problem)
-        value: dict[str, object] = {"command": server.command, "args": list(server.args), **env}
-        if server.cwd:
-            value["cwd"] = server.cwd
-        out = Translated(value)
-    if out.value is not None and not server.enabled:
-        out.value["enabled"] = False
-    return out
-
-
-def _opencode_refs(text: str) -> str:
-    return _REF.sub(lambda m: "{env:" + m.group(1) + "}", text)
-
-
-def opencode(server: McpServer) -> Translated:
-    """`mcp.<name>` in opencode.json: `type` local/remote, command as one array (3.5)."""
-    if server.url:
-        headers = {k: _opencode_refs(v) for k, v in server.headers.items()}
-        url = _opencode_refs(server.url)  # OpenCode substitutes {env:NAME} anywhere in its config
-        value: dict[str, object] = {"type": "remote", "url": url, "enabled": server.enabled}
-        return Translated(value | ({"headers": headers} if headers else {}))
-    value = {"type": "local", "command": [server.command, *server.args], "enabled": server.enabled}
-    if server.env:
-        value["environment"] = {k: _opencode_refs(v) for k, v in server.env.items()}
-    return _drop_cwd(server, "OpenCode", Translated(value))
-
-
-def gemini(server: McpServer) -> Translated:
-    """`mcpServers` in settings.json: `httpUrl` for HTTP, `url` for SSE (4.5)."""
-    if (skipped := _disabled(server, "Gemini CLI")) is not None:
-        return skipped
-    if server.url:
-        key = "url" if _remote_kind(server) == "sse" else "httpUrl"
-        return Translated({key: server.url, **_headers(server)})
-    value: dict[str, object] = {"command": server.command, "args": list(server.args)}
-    if server.env:
-        value["env"] = dict(server.env)
-    if server.cwd:
-        value["cwd"] = server.cwd
-    return Translated(value)
-
-
-def _unverified_refs(server: McpServer, harness: str, out: Translated) -> Translated:
+def unverified_refs(server: McpServer, harness: str, out: Translated) -> Translated:
     texts = [*server.env.values(), *server.headers.values()]
-    if any(_REF.search(text) for text in texts):
+    if any(REF.search(text) for text in texts):
         out.degraded.append(f"{harness}'s expansion of ${{VAR}} in values is unverified")
     return out
-
-
-def antigravity(server: McpServer) -> Translated:
-    """`mcpServers` in mcp_config.json; `serverUrl` for remote, `disabled` flag (5.4)."""
-    if server.url and _remote_kind(server) == "sse":
-        return _skip("Antigravity's SSE support is undocumented; uze writes only streamable HTTP")
-    if server.url:
-        value: dict[str, object] = {"serverUrl": server.url, **_headers(server)}
-    else:
-        value = {"command": server.command, "args": list(server.args)}
-        if server.env:
-            value["env"] = dict(server.env)
-    if not server.enabled:
-        value["disabled"] = True
-    out = _unverified_refs(server, "Antigravity", Translated(value))
-    return _drop_cwd(server, "Antigravity", out)
-
-
-def kimi(server: McpServer) -> Translated:
-    """`mcpServers` in mcp.json; SSE as `transport: "sse"`; `enabled` flag (6.1)."""
-    if server.url:
-        value: dict[str, object] = {"url": server.url, **_headers(server)}
-        if _remote_kind(server) == "sse":
-            value["transport"] = "sse"
-    else:
-        value = {"command": server.command, "args": list(server.args)}
-        if server.env:
-            value["env"] = dict(server.env)
-        if server.cwd:
-            value["cwd"] = server.cwd
-    if not server.enabled:
-        value["enabled"] = False
-    return _unverified_refs(server, "Kimi Code", Translated(value))

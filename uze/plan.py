@@ -21,7 +21,7 @@ from uze.commands_render import (
     command_skill,
     render_command,
 )
-from uze.harnesses import HARNESS_IDS, REGISTRY, Location, antigravity, opencode
+from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
 from uze.hooks.claude import claude_code_group, untranslated_reason
 from uze.hooks.delivery import (
@@ -34,7 +34,7 @@ from uze.hooks.opencode_plugin import plugin_file_name
 from uze.mcp_dialects import without_defaults
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, InvokePolicy, Package, Skill
-from uze.plugin_root import hook_config_file, hook_folder, plugin_root, resolve_server
+from uze.plugin_root import hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.projections.frontmatter import edit_frontmatter
 from uze.skill_roots import choose_roots
@@ -333,8 +333,8 @@ def _plan_mcp(b: _Builder) -> None:
             if cap.route == "unsupported" or target is None:
                 b.add("mcp", server.name, harness, cap, None)
                 continue
-            dialect = target.dialect if harness == "claude_code" else without_defaults(
-                harness, target.dialect)  # only Claude Code expands ${VAR:-default}
+            dialect = target.dialect if target.expands_defaults else without_defaults(
+                harness, target.dialect)
             translated = dialect(server)
             cap = _translated_cap(cap, harness, translated)
             if translated.value is None:
@@ -350,26 +350,20 @@ def _plan_mcp(b: _Builder) -> None:
         _plan_package_copy(b, root, tuple(users))
 
 
-def _hook_file(loc: Location, harness: str, role: str) -> Path | None:
-    if role == "antigravity hooks":
-        return antigravity.hooks_file(loc)
-    return hook_config_file(loc, harness, role)
-
-
 def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path) -> bool:
     """Add one group's projection and its config artifact; True if it is delivered."""
-    path = None
-    if d.element is not None:
-        path = _hook_file(b.loc, harness, d.element.role)
-    elif d.bridge is not None:
-        path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
+    path, target = None, REGISTRY[harness].hooks
+    if target is not None and d.element is not None:
+        path = target.file(b.loc)
+    elif target is not None and d.bridge is not None and (folder := target.file(b.loc)):
+        path = folder / plugin_file_name(b.package.name)
     route, reason = (d.route, d.reason) if path or d.route == "unsupported" else (
         "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
     cap = Capability(route, reason, "uze/hooks/delivery.py")
     if path is None or d.wrapper is None or route == "unsupported":
         b.add("hook", d.group, harness, cap, None)
         return False
-    if d.element is None:  # OpenCode: the package's plugin file carries the group
+    if d.element is None:  # the `plugin` layout: the package's plugin file carries the group
         b.add("hook", d.group, harness, cap, path)
         return True
     key, owner = d.element.key_path, f"{b.package.name}/{d.group}"  # ids are per package
@@ -397,15 +391,17 @@ def _plan_hooks(b: _Builder) -> None:
         delivered: tuple[GroupDelivery, ...] = ()
         if b.package.hooks is not None:
             delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
-        if harness != "claude_code":  # Claude Code: verbatim, in _plan_claude_hooks
+        if not REGISTRY[harness].claude_hooks_verbatim:  # else verbatim: _plan_claude_hooks
             delivered += tuple(deliver_claude_group(harness, group, b.package.name, wrappers,
                                                     root) for group in claude)
         for d in delivered:
             if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
                 files[d.wrapper.path] = d.wrapper.data
-        bridge = opencode_bridge(b.package.name, delivered) if harness == "opencode" else None
-        if bridge is not None:
-            path = opencode.plugins_dir(b.loc) / plugin_file_name(b.package.name)
+        target = REGISTRY[harness].hooks
+        folder = target.file(b.loc) if target is not None and target.layout == "plugin" else None
+        bridge = opencode_bridge(b.package.name, delivered) if folder else None
+        if folder is not None and bridge is not None:
+            path = folder / plugin_file_name(b.package.name)
             b.artifacts.append(PlannedFile(path, b.loc.display(path), bridge, (harness,)))
     if files:
         b.artifacts.append(PlannedTree(wrappers, b.loc.display(wrappers), files,
@@ -414,27 +410,32 @@ def _plan_hooks(b: _Builder) -> None:
 
 
 def _plan_claude_hooks(b: _Builder) -> None:
-    """Claude-protocol groups on Claude Code: verbatim into its settings (native)."""
+    """Claude-protocol groups on the harnesses that read them as their own (Claude Code):
+    verbatim into their hook settings (native)."""
     hooks = b.package.claude_hooks
-    if hooks is None or "claude_code" not in b.harnesses:
+    if hooks is None:
         return
     root = plugin_root(b.loc, b.package.name)
-    settings = hook_config_file(b.loc, "claude_code", "claude settings")
-    harness = "claude_code"
-    for group in hooks.groups:
-        if settings is None:
-            cap = Capability("unsupported", untranslated_reason(harness), "uze/hooks/claude.py")
-            b.add("hook", group.name, harness, cap, None)
+    for harness in b.harnesses:
+        target = REGISTRY[harness].hooks
+        if not REGISTRY[harness].claude_hooks_verbatim or target is None:
             continue
-        value, marker = claude_code_group(group, root)
-        key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
-        cap = Capability("native", "", "uze/hooks/claude.py")
-        b.add("hook", group.name, harness, cap, settings,
-              suffix=f"#{format_key_path(key)}[{owner}]")
-        b.artifacts.append(PlannedElement(settings, b.loc.display(settings), "json", key,
-                                          owner, value, marker, (harness,)))
-    if hooks.groups and settings is not None:
-        _plan_package_copy(b, root, ("claude_code",))
+        settings = target.file(b.loc)
+        for group in hooks.groups:
+            if settings is None:
+                cap = Capability("unsupported", untranslated_reason(harness),
+                                 "uze/hooks/claude.py")
+                b.add("hook", group.name, harness, cap, None)
+                continue
+            value, marker = claude_code_group(group, root)
+            key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
+            cap = Capability("native", "", "uze/hooks/claude.py")
+            b.add("hook", group.name, harness, cap, settings,
+                  suffix=f"#{format_key_path(key)}[{owner}]")
+            b.artifacts.append(PlannedElement(settings, b.loc.display(settings), target.fmt, key,
+                                              owner, value, marker, (harness,)))
+        if hooks.groups and settings is not None:
+            _plan_package_copy(b, root, (harness,))
 
 
 def _plan_package_copy(b: _Builder, root: Path, users: tuple[str, ...]) -> None:

@@ -12,10 +12,6 @@ from typing import Final
 
 import msgspec
 
-from uze.harnesses.claude_code import config_dir
-from uze.harnesses.codex import codex_home
-from uze.harnesses.gemini_cli import gemini_dir
-from uze.harnesses.kimi_code import kimi_home
 from uze.location import Location
 from uze.package import McpServer
 
@@ -34,20 +30,6 @@ def hook_folder(loc: Location, package: str) -> Path:
     if loc.scope == "project":
         return loc.project / ".uze" / "hooks" / package
     return loc.paths.uze_home / "hooks" / package
-
-
-def hook_config_file(loc: Location, harness: str, role: str) -> Path | None:
-    """The file a hook element goes to, per role and scope (None: not in this scope)."""
-    files = {
-        "claude settings": loc.pick(".claude/settings.json",
-                                    config_dir(loc.paths) / "settings.json"),
-        "codex hooks": loc.pick(".codex/hooks.json", codex_home(loc.paths) / "hooks.json"),
-        "gemini settings": loc.pick(".gemini/settings.json",
-                                    gemini_dir(loc.paths) / "settings.json"),
-        # Kimi Code reads [[hooks]] from its user config.toml only (harnesses.md 6.1).
-        "kimi config": None if loc.scope == "project" else kimi_home(loc.paths) / "config.toml",
-    }
-    return files.get(role)
 
 
 def _resolve(text: str, root: Path) -> str:

@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
     SAME_EVENTS,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     cap,
     hook_events,
 )
 from uze.location import Location
+from uze.package import McpServer
 from uze.paths import Paths
 
 
@@ -27,6 +29,23 @@ def config_dir(paths: Paths) -> Path:
 def hooks_file(loc: Location) -> Path:
     """Named hooks: `.agents/hooks.json` or `~/.gemini/config/hooks.json` (harnesses.md 5.5)."""
     return loc.pick(".agents/hooks.json", config_dir(loc.paths) / "hooks.json")
+
+
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`mcpServers` in mcp_config.json; `serverUrl` for remote, `disabled` flag (5.4)."""
+    if server.url and mcp.remote_kind(server) == "sse":
+        return mcp.skip("Antigravity's SSE support is undocumented; uze writes only "
+                        "streamable HTTP")
+    if server.url:
+        value: dict[str, object] = {"serverUrl": server.url, **mcp.headers_of(server)}
+    else:
+        value = {"command": server.command, "args": list(server.args)}
+        if server.env:
+            value["env"] = dict(server.env)
+    if not server.enabled:
+        value["disabled"] = True
+    out = mcp.unverified_refs(server, "Antigravity", mcp.Translated(value))
+    return mcp.drop_cwd(server, "Antigravity", out)
 
 
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
@@ -56,6 +75,30 @@ UNSUPPORTED: Final[dict[str, str]] = {
 HOOK_EVENTS: Final = hook_events(  # named hooks in hooks.json (harnesses.md 5.5, unverified)
     SAME_EVENTS, {"PreToolUse"}, ("command", "prompt"))
 
+HOOKS: Final = HookTarget(
+    file=hooks_file, role="antigravity hooks", fmt="json",
+    effects=frozenset({"observe", "deny", "ask"}), layout="named",
+    effect_why={
+        "allow": "Antigravity's allow decision did not skip its review in agy 1.1.2 "
+        "(harnesses.md 5.5): the call would not be approved",
+        "transform": "Antigravity documents no way for a hook to rewrite a tool's input "
+        "(harnesses.md 5.5)",
+    },
+    note="Antigravity's hook format is unverified third-party documentation (harnesses.md 5.5): "
+    "agy drops the whole hooks.json on any schema error; the wrapper answers every PreToolUse "
+    "call (a missing decision fails closed)",
+)
+# Third-party reports (harnesses.md 5.5, unverified).
+TOOLS: Final = {
+    "run_command": ("shell",),
+    "view_file": ("file.read",),
+    "write_to_file": ("file.write",),
+    "replace_file_content": ("file.edit",),
+    "multi_replace_file_content": ("file.edit",),
+    "search_web": ("search.web",),
+    "read_url_content": ("search.web",),
+}
+
 
 HARNESS = Harness(
     id="antigravity",
@@ -66,9 +109,13 @@ HARNESS = Harness(
     skill_roots=lambda loc: (loc.pick(".agents/skills", config_dir(loc.paths) / "skills"),),
     mcp=McpTarget(
         lambda loc: loc.pick(".agents/mcp_config.json", config_dir(loc.paths) / "mcp_config.json"),
-        "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.antigravity,
+        "json", lambda _loc, name: ("mcpServers", name), mcp_dialect,
     ),
     capabilities=CAPABILITIES,
     unsupported=UNSUPPORTED,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=TOOLS,
+    hook_answer="decision",
+    hook_input="tool_call",
 )

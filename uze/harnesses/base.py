@@ -73,6 +73,10 @@ class AgentFormat(msgspec.Struct, frozen=True):
 
     `fixed` keys are always written (e.g. OpenCode `mode: subagent`); `name_key` is False where
     the file name is the identity; `allowed` lists the `harness:` block keys the harness reads.
+    `claude_keys`: the harness reads a Claude agent file as it is (every key kept). Else a
+    Claude tool allowlist (`tools`) and denylist (`disallowedTools`) are translated into a
+    `map` (`{"*": false, name: true}`) or a `list` where `allow`/`deny` say so, and lost
+    otherwise; `claude_tool_names`: the harness also reads Claude's own tool names.
     """
 
     folder: Callable[[Location], Path]
@@ -80,15 +84,72 @@ class AgentFormat(msgspec.Struct, frozen=True):
     name_key: bool = True
     fixed: Mapping[str, object] = msgspec.field(default_factory=dict)
     allowed: frozenset[str] = frozenset()
+    claude_keys: bool = False
+    allow: Literal["map", "list"] | None = None
+    deny: Literal["map", "list"] | None = None
+    claude_tool_names: bool = False
 
 
 class McpTarget(msgspec.Struct, frozen=True):
-    """Where a harness keeps MCP servers: one config file, its format, the key of an entry."""
+    """Where a harness keeps MCP servers: one config file, its format, the key of an entry,
+    and its dialect (portable server -> `uze.mcp_dialects.Translated`). `expands_defaults`:
+    the harness expands `${NAME:-default}` itself; elsewhere the defaults are dropped and named
+    in a degraded reason (`uze.mcp_dialects.without_defaults`)."""
 
     file: Callable[[Location], Path]
     fmt: ConfigFormat
     key: Callable[[Location, str], tuple[str, ...]]
     dialect: Callable[[Any], Any]
+    expands_defaults: bool = False
+
+
+# The Claude protocol's tool names and the portable aliases each stands for (harnesses.md 1.6):
+# Claude Code's own table, and what Claude-format hooks and agent `tools` lists name.
+CLAUDE_TOOLS: Final[Mapping[str, tuple[str, ...]]] = {
+    "Bash": ("shell",),
+    "Read": ("file.read",),
+    "Write": ("file.write",),
+    "Edit": ("file.edit",),
+    "MultiEdit": ("file.edit",),
+    "NotebookEdit": ("file.edit",),
+    "Glob": ("search.files",),
+    "Grep": ("search.files",),
+    "WebSearch": ("search.web",),
+    "WebFetch": ("search.web",),
+    "Task": ("agent.spawn",),
+    "Agent": ("agent.spawn",),
+}
+
+HookLayout = Literal["nested", "flat", "named", "plugin"]
+
+
+class HookTarget(msgspec.Struct, frozen=True):
+    """Where and how a harness runs uze's hook wrappers (uze/hooks/delivery.py builds them).
+
+    `file` is the hook config per scope (None: the harness reads none in that scope); for the
+    `plugin` layout it is the folder the package's generated plugin goes to. `role` names the
+    file in a `HookElement`. `layout`: `nested` = `hooks.<Event>` arrays of `{matcher, hooks:
+    [handler]}`; `flat` = one `[[hooks]]` table per group with exactly event, matcher, command,
+    timeout; `named` = one named entry per group; `plugin` = a generated plugin runs the wrappers.
+    `effects` are those PreToolUse can express (`effect_why`: why not, per effect); timeouts are
+    seconds times `timeout_unit`; `names_handler` gives each handler `name: <package>/<group>`.
+    Notes, in the order a reason lists them: `note` (every group; `{plugin}` is the plugin
+    file), `transform_note` (a transform), `trust_note` (last). `shell_gap`, when set, is why a
+    PreToolUse guard on shell calls is degraded.
+    """
+
+    file: Callable[[Location], Path | None]
+    role: str
+    fmt: ConfigFormat
+    effects: frozenset[str]
+    layout: HookLayout = "nested"
+    timeout_unit: int = 1
+    names_handler: bool = False
+    effect_why: Mapping[str, str] = msgspec.field(default_factory=dict)
+    note: str = ""
+    transform_note: str = ""
+    trust_note: str = ""
+    shell_gap: str = ""
 
 
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:
@@ -103,7 +164,14 @@ class Harness(msgspec.Struct, frozen=True):
     `also_reads` names instruction files it reads besides its own (DeepSeek reads CLAUDE.md).
     `capabilities` maps (kind, feature) to the row uze check prints; a kind with no row is
     unsupported, with the reason in `unsupported` (kind -> why) where there is more to say.
-    `hook_events` maps each portable hook event to its native form.
+    `hook_events` maps each portable hook event to its native form; `hooks` is where uze's
+    hook wrappers are registered (None: not delivered, `hooks_refused` says why). `tools` maps
+    each native tool name to the portable aliases it stands for (the first is `HOOK_TOOL`).
+    `hook_answer` names the wrapper's answer style (`ANSWERS` in uze/hooks/wrapper_script.py;
+    "" = no wrapper), `hook_input` the shape of its hook input (`common` or `tool_call`).
+    Claude-protocol hooks: `claude_hooks_verbatim` where the harness reads them as its own;
+    else `claude_events` (Claude event -> native event the translating wrapper runs on),
+    `claude_refused` (event -> why not) and `claude_tools` (native tool -> Claude's name).
     """
 
     id: str
@@ -120,6 +188,15 @@ class Harness(msgspec.Struct, frozen=True):
     capabilities: Mapping[tuple[str, str], Capability] = msgspec.field(default_factory=dict)
     unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)
     hook_events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)
+    hooks: HookTarget | None = None
+    hooks_refused: str = ""
+    tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
+    hook_answer: str = ""
+    hook_input: str = "common"
+    claude_hooks_verbatim: bool = False
+    claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)
+    claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)
+    claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

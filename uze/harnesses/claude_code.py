@@ -5,19 +5,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
+    CLAUDE_TOOLS,
     SAME_EVENTS,
     AgentFormat,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     SkillDialect,
     cap,
     hook_events,
 )
 from uze.location import Location
-from uze.package import InvokePolicy
+from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
 
 
@@ -43,6 +45,19 @@ def skill_dialect(policy: InvokePolicy) -> SkillDialect:
     return SkillDialect(frontmatter=keys)
 
 
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`.mcp.json` / `~/.claude.json` `mcpServers` (harnesses.md 1.5)."""
+    if (skipped := mcp.disabled(server, "Claude Code")) is not None:
+        return skipped
+    if server.url:
+        return mcp.Translated({"type": mcp.remote_kind(server), "url": server.url,
+                               **mcp.headers_of(server)})
+    value: dict[str, object] = {"command": server.command, "args": list(server.args)}
+    if server.env:
+        value["env"] = dict(server.env)
+    return mcp.drop_cwd(server, "Claude Code", mcp.Translated(value))
+
+
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
     ("instructions", "base"): cap(
         "adapted", "Claude Code reads CLAUDE.md, not AGENTS.md: the text is copied into a "
@@ -62,6 +77,13 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
 HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"},
                         ("command", "http", "mcp_tool", "prompt"))
 
+HOOKS: Final = HookTarget(
+    file=lambda loc: loc.pick(".claude/settings.json", config_dir(loc.paths) / "settings.json"),
+    role="claude settings", fmt="json",
+    effects=frozenset({"observe", "allow", "ask", "deny", "transform"}),
+    transform_note="Claude applies a rewritten input only with a decision: the user approves it",
+)
+
 
 HARNESS = Harness(
     id="claude_code",
@@ -71,7 +93,8 @@ HARNESS = Harness(
     instructions_file=lambda loc: loc.pick("CLAUDE.md", config_dir(loc.paths) / "CLAUDE.md"),
     skill_roots=lambda loc: (loc.pick(".claude/skills", config_dir(loc.paths) / "skills"),),
     skill_dialect=skill_dialect,
-    mcp=McpTarget(_mcp_file, "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.claude),
+    mcp=McpTarget(_mcp_file, "json", lambda _loc, name: ("mcpServers", name), mcp_dialect,
+                  expands_defaults=True),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".claude/agents", config_dir(loc.paths) / "agents"),
         allowed=frozenset({
@@ -79,7 +102,12 @@ HARNESS = Harness(
             "mcpServers", "hooks", "memory", "background", "effort", "isolation", "color",
             "initialPrompt",
         }),
+        claude_keys=True,
     ),
     capabilities=CAPABILITIES,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=CLAUDE_TOOLS,
+    hook_answer="claude",
+    claude_hooks_verbatim=True,
 )

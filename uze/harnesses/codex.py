@@ -7,19 +7,20 @@ from typing import Final
 
 import yaml
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
     SAME_EVENTS,
     AgentFormat,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     SkillDialect,
     cap,
     hook_events,
 )
-from uze.package import InvokePolicy
+from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
 
 OPENAI_YAML = "agents/openai.yaml"
@@ -44,6 +45,57 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
     if not policy.model:
         return SkillDialect(extra_files={OPENAI_YAML: _openai_yaml})
     return SkillDialect()
+
+
+def _mcp_env(server: McpServer) -> tuple[dict[str, object], str]:
+    literal = {k: v for k, v in server.env.items() if not mcp.REF.search(v)}
+    forwarded = [m.group(1) for v in server.env.values() if (m := mcp.WHOLE_REF.match(v))]
+    templated = [k for k, v in server.env.items()
+                 if mcp.REF.search(v) and not mcp.WHOLE_REF.match(v)]
+    out: dict[str, object] = {}
+    if literal:
+        out["env"] = literal
+    if forwarded:
+        out["env_vars"] = forwarded
+    problem = (f"Codex cannot expand ${{...}} inside env values ({', '.join(templated)})"
+               if templated else "")
+    return out, problem
+
+
+def _mcp_remote(server: McpServer) -> mcp.Translated:
+    if mcp.remote_kind(server) == "sse":
+        return mcp.skip("Codex speaks stdio and streamable HTTP only, not SSE")
+    value: dict[str, object] = {"url": server.url}
+    plain, by_env = {}, {}
+    for name, header in server.headers.items():
+        if name.lower() == "authorization" and (m := mcp.BEARER.match(header)):
+            value["bearer_token_env_var"] = m.group(1)
+        elif m := mcp.WHOLE_REF.match(header):
+            by_env[name] = m.group(1)
+        elif mcp.REF.search(header):
+            return mcp.skip(f"Codex cannot expand ${{...}} inside header {name!r}")
+        else:
+            plain[name] = header
+    value |= ({"http_headers": plain} if plain else {}) | (
+        {"env_http_headers": by_env} if by_env else {})
+    return mcp.Translated(value)
+
+
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`[mcp_servers.<name>]` in config.toml (harnesses.md 2.5)."""
+    if server.url:
+        out = _mcp_remote(server)
+    else:
+        env, problem = _mcp_env(server)
+        if problem:
+            return mcp.skip(problem)
+        value: dict[str, object] = {"command": server.command, "args": list(server.args), **env}
+        if server.cwd:
+            value["cwd"] = server.cwd
+        out = mcp.Translated(value)
+    if out.value is not None and not server.enabled:
+        out.value["enabled"] = False
+    return out
 
 
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
@@ -77,6 +129,21 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
 }
 HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
 
+HOOKS: Final = HookTarget(
+    file=lambda loc: loc.pick(".codex/hooks.json", codex_home(loc.paths) / "hooks.json"),
+    role="codex hooks", fmt="json", effects=frozenset({"observe", "deny"}),
+    trust_note="Codex runs it only after the user trusts it in /hooks (hook trust gate)",
+    shell_gap="Codex's PreToolUse does not see every shell path (unified_exec)",
+)
+# Codex: PreToolUse sees neither every shell path (unified_exec) nor web search (2.6).
+TOOLS: Final = {
+    "Bash": ("shell",),
+    "shell": ("shell",),
+    "apply_patch": ("file.edit", "file.write"),
+    "Edit": ("file.edit",),
+    "Write": ("file.write",),
+}
+
 
 HARNESS = Harness(
     id="codex",
@@ -93,7 +160,7 @@ HARNESS = Harness(
     skill_dialect=_skill_dialect,
     mcp=McpTarget(
         lambda loc: loc.pick(".codex/config.toml", codex_home(loc.paths) / "config.toml"),
-        "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialects.codex,
+        "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialect,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".codex/agents", codex_home(loc.paths) / "agents"),
@@ -105,4 +172,11 @@ HARNESS = Harness(
     ),
     capabilities=CAPABILITIES,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=TOOLS,
+    hook_answer="exit2_pretool",
+    claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
+                   "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
+    # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
+    claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
 )

@@ -5,7 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze.harnesses.base import AS_SKILL, SAME_EVENTS, Capability, Harness, cap, hook_events
+from uze.harnesses.base import (
+    AS_SKILL,
+    CLAUDE_TOOLS,
+    SAME_EVENTS,
+    Capability,
+    Harness,
+    cap,
+    hook_events,
+)
 from uze.harnesses.claude_code import skill_dialect
 from uze.location import Location
 from uze.paths import Paths
@@ -59,4 +67,10 @@ HARNESS = Harness(
     capabilities=CAPABILITIES,
     unsupported=UNSUPPORTED,
     hook_events=HOOK_EVENTS,
+    hooks_refused="DeepSeek Harness runs hooks only through its dsh-hooks-claude-code bridge "
+    "plugin, which takes ONE configPath per process in a profile's cordis.patch.yml: uze would "
+    "have to edit the user's profile and could not give two packages each their own hooks file "
+    "(adr/0010)",
+    tools=CLAUDE_TOOLS,  # runs Claude-format hooks through its bridge plugin
+    hook_answer="claude",
 )

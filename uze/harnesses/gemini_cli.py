@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
     AgentFormat,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     cap,
     hook_events,
 )
 from uze.location import Location
+from uze.package import McpServer
 from uze.paths import Paths
 
 
@@ -29,6 +31,21 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
         loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
         loc.pick(".gemini/skills", gemini_dir(loc.paths) / "skills"),
     )
+
+
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`mcpServers` in settings.json: `httpUrl` for HTTP, `url` for SSE (4.5)."""
+    if (skipped := mcp.disabled(server, "Gemini CLI")) is not None:
+        return skipped
+    if server.url:
+        key = "url" if mcp.remote_kind(server) == "sse" else "httpUrl"
+        return mcp.Translated({key: server.url, **mcp.headers_of(server)})
+    value: dict[str, object] = {"command": server.command, "args": list(server.args)}
+    if server.env:
+        value["env"] = dict(server.env)
+    if server.cwd:
+        value["cwd"] = server.cwd
+    return mcp.Translated(value)
 
 
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
@@ -62,6 +79,37 @@ HOOK_EVENTS: Final = hook_events(
     {"PreToolUse", "Stop"}, ("command",),
 )
 
+HOOKS: Final = HookTarget(
+    file=lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
+    role="gemini settings", fmt="jsonc", effects=frozenset({"observe", "deny", "transform"}),
+    timeout_unit=1000, names_handler=True,
+)
+TOOLS: Final = {
+    "run_shell_command": ("shell",),
+    "read_file": ("file.read",),
+    "read_many_files": ("file.read",),
+    "write_file": ("file.write",),
+    "replace": ("file.edit",),
+    "glob": ("search.files",),
+    "search_file_content": ("search.files",),
+    "grep": ("search.files",),
+    "google_web_search": ("search.web",),
+    "web_fetch": ("search.web",),
+}
+CLAUDE_TOOL_NAMES: Final = {
+    "run_shell_command": "Bash",
+    "read_file": "Read",
+    "read_many_files": "Read",
+    "write_file": "Write",
+    "replace": "Edit",
+    "glob": "Glob",
+    "search_file_content": "Grep",
+    "grep": "Grep",
+    "list_directory": "LS",
+    "google_web_search": "WebSearch",
+    "web_fetch": "WebFetch",
+}
+
 
 HARNESS = Harness(
     id="gemini_cli",
@@ -72,14 +120,22 @@ HARNESS = Harness(
     skill_roots=_skill_roots,
     mcp=McpTarget(
         lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
-        "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialects.gemini,
+        "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialect,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".gemini/agents", gemini_dir(loc.paths) / "agents"),
         allowed=frozenset({
             "kind", "tools", "mcpServers", "model", "temperature", "max_turns", "timeout_mins",
         }),
+        allow="list",
     ),
     capabilities=CAPABILITIES,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=TOOLS,
+    hook_answer="gemini",
+    claude_events={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
+                   "Stop": "AfterAgent", "SessionStart": "SessionStart",
+                   "UserPromptSubmit": "BeforeAgent"},
+    claude_tools=CLAUDE_TOOL_NAMES,
 )

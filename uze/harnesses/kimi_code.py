@@ -5,20 +5,22 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
+    CLAUDE_TOOLS,
     SAME_EVENTS,
     AgentFormat,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     SkillDialect,
     cap,
     hook_events,
 )
 from uze.location import Location
-from uze.package import InvokePolicy
+from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
 
 
@@ -36,6 +38,23 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
 
 def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
     return SkillDialect(frontmatter={} if policy.model else {"disableModelInvocation": True})
+
+
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`mcpServers` in mcp.json; SSE as `transport: "sse"`; `enabled` flag (6.1)."""
+    if server.url:
+        value: dict[str, object] = {"url": server.url, **mcp.headers_of(server)}
+        if mcp.remote_kind(server) == "sse":
+            value["transport"] = "sse"
+    else:
+        value = {"command": server.command, "args": list(server.args)}
+        if server.env:
+            value["env"] = dict(server.env)
+        if server.cwd:
+            value["cwd"] = server.cwd
+    if not server.enabled:
+        value["enabled"] = False
+    return mcp.unverified_refs(server, "Kimi Code", mcp.Translated(value))
 
 
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
@@ -57,6 +76,22 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
 }
 HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
 
+# Kimi Code reads [[hooks]] from its user config.toml only (harnesses.md 6.1).
+HOOKS: Final = HookTarget(
+    file=lambda loc: None if loc.scope == "project" else kimi_home(loc.paths) / "config.toml",
+    role="kimi config", fmt="toml", effects=frozenset({"observe", "deny"}), layout="flat",
+)
+# Claude's names per the reference, plus kimi-cli's own names (unverified there).
+TOOLS: Final = {
+    **CLAUDE_TOOLS,
+    "Shell": ("shell",),
+    "ReadFile": ("file.read",),
+    "WriteFile": ("file.write",),
+    "StrReplaceFile": ("file.edit",),
+    "SearchWeb": ("search.web",),
+    "FetchURL": ("search.web",),
+}
+
 
 HARNESS = Harness(
     id="kimi_code",
@@ -68,12 +103,16 @@ HARNESS = Harness(
     skill_dialect=_skill_dialect,
     mcp=McpTarget(
         lambda loc: loc.pick(".kimi-code/mcp.json", kimi_home(loc.paths) / "mcp.json"),
-        "json", lambda _loc, name: ("mcpServers", name), mcp_dialects.kimi,
+        "json", lambda _loc, name: ("mcpServers", name), mcp_dialect,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".kimi-code/agents", kimi_home(loc.paths) / "agents"),
         allowed=frozenset({"whenToUse", "override", "tools", "disallowedTools", "subagents"}),
+        allow="list", deny="list", claude_tool_names=True,
     ),
     capabilities=CAPABILITIES,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=TOOLS,
+    hook_answer="exit2",
 )

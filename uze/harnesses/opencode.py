@@ -5,17 +5,19 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Final
 
-from uze import mcp_dialects
+from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AgentFormat,
     Capability,
     Harness,
+    HookTarget,
     McpTarget,
     cap,
     hook_events,
 )
 from uze.harnesses.claude_code import config_dir as claude_dir
 from uze.location import Location
+from uze.package import McpServer
 from uze.paths import Paths
 
 
@@ -38,6 +40,23 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
         loc.pick(".claude/skills", claude_dir(loc.paths) / "skills"),
         loc.pick(".agents/skills", home / ".agents" / "skills"),
     )
+
+
+def _env_refs(text: str) -> str:
+    return mcp.REF.sub(lambda m: "{env:" + m.group(1) + "}", text)
+
+
+def mcp_dialect(server: McpServer) -> mcp.Translated:
+    """`mcp.<name>` in opencode.json: `type` local/remote, command as one array (3.5)."""
+    if server.url:
+        headers = {k: _env_refs(v) for k, v in server.headers.items()}
+        url = _env_refs(server.url)  # OpenCode substitutes {env:NAME} anywhere in its config
+        value: dict[str, object] = {"type": "remote", "url": url, "enabled": server.enabled}
+        return mcp.Translated(value | ({"headers": headers} if headers else {}))
+    value = {"type": "local", "command": [server.command, *server.args], "enabled": server.enabled}
+    if server.env:
+        value["environment"] = {k: _env_refs(v) for k, v in server.env.items()}
+    return mcp.drop_cwd(server, "OpenCode", mcp.Translated(value))
 
 
 CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
@@ -75,6 +94,51 @@ HOOK_EVENTS: Final = hook_events(
     {"PreToolUse"}, ("plugin",),
 )
 
+HOOKS: Final = HookTarget(
+    file=plugins_dir, role="opencode plugin", fmt="json",
+    effects=frozenset({"observe", "deny", "transform"}), layout="plugin",
+    effect_why={
+        "ask": "an OpenCode plugin cannot ask the user: tool.execute.before can only throw "
+        "(block) or change the arguments, and the permission.ask hook is reported not to fire "
+        "(harnesses.md 3.6)",
+        "allow": "an OpenCode plugin cannot approve a call past OpenCode's own permission rules "
+        "(tool.execute.before can only block or change the arguments)",
+    },
+    note="run by the generated OpenCode plugin {plugin} (OpenCode has no command hooks)",
+)
+# The tool ids of the real opencode 1.18.33 (probes 5.3 and its binary: `apply_patch` takes
+# `patchText`).
+TOOLS: Final = {
+    "bash": ("shell",),
+    "read": ("file.read",),
+    "write": ("file.write",),
+    "edit": ("file.edit",),
+    "apply_patch": ("file.edit", "file.write"),
+    "glob": ("search.files",),
+    "grep": ("search.files",),
+    "webfetch": ("search.web",),
+    "websearch": ("search.web",),
+    "task": ("agent.spawn",),
+}
+CLAUDE_TOOL_NAMES: Final = {
+    "bash": "Bash",
+    "read": "Read",
+    "write": "Write",
+    "edit": "Edit",
+    "apply_patch": "Edit",
+    "glob": "Glob",
+    "grep": "Grep",
+    "list": "LS",
+    "webfetch": "WebFetch",
+    "websearch": "WebSearch",
+    "task": "Task",
+    "todowrite": "TodoWrite",
+}
+_OBSERVED: Final = (
+    "Claude-protocol hook on {event}: OpenCode's plugin bridge only observes {native}, so the "
+    "handler's answer (block, context, stop) would be lost"
+)
+
 
 HARNESS = Harness(
     id="opencode",
@@ -89,7 +153,7 @@ HARNESS = Harness(
     # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
     mcp=McpTarget(
         lambda loc: loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json"),
-        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialects.opencode,
+        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),
@@ -99,7 +163,20 @@ HARNESS = Harness(
             "model", "temperature", "top_p", "maxSteps", "tools", "permission", "disable",
             "hidden", "color",
         }),
+        allow="map", deny="map",
     ),
     capabilities=CAPABILITIES,
     hook_events=HOOK_EVENTS,
+    hooks=HOOKS,
+    tools=TOOLS,
+    hook_answer="throw",
+    # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer only in
+    # tool.execute.before; its other events only observe.
+    claude_events={"PreToolUse": "tool.execute.before"},
+    claude_refused={
+        event: _OBSERVED.format(event=event, native=native)
+        for event, native in (("PostToolUse", "tool.execute.after"), ("Stop", "session.idle"),
+                              ("SessionStart", "session.created"))
+    },
+    claude_tools=CLAUDE_TOOL_NAMES,
 )

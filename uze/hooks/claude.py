@@ -4,7 +4,8 @@ elsewhere. Pure.
 Claude Code reads the groups as its own: each goes into its settings' `hooks.<Event>` array
 with every key kept (`matcher` regexes, `timeout`, `async`, `shell`, `if`, prompt handlers...)
 and `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` resolved to the package copy uze owns, since a
-settings hook is not run as a plugin's. Gemini CLI, Codex and OpenCode get a generated wrapper (the
+settings hook is not run as a plugin's (a harness with `claude_hooks_verbatim`). Harnesses
+with `claude_events` (Gemini CLI, Codex, OpenCode) get a generated wrapper (the
 `claude` protocol of `uze.hooks.wrapper_script`) that turns their native hook input into
 Claude's hook JSON and the handler's Claude answer into their own decision: route `adapted`
 (adr/0034). Events and handlers a harness cannot honour, and every other harness, are
@@ -18,30 +19,18 @@ from collections.abc import Mapping
 from pathlib import PurePath
 from typing import Final, cast
 
+from uze.harnesses import REGISTRY
 from uze.package import ClaudeHookGroup
 
 _ROOT_VARIABLE: Final = re.compile(r"\$\{(?:CLAUDE_)?PLUGIN_ROOT\}|\$(?:CLAUDE_)?PLUGIN_ROOT\b")
 
 
-# Per harness with a translating wrapper: each Claude event it carries -> its native event.
-# Only events whose native form the real binary has shown to run a wrapper (the portable
-# conformance tests and tests/conformance/test_claude_hooks.py); the rest are reported.
+# Per harness with a translating wrapper: each Claude event it carries -> its native event
+# (`claude_events` of its module). Only events whose native form the real binary has shown to
+# run a wrapper (the portable conformance tests and tests/conformance/test_claude_hooks.py).
 CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
-    "gemini_cli": {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
-                   "Stop": "AfterAgent", "SessionStart": "SessionStart",
-                   "UserPromptSubmit": "BeforeAgent"},
-    "codex": {"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
-              "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
-    # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer only in
-    # tool.execute.before; its other events only observe.
-    "opencode": {"PreToolUse": "tool.execute.before"},
+    h.id: dict(h.claude_events) for h in REGISTRY.values() if h.claude_events
 }
-_OPENCODE_OBSERVED: Final = (
-    "Claude-protocol hook on {event}: OpenCode's plugin bridge only observes {native}, so the "
-    "handler's answer (block, context, stop) would be lost"
-)
-_OPENCODE_NATIVE: Final = {"PostToolUse": "tool.execute.after", "Stop": "session.idle",
-                           "SessionStart": "session.created"}
 TRANSLATED: Final = (
     "Claude-protocol hook run by uze's wrapper: {harness}'s hook input becomes Claude's hook "
     "JSON, the handler's answer (exit 2, decision, permissionDecision, additionalContext, "
@@ -60,8 +49,9 @@ def claude_problem(harness: str, group: ClaudeHookGroup) -> str | None:
     events = CLAUDE_EVENTS.get(harness)
     if events is None:
         return untranslated_reason(harness)
-    if harness == "opencode" and group.event in _OPENCODE_NATIVE:
-        return _OPENCODE_OBSERVED.format(event=group.event, native=_OPENCODE_NATIVE[group.event])
+    refused = REGISTRY[harness].claude_refused.get(group.event)
+    if refused is not None:
+        return refused
     if group.event not in events:
         return f"Claude-protocol hook on {group.event}: no translation to {harness} for it yet"
     value = group.value.get("hooks")

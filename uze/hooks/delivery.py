@@ -2,12 +2,14 @@
 
 Pure. For each hook group, `deliver_hooks` returns either a generated wrapper script and the
 one element of the harness's own hook config that runs it, or the reason the harness cannot
-honour the group. A group whose effect, event or tools a harness cannot carry is never
-delivered as something that would let a tool run while the user believes it is guarded
-(docs/package-format.md). The caller maps each element's `role` to a file for its scope and
-adds the element with `config_array.append_element` (or, for a `named` element, as an owned
-config entry). OpenCode has no hook config: its groups carry a `BridgeGroup` instead, and
-`opencode_bridge` renders the one plugin file of the package that runs them.
+honour the group. Everything harness-specific comes from the harness's `HookTarget`
+(`uze/harnesses/<id>.py`): its file, layout, effects, timeout unit and notes. A group whose
+effect, event or tools a harness cannot carry is never delivered as something that would let
+a tool run while the user believes it is guarded (docs/package-format.md). The caller maps
+each element to its harness's hook file for the scope and adds it with
+`config_array.append_element` (or, for a `named` element, as an owned config entry). A harness
+with the `plugin` layout (OpenCode) has no hook config: its groups carry a `BridgeGroup`
+instead, and `opencode_bridge` renders the one plugin file of the package that runs them.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from typing import Final
 import msgspec
 
 from uze.capabilities.hooks import hook_event
-from uze.hooks.claude import CLAUDE_EVENTS, TRANSLATED, claude_problem
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import HookTarget
+from uze.hooks.claude import TRANSLATED, claude_problem
 from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plugin
 from uze.hooks.tools import native_names, native_regex, unreachable
 from uze.hooks.wrapper import claude_handlers, render_claude_wrapper, render_wrapper
@@ -31,45 +35,6 @@ from uze.vocabulary import ConfigFormat, Route
 GRACE: Final = 5  # seconds the harness waits beyond the handlers' own deadlines
 BLOCKING: Final = frozenset({"allow", "ask", "deny", "transform"})
 _SLUG: Final = re.compile(r"[^A-Za-z0-9._-]+")
-
-# Per harness: file role, format, the effects PreToolUse can express, timeout unit.
-_TARGETS: Final[dict[str, tuple[str, ConfigFormat, frozenset[str], int]]] = {
-    "claude_code": ("claude settings", "json", frozenset(BLOCKING | {"observe"}), 1),
-    "codex": ("codex hooks", "json", frozenset({"observe", "deny"}), 1),
-    "gemini_cli": ("gemini settings", "jsonc", frozenset({"observe", "deny", "transform"}), 1000),
-    "kimi_code": ("kimi config", "toml", frozenset({"observe", "deny"}), 1),
-    "opencode": ("opencode plugin", "json", frozenset({"observe", "deny", "transform"}), 1),
-    "antigravity": ("antigravity hooks", "json", frozenset({"observe", "deny", "ask"}), 1),
-}
-_NOT_DELIVERED: Final = {
-    "deepseek_harness": "DeepSeek Harness runs hooks only through its dsh-hooks-claude-code "
-    "bridge plugin, which takes ONE configPath per process in a profile's cordis.patch.yml: "
-    "uze would have to edit the user's profile and could not give two packages each their own "
-    "hooks file (adr/0010)",
-}
-# Why an effect cannot be expressed, where there is more to say than "it cannot".
-_EFFECT_WHY: Final = {
-    ("opencode", "ask"): "an OpenCode plugin cannot ask the user: tool.execute.before can only "
-    "throw (block) or change the arguments, and the permission.ask hook is reported not to fire "
-    "(harnesses.md 3.6)",
-    ("opencode", "allow"): "an OpenCode plugin cannot approve a call past OpenCode's own "
-    "permission rules (tool.execute.before can only block or change the arguments)",
-    ("antigravity", "allow"): "Antigravity's allow decision did not skip its review in agy 1.1.2 "
-    "(harnesses.md 5.5): the call would not be approved",
-    ("antigravity", "transform"): "Antigravity documents no way for a hook to rewrite a tool's "
-    "input (harnesses.md 5.5)",
-}
-_OPENCODE_BRIDGE: Final = (
-    "run by the generated OpenCode plugin {plugin} (OpenCode has no command hooks)"
-)
-_ANTIGRAVITY: Final = (
-    "Antigravity's hook format is unverified third-party documentation (harnesses.md 5.5): agy "
-    "drops the whole hooks.json on any schema error; the wrapper answers every PreToolUse call "
-    "(a missing decision fails closed)"
-)
-_CODEX_TRUST: Final = "Codex runs it only after the user trusts it in /hooks (hook trust gate)"
-_CODEX_SHELL: Final = "Codex's PreToolUse does not see every shell path (unified_exec)"
-
 
 class WrapperFile(msgspec.Struct, frozen=True):
     """A generated script: `path` relative to the wrapper folder, its bytes, mode 0755."""
@@ -109,14 +74,21 @@ def group_name(event: str, index: int, group: HookGroup) -> str:
     return group.id or f"{event}-{index}"
 
 
+def _target(harness: str) -> HookTarget:
+    target = REGISTRY[harness].hooks
+    if target is None:
+        raise ValueError(f"uze does not deliver hooks to {harness}")
+    return target
+
+
 def _problem(harness: str, event: str, group: HookGroup) -> str | None:
     """Why `harness` cannot honour the group, or None."""
     native = hook_event(harness, event)
     if native.native is None:
         return f"{harness} has no {event} event"
-    effect = group.effect
-    if event == "PreToolUse" and effect not in _TARGETS[harness][2]:
-        why = _EFFECT_WHY.get((harness, effect), "it would let the tool run")
+    effect, target = group.effect, _target(harness)
+    if event == "PreToolUse" and effect not in target.effects:
+        why = target.effect_why.get(effect, "it would let the tool run")
         return f"{harness} cannot express the effect {effect!r} ({why})"
     blocks = effect == "deny" and native.can_block
     if event != "PreToolUse" and effect != "observe" and not blocks:
@@ -130,27 +102,25 @@ def _problem(harness: str, event: str, group: HookGroup) -> str | None:
 
 
 def _notes(harness: str, event: str, group: HookGroup, package: str) -> list[str]:
-    notes = []
-    if harness == "opencode":
-        notes.append(_OPENCODE_BRIDGE.format(plugin=plugin_file_name(package)))
-    if harness == "antigravity":
-        notes.append(_ANTIGRAVITY)
+    target = _target(harness)
+    notes = [target.note.format(plugin=plugin_file_name(package))] if target.note else []
     missing = unreachable(harness, group.matcher)
     if missing and event in ("PreToolUse", "PostToolUse"):
         notes.append(f"{harness} has no tool for {', '.join(missing)}")
-    if harness == "claude_code" and group.effect == "transform":
-        notes.append("Claude applies a rewritten input only with a decision: the user approves it")
+    if target.transform_note and group.effect == "transform":
+        notes.append(target.transform_note)
     if event == "Stop" and group.effect == "deny":
         notes.append("a deny on Stop makes the agent keep going with the reason")
-    if harness == "codex":
-        notes.append(_CODEX_TRUST)
+    if target.trust_note:
+        notes.append(target.trust_note)
     return notes
 
 
 def _route(harness: str, event: str, group: HookGroup, notes: list[str]) -> tuple[Route, str]:
     shell = group.matcher is None or "shell" in group.matcher.split("|")
-    if harness == "codex" and event == "PreToolUse" and group.effect != "observe" and shell:
-        return "degraded", "; ".join([_CODEX_SHELL + ": some shell calls run unguarded", *notes])
+    gap = _target(harness).shell_gap
+    if gap and event == "PreToolUse" and group.effect != "observe" and shell:
+        return "degraded", "; ".join([gap + ": some shell calls run unguarded", *notes])
     return ("adapted" if notes else "native"), "; ".join(notes)
 
 
@@ -158,8 +128,8 @@ def _timeout(group: HookGroup) -> int:
     return sum(h.timeout for h in group.hooks) + GRACE
 
 
-def _antigravity_entry(
-    event: str, index: int, group: HookGroup, command: str, package: str
+def _named_entry(
+    target: HookTarget, event: str, index: int, group: HookGroup, command: str, package: str
 ) -> HookElement:
     """A named hook `uze-<package>-<group>` (`<Event>-<index>` for an id with other characters
     than letters, digits, `.`, `_`, `-`, so two ids cannot end up with one name). No matcher:
@@ -169,21 +139,22 @@ def _antigravity_entry(
     handlers = [{"hooks": [handler]}] if event in ("PreToolUse", "PostToolUse") else [handler]
     name = group.id if group.id and not _SLUG.search(group.id) else f"{event}-{index}"
     key = f"uze-{package}-{name}"
-    role, fmt, _, _ = _TARGETS["antigravity"]
-    return HookElement(role, fmt, (key,), {"enabled": True, event: handlers}, named=True)
+    return HookElement(target.role, target.fmt, (key,), {"enabled": True, event: handlers},
+                       named=True)
 
 
 def _element(harness: str, event: str, group: HookGroup, command: str, label: str) -> HookElement:
-    role, fmt, _, unit = _TARGETS[harness]
+    target = _target(harness)
+    role, fmt = target.role, target.fmt
     native = hook_event(harness, event).native or event
-    timeout = _timeout(group) * unit
+    timeout = _timeout(group) * target.timeout_unit
     has_tool = event in ("PreToolUse", "PostToolUse")
     matcher = native_regex(native_names(harness, group.matcher)) if has_tool else ""
-    if harness == "kimi_code":  # exactly these four keys: Kimi Code rejects any other
+    if target.layout == "flat":  # exactly these four keys (Kimi Code rejects any other)
         value = {"event": native, "matcher": matcher, "command": command, "timeout": timeout}
         return HookElement(role, fmt, ("hooks",), value)
     handler: dict[str, object] = {"type": "command", "command": command, "timeout": timeout}
-    if harness == "gemini_cli":
+    if target.names_handler:
         handler["name"] = label
     value = {"matcher": matcher, "hooks": [handler]} if matcher else {"hooks": [handler]}
     return HookElement(role, fmt, ("hooks", native), value)
@@ -204,14 +175,15 @@ def _deliver_group(
     command = shlex.quote(str(wrapper_dir / rel))
     route, reason = _route(harness, event, group, _notes(harness, event, group, package))
     wrapper = WrapperFile(rel, script)
-    if harness == "opencode":
+    layout = _target(harness).layout
+    if layout == "plugin":
         has_tool = event in ("PreToolUse", "PostToolUse")
         tools = native_names(harness, group.matcher) if has_tool else None
         bridge = BridgeGroup(label, event, tools, group.effect in BLOCKING,
                              str(wrapper_dir / rel), _timeout(group) * 1000)
         return GroupDelivery(name, event, route, reason, wrapper, bridge=bridge)
-    if harness == "antigravity":
-        element = _antigravity_entry(event, index, group, command, package)
+    if layout == "named":
+        element = _named_entry(_target(harness), event, index, group, command, package)
     else:
         element = _element(harness, event, group, command, label)
     return GroupDelivery(name, event, route, reason, wrapper, element)
@@ -231,8 +203,8 @@ def deliver_hooks(
         for event, listed in hooks.hooks.items()
         for index, group in enumerate(listed)
     ]
-    if harness not in _TARGETS:
-        why = _NOT_DELIVERED.get(harness, f"uze does not deliver hooks to {harness}")
+    if REGISTRY[harness].hooks is None:
+        why = REGISTRY[harness].hooks_refused or f"uze does not deliver hooks to {harness}"
         return tuple(
             GroupDelivery(group_name(e, i, g), e, "unsupported", why) for e, i, g in groups
         )
@@ -256,32 +228,33 @@ def deliver_claude_group(
     element has no matcher: the wrapper applies the group's own (a regex on Claude's tool
     names, or on SessionStart's source). Pure."""
     problem = claude_problem(harness, group)
-    if problem is not None or harness not in _TARGETS:
+    target = REGISTRY[harness].hooks
+    if problem is not None or target is None:
         return GroupDelivery(group.name, group.event, "unsupported", problem or "")
-    native = CLAUDE_EVENTS[harness][group.event]
+    native = REGISTRY[harness].claude_events[group.event]
     label = f"{package}/{group.name}"
     rel = f"{harness}/claude-{_SLUG.sub('-', group.name).strip('-')}.py"
     script = render_claude_wrapper(harness, group, native, str(plugin_root), label)
     command = shlex.quote(str(wrapper_dir / rel))
-    role, fmt, _, unit = _TARGETS[harness]
     seconds = sum(int(float(str(h["timeout"]))) for h in claude_handlers(group)) + GRACE
-    if harness == "opencode":  # the plugin filters nothing: the wrapper applies the matcher
+    if target.layout == "plugin":  # the plugin filters nothing: the wrapper applies the matcher
         notes = [TRANSLATED.format(harness=harness),
-                 _OPENCODE_BRIDGE.format(plugin=plugin_file_name(package))]
+                 target.note.format(plugin=plugin_file_name(package))]
         bridge = BridgeGroup(label, group.event, None, False, str(wrapper_dir / rel),
                              seconds * 1000)
         return GroupDelivery(group.name, group.event, "adapted", "; ".join(notes),
                              WrapperFile(rel, script), bridge=bridge)
     handler: dict[str, object] = {"type": "command", "command": command,
-                                  "timeout": seconds * unit}
-    if harness == "gemini_cli":
+                                  "timeout": seconds * target.timeout_unit}
+    if target.names_handler:
         handler["name"] = label
-    element = HookElement(role, fmt, ("hooks", native), {"hooks": [handler]})
+    element = HookElement(target.role, target.fmt, ("hooks", native), {"hooks": [handler]})
     notes = [TRANSLATED.format(harness=harness)]
-    if harness == "codex":
-        notes.append(_CODEX_TRUST)
-        if group.event == "PreToolUse":
-            notes.insert(0, _CODEX_SHELL + ": some shell calls run unguarded")
-    route: Route = "degraded" if harness == "codex" and group.event == "PreToolUse" else "adapted"
+    if target.trust_note:
+        notes.append(target.trust_note)
+    gap = bool(target.shell_gap) and group.event == "PreToolUse"
+    if gap:
+        notes.insert(0, target.shell_gap + ": some shell calls run unguarded")
+    route: Route = "degraded" if gap else "adapted"
     return GroupDelivery(group.name, group.event, route, "; ".join(notes),
                          WrapperFile(rel, script), element)

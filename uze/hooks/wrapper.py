@@ -16,14 +16,11 @@ from pathlib import Path
 from typing import Final
 
 from uze.capabilities.hooks import hook_event
+from uze.harnesses import REGISTRY
 from uze.hooks.tools import CLAUDE_TOOL_NAMES, TOOL_NAMES
 from uze.package.claude_hooks import ClaudeHookGroup
 from uze.package.hooks import HookGroup
 
-WRAPPER_HARNESSES: Final = (
-    "claude_code", "codex", "gemini_cli", "kimi_code", "deepseek_harness", "opencode",
-    "antigravity",
-)
 SHEBANG: Final = "#!/usr/bin/env python3"
 CLAUDE_TIMEOUT: Final = 60  # seconds a Claude handler gets when its `timeout` is not given
 
@@ -46,14 +43,18 @@ def script_body() -> str:
 def wrapper_config(
     harness: str, event: str, group: HookGroup, plugin_root: str, label: str
 ) -> dict[str, object]:
-    """The data one wrapper embeds: harness, events, effect, matcher, handlers, tool table."""
-    if harness not in WRAPPER_HARNESSES:
+    """The data one wrapper embeds: harness, its answer style and input shape, events, effect,
+    matcher, handlers, tool table."""
+    found = REGISTRY.get(harness)
+    if found is None or not found.hook_answer:
         raise ValueError(f"no hook wrapper for harness {harness!r}")
     native = hook_event(harness, event).native
     if native is None:
         raise ValueError(f"{harness} has no {event} event")
     return {
         "harness": harness,
+        "answer": found.hook_answer,
+        "input": found.hook_input,
         "event": event,
         "native_event": native,
         "effect": group.effect,
@@ -91,6 +92,8 @@ def claude_wrapper_config(
     return {
         "protocol": "claude",
         "harness": harness,
+        "answer": REGISTRY[harness].hook_answer,
+        "input": REGISTRY[harness].hook_input,
         "event": group.event,
         "native_event": native_event,
         "effect": "claude",

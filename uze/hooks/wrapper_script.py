@@ -73,7 +73,7 @@ def matches(tool, aliases):
 
 def normalised(native):
     """Antigravity's input (toolCall{name,args}, workspacePaths, no cwd) in the common shape."""
-    if CONFIG["harness"] != "antigravity":
+    if CONFIG["input"] != "tool_call":
         return native
     call = native.get("toolCall") if isinstance(native.get("toolCall"), dict) else {}
     roots = native.get("workspacePaths") or []
@@ -256,9 +256,9 @@ def answer_antigravity(kind, detail):
     return {"decision": "allow"}, "", 0
 
 
-ANSWERS = {"claude_code": answer_claude, "deepseek_harness": answer_claude,
-           "gemini_cli": answer_gemini, "codex": answer_codex, "kimi_code": answer_exit2,
-           "opencode": answer_opencode, "antigravity": answer_antigravity}
+# Answer styles, named by each harness module's `hook_answer`.
+ANSWERS = {"claude": answer_claude, "gemini": answer_gemini, "exit2_pretool": answer_codex,
+           "exit2": answer_exit2, "throw": answer_opencode, "decision": answer_antigravity}
 
 
 # --- the claude protocol: handlers that read Claude's hook JSON and answer as to Claude ---
@@ -409,7 +409,7 @@ def claude_verdict(results, event):
 
 def claude_answer(verdict):
     """(stdout object or None, stderr text, exit status) in the harness's own hook protocol."""
-    harness, native = CONFIG["harness"], CONFIG["native_event"]
+    style, native = CONFIG["answer"], CONFIG["native_event"]
     out = {}
     if "stop" in verdict:
         out.update({"continue": False, "stopReason": verdict["stop"]})
@@ -419,10 +419,10 @@ def claude_answer(verdict):
         out["hookSpecificOutput"] = {"hookEventName": native,
                                      "additionalContext": verdict["context"]}
     block = verdict.get("block")
-    if block is not None and harness == "codex" and native == "PreToolUse":
+    if block is not None and style == "exit2_pretool" and native == "PreToolUse":
         return out or None, block, 2  # exit 2 + stderr: what blocks a Codex tool call
     if block is not None:
-        deny = harness in ("gemini_cli", "opencode")  # OpenCode: the generated plugin throws
+        deny = style in ("gemini", "throw")  # `throw`: the generated plugin throws
         out.update({"decision": "deny" if deny else "block", "reason": block})
     return out or None, "", 0
 
@@ -458,7 +458,7 @@ def main():
         if CONFIG["effect"] not in ("deny", "ask", "transform"):
             return 0
         kind, detail = "deny", "hook %s failed: %s" % (CONFIG["label"], error)
-    out, err, code = ANSWERS[CONFIG["harness"]](kind, detail)
+    out, err, code = ANSWERS[CONFIG["answer"]](kind, detail)
     if out is not None:
         sys.stdout.write(json.dumps(out) + "\n")
     if err:
