@@ -16,6 +16,7 @@ import json
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from types import TracebackType
 from typing import Any, Final
 
 from uze import fs
@@ -32,7 +33,14 @@ _JOURNAL_HINT: Final = (
 
 
 class Transaction:
-    """One journaled unit of change. Use `apply()` as a context manager around the writes."""
+    """One journaled unit of change, used as a context manager around the writes:
+
+        with Transaction(journal_root, guard) as tx:
+            tx.write(...)
+
+    Leaving the block normally commits; an exception (any, Ctrl-C included) rolls every
+    change back and propagates. Commands never call `commit` or `rollback` themselves.
+    """
 
     def __init__(self, journal_root: Path, guard: Guard | None = None) -> None:
         self.folder = journal_root / uuid.uuid4().hex
@@ -43,6 +51,16 @@ class Transaction:
         self.created_dirs: list[Path] = []
         self._doomed: set[Path] = set()  # trash and folders that go at commit
         self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.rollback()
 
     def _log(self, op: dict[str, Any], backup: bytes | None = None, *, durable: bool = True
              ) -> None:

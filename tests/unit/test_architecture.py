@@ -130,3 +130,13 @@ def test_no_import_cycle_between_uze_modules() -> None:
     graph = {name: _uze_imports(path, set(names)) - {name} for name, path in names.items()}
     assert graph["uze.cli"], "the graph reads imports"
     assert _cycles(graph) == []
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(SOURCE).as_posix())
+def test_only_the_transaction_commits_or_rolls_back(path: Path) -> None:
+    """Commands write `with Transaction(...) as tx:`; leaving the block commits or rolls back."""
+    if path.name == "transaction.py":
+        return
+    calls = [node.lineno for node in ast.walk(_tree(path)) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Attribute) and node.func.attr in ("commit", "rollback")]
+    assert calls == []

@@ -47,6 +47,28 @@ def test_commit_keeps_the_changes_and_forgets_the_journal(world: Path, tmp_path:
     assert not (tmp_path / "journal").exists()
 
 
+def test_a_with_block_commits_when_it_ends(world: Path, tmp_path: Path) -> None:
+    with Transaction(tmp_path / "journal") as tx:
+        _change_everything(tx, world)
+        assert (tmp_path / "journal").is_dir()  # journaled until the block ends
+    assert (world / "AGENTS.md").read_bytes() == b"changed\n"
+    assert not (world / "gone.md").exists()
+    assert not (tmp_path / "journal").exists()
+
+
+@pytest.mark.parametrize("error", [ValueError("boom"), KeyboardInterrupt()],
+                         ids=["exception", "ctrl-c"])
+def test_a_with_block_that_raises_rolls_back_and_lets_the_error_through(
+    world: Path, tmp_path: Path, error: BaseException
+) -> None:
+    before = tree_bytes(world)
+    with pytest.raises(type(error)), Transaction(tmp_path / "journal") as tx:
+        _change_everything(tx, world)
+        raise error
+    assert tree_bytes(world) == before
+    assert not (tmp_path / "journal").exists() or not any((tmp_path / "journal").iterdir())
+
+
 def test_a_crash_mid_transaction_is_rolled_back_by_the_next_command(
     world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

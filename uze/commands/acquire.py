@@ -139,14 +139,9 @@ def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Pat
         return  # the pair says this already: nothing is written
     with locked(ctx, store=False):
         created = load_created(ctx)
-        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
-        try:
+        with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
             extra(tx, ctx, created, receipt)
             save_created(tx, ctx, created)
-        except BaseException:
-            tx.rollback()
-            raise
-        tx.commit()
 
 
 def install_source(paths: Paths, text: str, options: Options, cwd: Path, *, ref: str = "",

@@ -185,13 +185,8 @@ def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:
     with locked(ctx, store=False):
         created = load_created(ctx)
         pins = declare.read_pair(ctx)[1]
-        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
-        try:
+        with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
             path = declare.scope_files(ctx)[1]
             remaining = [p for n, p in pins.items() if n not in names]
             declare.write_file(tx, ctx, created, path, dump_lock(remaining), dump_lock([]))
             save_created(tx, ctx, created)
-        except BaseException:
-            tx.rollback()
-            raise
-        tx.commit()

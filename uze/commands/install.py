@@ -515,43 +515,38 @@ def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
 def _apply(
     tx: Transaction, ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path],
     extra: Extra | None,
-) -> tuple[Receipt, bytes, int]:
-    """Apply the steps in `tx`; its commit also makes the `stored` objects durable.
-    `extra` writes in the same transaction (uze.toml and uze.lock) or raises to roll it back.
+) -> tuple[Receipt, bytes]:
+    """Apply the steps in `tx` (the caller commits it, which also makes the `stored` objects
+    durable). `extra` writes in the same transaction (uze.toml and uze.lock) or raises to roll
+    it back.
 
-    Returns the receipt, its bytes as on disk, and the number of writes."""
+    Returns the receipt and its bytes as on disk."""
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
     tx.sync_at_commit(stored)
     count = len(plan.harnesses)
     progress.stage(f"writing {plan.package.name} for {count} harness{'es' if count > 1 else ''}",
                    total=len(ordered))
-    try:
-        records = []
-        for step in ordered:
-            record = _apply_step(tx, ctx, step, created)
-            if record is not None:
-                records.append(record)
-            progress.advance()
-        receipt = build_receipt(plan, records)
-        path = ctx.receipt_file(receipt.name)
-        data = dump_receipt(receipt)
-        if not path.exists() or path.read_bytes() != data:
-            tx.write(path, data)
-        if extra is not None:
-            extra(tx, ctx, created, receipt)
-        outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
-        created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
-        save_created(tx, ctx, created)
-        _save_consent(tx, ctx, plan)
-        if ctx.scope == "project":
-            register_project(tx, ctx.paths, ctx.location.project, present=True)
-    except BaseException:
-        tx.rollback()
-        raise
-    progress.stage(f"making {tx.writes} writes durable (sync)")
-    tx.commit()
-    return receipt, data, tx.writes
+    records = []
+    for step in ordered:
+        record = _apply_step(tx, ctx, step, created)
+        if record is not None:
+            records.append(record)
+        progress.advance()
+    receipt = build_receipt(plan, records)
+    path = ctx.receipt_file(receipt.name)
+    data = dump_receipt(receipt)
+    if not path.exists() or path.read_bytes() != data:
+        tx.write(path, data)
+    if extra is not None:
+        extra(tx, ctx, created, receipt)
+    outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
+    created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
+    save_created(tx, ctx, created)
+    _save_consent(tx, ctx, plan)
+    if ctx.scope == "project":
+        register_project(tx, ctx.paths, ctx.location.project, present=True)
+    return receipt, data
 
 
 def read_source(source: Path, location: Location, *, strict: bool = False) -> Package:
@@ -615,15 +610,18 @@ def install(
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile
         steps = preflight(ctx, plan, previous, force, adopt)
         store = Store(paths.store)
-        tx = Transaction(ctx.journal_root, ctx.roots.check_write)
-        tx.sweep_on_undo(paths.store)  # a kill inside a store write leaves no temp file behind
-        progress.stage(f"storing {len(entries)} files of {package.name}", total=len(entries))
         try:
-            store.ingest_entries(entries, {e.path: package.files[e.path].data for e in entries},
-                                 meta, sync=False)
-            receipt, data, writes = _apply(tx, ctx, plan, steps, store.added, extra)
+            with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
+                tx.sweep_on_undo(paths.store)  # a kill inside a store write leaves no temp file
+                progress.stage(f"storing {len(entries)} files of {package.name}",
+                               total=len(entries))
+                store.ingest_entries(entries,
+                                     {e.path: package.files[e.path].data for e in entries},
+                                     meta, sync=False)
+                receipt, data = _apply(tx, ctx, plan, steps, store.added, extra)
+                writes = tx.writes
+                progress.stage(f"making {writes} writes durable (sync)")
         except BaseException:
-            tx.rollback()  # (again, if _apply did: idempotent)
             store.discard_added()  # the store as before, like the project (rolled back)
             raise
         as_planned = steps[:len(plan.artifacts)]  # preflight lists the planned artifacts first

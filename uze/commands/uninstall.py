@@ -80,8 +80,7 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
     from uze.commands.declare import forget
 
     created = load_created(ctx)
-    tx = Transaction(ctx.journal_root, ctx.roots.check_write)
-    try:
+    with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
         doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
         progress.stage(f"removing {receipt.name}", total=len(doomed))
         for record in arts.removal_order(doomed):
@@ -93,11 +92,7 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
         _prune(tx, ctx, created, last)
         if ctx.scope == "project" and last:
             register_project(tx, ctx.paths, ctx.location.project, present=False)
-    except BaseException:
-        tx.rollback()
-        raise
-    progress.stage(f"making {tx.writes} changes durable (sync)")
-    tx.commit()
+        progress.stage(f"making {tx.writes} changes durable (sync)")
 
 
 def uninstall(
