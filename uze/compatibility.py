@@ -19,6 +19,7 @@ from uze.capabilities.map import lookup
 from uze.evidence import (
     CAPABILITY_IDS,
     CLAUDE_HOOK_BEHAVIOURS,
+    CLAUDE_PLUGIN_CONTRACTS,
     HOOK_BEHAVIOURS,
     NOT_RUNNABLE,
     REQUEST_KINDS,
@@ -77,7 +78,7 @@ def _claude_hook_claimed(harness: str, capability: str) -> bool:
     from uze.hooks.delivery import deliver_claude_group
     from uze.package.claude_hooks import ClaudeHookGroup
 
-    if harness == "claude_code":  # verbatim in its settings (uze/hooks/claude.py)
+    if harness == "claude_code":  # verbatim: in its settings, or in the package's own plugin
         return True
     event, value = _CLAUDE_GROUPS[capability]
     group = ClaudeHookGroup(f"{event}-0", event, {
@@ -90,6 +91,8 @@ def claimed(harness: str, capability: str) -> bool:
     """Whether uze's routes promise that `harness` does `capability`."""
     if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
         return False
+    if capability in CLAUDE_PLUGIN_CONTRACTS:  # through Claude Code's own plugin (adr/0041)
+        return harness == "claude_code"
     if capability in CLAUDE_HOOK_BEHAVIOURS:
         return _claude_hook_claimed(harness, capability)
     return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True
@@ -157,6 +160,9 @@ def _why_not(harness: str, capability: str) -> str:
     capability_row = lookup(harness, kind_of(capability), feature(capability))
     if capability_row.route not in CLAIMED_ROUTES:
         return f"route {capability_row.route} ({capability_row.reason})"
+    if capability in CLAUDE_PLUGIN_CONTRACTS:
+        return "a contract of Claude Code's own plugin (adr/0041); see docs/harnesses.md for " \
+               "the label this harness takes"
     if capability in _CLAUDE_GROUPS:
         event = _CLAUDE_GROUPS[capability][0]
         return f"uze does not deliver a Claude-protocol {event} hook as native or adapted"

@@ -16,7 +16,7 @@ def planned_rows(result: InstallResult) -> list[dict[str, Any]]:
     by_target = {a.target: a.action for a in result.actions}
     return [
         {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
-         "reason": p.reason, "target": p.target,
+         "reason": p.reason, "target": p.target, "label": p.label,
          "action": by_target.get(p.target, "none") if p.route != "unsupported" else "none"}
         for p in result.plan.projections
     ]
@@ -67,7 +67,7 @@ def uninstall_json(result: UninstallResult) -> dict[str, Any]:
 
 def projection_json(p: Any) -> dict[str, Any]:
     return {"kind": p.kind, "resource": p.resource, "harness": p.harness, "route": p.route,
-            "reason": p.reason, "target": p.target, "level": p.level}
+            "reason": p.reason, "target": p.target, "level": p.level, "label": p.label}
 
 
 def check_json(result: CheckResult) -> dict[str, Any]:

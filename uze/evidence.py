@@ -35,11 +35,16 @@ HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.a
 # Claude-protocol hooks through the translating wrapper (adr/0034): a deny blocks, a
 # SessionStart additionalContext reaches the model.
 CLAUDE_HOOK_BEHAVIOURS: Final = ("hook.claude.deny", "hook.claude.context")
+# Claude Code's own plugin (adr/0041, tests/conformance/test_claude_plugin.py): a skill listed
+# as `<package>:<skill>`, a command invoked by its label reaching the model, an agent's `tools`
+# list refusing the other tools. Claimed for Claude Code only.
+CLAUDE_PLUGIN_CONTRACTS: Final = ("skill.label", "command.label", "agent.tools")
 CAPABILITY_IDS: Final[tuple[str, ...]] = (
     *(f"{kind}.discovery" for kind in KINDS),
     *(f"{kind}.request" for kind in REQUEST_KINDS),
     *HOOK_BEHAVIOURS,
     *CLAUDE_HOOK_BEHAVIOURS,
+    *CLAUDE_PLUGIN_CONTRACTS,
 )
 RESULTS: Final = ("passed", "failed", "denied", "unverified")
 # Within one run the worst result of a cell wins; a pass beats "could not check".

@@ -12,6 +12,7 @@ from typing import Any
 
 import msgspec
 
+from uze import claude_plugin
 from uze.agents_render import agent_label, render_agent
 from uze.capabilities import Capability, lookup
 from uze.commands_render import (
@@ -58,6 +59,7 @@ class PlannedProjection(msgspec.Struct, frozen=True):
     target: str
     path: Path | None
     level: str = ""
+    label: str = ""  # what a user types in that harness to invoke it ("" where nothing is typed)
 
 
 class PlannedTree(msgspec.Struct, frozen=True):
@@ -146,14 +148,15 @@ class _Builder(msgspec.Struct):
     artifacts: list[PlannedArtifact] = msgspec.field(default_factory=list)
 
     def add(self, kind: Kind, resource: str, harness: str, cap: Capability,
-            path: Path | None, feature: str = "base", suffix: str = "") -> None:
+            path: Path | None, feature: str = "base", suffix: str = "", label: str = "") -> None:
         level = self.overrides.level(harness, kind, feature) or ""
         reason = cap.reason
         if level == "optional" and cap.route != "native":
             reason = f"{reason} (optional for this package)"
         target = f"{self.loc.display(path)}{suffix}" if path is not None else ""
         self.projections.append(
-            PlannedProjection(kind, resource, harness, cap.route, reason, target, path, level)
+            PlannedProjection(kind, resource, harness, cap.route, reason, target, path, level,
+                              label if path is not None else "")
         )
 
 
@@ -203,7 +206,8 @@ def _plan_skills(b: _Builder) -> None:
                     if root and cap.route != "unsupported" else None)
             if path is not None:
                 users.setdefault(path, []).append(harness)
-            b.add("skill", skill.name, harness, cap, path, feature)
+            b.add("skill", skill.name, harness, cap, path, feature,
+                  label=skill_folder_name(b.package, skill))
         for path, harnesses in users.items():
             files = _skill_files(b.package, skill, tuple(harnesses))
             executables = frozenset(
@@ -231,7 +235,7 @@ def _plan_commands(b: _Builder) -> None:
                 rendered = render_command(harness, command, original)
                 cap = Capability(rendered.route, rendered.reason, cap.source)
                 file = command_file(harness, b.loc, label)
-                b.add("command", command.name, harness, cap, file)
+                b.add("command", command.name, harness, cap, file, label=label)
                 b.artifacts.append(PlannedFile(file, b.loc.display(file), rendered.data,
                                                (harness,)))
                 continue
@@ -243,7 +247,7 @@ def _plan_commands(b: _Builder) -> None:
             path = root / folder if root and cap.route != "unsupported" else None
             if path is not None:
                 users.setdefault(path, []).append(harness)
-            b.add("command", command.name, harness, cap, path)
+            b.add("command", command.name, harness, cap, path, label=folder)
         for path, harnesses in users.items():
             files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
@@ -302,7 +306,7 @@ def _plan_agent(b: _Builder, agent: Agent) -> None:
                 "adapted" if cap.route == "native" else cap.route)
             cap = Capability(route, "; ".join(filter(None, [cap.reason, *whys])), cap.source)
         path = fmt.folder(b.loc) / f"{label}{fmt.suffix}"
-        b.add("agent", agent.name, harness, cap, path)
+        b.add("agent", agent.name, harness, cap, path, label=label)
         b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))
 
 
@@ -341,7 +345,8 @@ def _plan_mcp(b: _Builder) -> None:
                 b.add("mcp", server.name, harness, cap, None)
                 continue
             path, key = target.file(b.loc), target.key(b.loc, server.name)
-            b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}")
+            b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}",
+                  label=server.name)
             b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key,
                                             translated.value, (harness,)))
             if needs_root and harness not in users:
@@ -438,6 +443,17 @@ def _plan_claude_hooks(b: _Builder) -> None:
             _plan_package_copy(b, root, (harness,))
 
 
+def _plan_claude_plugin(b: _Builder) -> None:
+    """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041)."""
+    harness, path = "claude_code", claude_plugin.folder(b.loc, b.package)
+    cap = Capability("native", claude_plugin.reason(b.loc), "uze/claude_plugin.py")
+    for kind, resource, label, feature in claude_plugin.resources(b.package):
+        b.add(kind, resource, harness, cap, path, feature, label=label)
+    files = {rel: f.data for rel, f in b.package.files.items()}
+    executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
+    b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, (harness,)))
+
+
 def _plan_package_copy(b: _Builder, root: Path, users: tuple[str, ...]) -> None:
     if any(isinstance(a, PlannedTree) and a.path == root for a in b.artifacts):
         return
@@ -464,13 +480,18 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     """
     b = _Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     _plan_instructions(b)
-    _plan_skills(b)
-    _plan_commands(b)
+    rest = b
+    if "claude_code" in harnesses and claude_plugin.delivered_whole(package):
+        _plan_claude_plugin(b)
+        others = tuple(h for h in harnesses if h != "claude_code")
+        rest = _Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
+    _plan_skills(rest)
+    _plan_commands(rest)
     for agent in package.agents:
-        _plan_agent(b, agent)
-    _plan_mcp(b)
-    _plan_hooks(b)
-    _plan_claude_hooks(b)
+        _plan_agent(rest, agent)
+    _plan_mcp(rest)
+    _plan_hooks(rest)
+    _plan_claude_hooks(rest)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
     skills: dict[str, set[str]] = {}

@@ -42,6 +42,7 @@ class ProjectionRecord(_Model, frozen=True, kw_only=True):
     route: Route
     reason: str = ""
     target: str = ""
+    label: str = ""  # what a user types in that harness to invoke it (ADR 0041)
 
 
 class _Artifact(_Model, frozen=True, tag_field="type"):

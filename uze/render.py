@@ -138,9 +138,13 @@ _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conf
                 "blocked": "red", "undelivered": "dim"}
 
 
-def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableType]:
-    """A table of projections, then each distinct reason once, numbered from the table."""
-    table = new_table("kind", "resource", "harness", "route", last, "target", "note")
+def _projection_table(rows: list[dict[str, Any]], last: str,
+                      labels: bool = False) -> list[RenderableType]:
+    """A table of projections, then each distinct reason once, numbered from the table.
+
+    `labels`: a column `invoke as`, what a user types in that harness (status, adr/0041)."""
+    extra = ("invoke as",) if labels else ()
+    table = new_table("kind", "resource", "harness", *extra, "route", last, "target", "note")
     reasons: list[str] = []
     for row in rows:
         value = row.get(last, "")
@@ -149,7 +153,8 @@ def _projection_table(rows: list[dict[str, Any]], last: str) -> list[RenderableT
             if row["reason"] not in reasons:
                 reasons.append(row["reason"])
             note = f"[{reasons.index(row['reason']) + 1}]"
-        add_row(table, row["kind"], row["resource"], row["harness"], row["route"],
+        label = (row.get("label") or "-",) if labels else ()
+        add_row(table, row["kind"], row["resource"], row["harness"], *label, row["route"],
                 Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
     notes = [_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [table, *notes]
@@ -212,7 +217,7 @@ def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableTy
     for package in result.packages:
         data = package.to_json()
         out.append(_line(f"{data['name']} {data['version']} ({data['scope']} scope)", style="bold"))
-        out += _projection_table(data["projections"], "state")
+        out += _projection_table(data["projections"], "state", labels=True)
         if data["executions"]:
             out.append(_line("Runs (accepted at install):"))
             out += [_line(f"  {line}") for line in data["executions"]]

@@ -133,8 +133,10 @@ def prepare_user_state(sandbox: Sandbox) -> None:
 
     Codex: the project is trusted in the user config.toml (else it ignores .codex/). Claude:
     project .mcp.json servers approved in settings.local.json (else `mcp list` does not connect
-    them). Gemini: usage statistics off (else it makes DNS lookups) and API-key auth chosen (else
-    `gemini -p` exits before it lists hooks). uze must keep these bytes.
+    them), and the workspace trusted as its trust dialog records it in ~/.claude.json (else it
+    loads no project plugin, ADR 0041). Gemini: usage statistics off (else it makes DNS
+    lookups) and API-key auth chosen (else `gemini -p` exits before it lists hooks). uze must
+    keep these bytes.
     """
     home, project = sandbox.home, sandbox.project
     subprocess.run(
@@ -148,6 +150,8 @@ def prepare_user_state(sandbox: Sandbox) -> None:
     (project / ".claude" / "settings.local.json").write_text(
         '{"enableAllProjectMcpServers": true}\n', encoding="utf-8"
     )
+    trusted = {"projects": {str(project): {"hasTrustDialogAccepted": True}}}
+    (home / ".claude.json").write_text(json.dumps(trusted, indent=2) + "\n", encoding="utf-8")
     (home / ".gemini").mkdir(exist_ok=True)
     gemini = {
         "privacy": {"usageStatisticsEnabled": False},

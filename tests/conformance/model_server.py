@@ -58,10 +58,16 @@ class Request:
 
 @dataclass
 class Script:
-    """What the server answers: one shell call running `command` (None: text only)."""
+    """What the server answers: one shell call running `command` (None: text only).
+
+    `calls` come first: (marker, tool, input): a request that carries `marker` and no tool
+    result yet gets one call of `tool` with `input`, offered or not (a subagent asked to use a
+    tool it was not given, for instance).
+    """
 
     command: str | None = None
     description: str = "scripted by the uze conformance model server"
+    calls: tuple[tuple[str, str, dict[str, str]], ...] = ()
 
 
 @dataclass
@@ -126,8 +132,14 @@ def has_tool_result(api: str, body: dict[str, Any]) -> bool:
 
 def planned_call(api: str, body: dict[str, Any],
                  script: Script) -> tuple[str, dict[str, str]] | None:
-    """(tool name, arguments) of the scripted shell call for this request, or None for text."""
-    if script.command is None or has_tool_result(api, body):
+    """(tool name, arguments) of the scripted call for this request, or None for text."""
+    if has_tool_result(api, body):
+        return None
+    text = json.dumps(body, ensure_ascii=False)
+    for marker, tool, arguments in script.calls:
+        if marker in text:
+            return tool, arguments
+    if script.command is None:
         return None
     for name in tool_names(api, body):
         if name in SHELL_TOOLS:

@@ -15,6 +15,8 @@ from tests.helpers import DATA
 pytestmark = pytest.mark.e2e
 
 PUBLISHED = DATA / "claude-published"
+NATIVE_PROJECT = ("native package, its own manifest; Claude Code loads a project's plugins once "
+                  "its workspace is trusted")
 WARNINGS = [
     ".claude-plugin/plugin.json: category: unknown key; ignored",
     ".claude-plugin/plugin.json: tags: unknown key; ignored",
@@ -140,16 +142,16 @@ def test_claude_protocol_hooks_go_to_claude_code_verbatim_translated_or_unsuppor
     assert "unified_exec" in reasons[("PreToolUse-0", "codex")]
     assert reasons[("SessionStart-0", "codex")].startswith("Claude-protocol hook run by uze's "
                                                            "wrapper")
-    root = sandbox.project / ".uze" / "packages" / "claude-hooks"
-    source = json.loads((CLAUDE_HOOKS / "hooks" / "hooks.json").read_text())["hooks"]
-    written = json.loads(settings.read_text())
-    assert written["model"] == "sonnet"
-    assert written["hooks"]["Stop"] == [{"hooks": [{"type": "command", "command": "mine"}]}]
-    for event in ("PreToolUse", "SessionStart", "UserPromptSubmit"):
-        expected = json.loads(json.dumps(source[event]).replace("${CLAUDE_PLUGIN_ROOT}",
-                                                                 str(root)))
-        assert written["hooks"][event] == expected  # every key kept, the root resolved
-    assert (root / "hooks" / "guard.sh").stat().st_mode & 0o111
+    assert {reasons[(name, "claude_code")] for name in names} == {NATIVE_PROJECT}
+    # adr/0041: Claude Code gets the package whole, as its own plugin; its settings stay as
+    # they were and the hooks file is the package's own, every key kept
+    plugin = sandbox.project / ".claude" / "skills" / "claude-hooks"
+    assert settings.read_bytes() == own
+    assert (plugin / "hooks" / "hooks.json").read_bytes() == \
+        (CLAUDE_HOOKS / "hooks" / "hooks.json").read_bytes()
+    assert (plugin / ".claude-plugin" / "plugin.json").read_bytes() == \
+        (CLAUDE_HOOKS / ".claude-plugin" / "plugin.json").read_bytes()
+    assert (plugin / "hooks" / "guard.sh").stat().st_mode & 0o111
     codex = json.loads((sandbox.project / ".codex" / "hooks.json").read_text())["hooks"]
     assert sorted(codex) == ["PreToolUse", "SessionStart"]
     wrapper = codex["PreToolUse"][0]["hooks"][0]["command"]
@@ -209,12 +211,17 @@ def test_agents_keep_their_tool_allowlist_or_are_degraded(uze: Uze, sandbox: San
 
     rows = {(p["resource"], p["harness"]): (p["route"], p["reason"])
             for p in document["projections"] if p["kind"] == "agent"}
-    assert rows[("code-architect", "claude_code")] == ("native", "")
-    claude = (sandbox.project / ".claude/agents/claude-agents-code-architect.md").read_text()
-    assert claude.startswith("---\nname: claude-agents-code-architect\ndescription: Designs")
-    for line in ("tools: Glob, Grep, Read\n", "model: sonnet\n", "color: green\n",
-                 "permissionMode: plan\n"):
+    assert rows[("code-architect", "claude_code")] == ("native", NATIVE_PROJECT)
+    # adr/0041: the agent file reaches Claude Code as the package wrote it, in its own plugin
+    plugin = sandbox.project / ".claude/skills/claude-agents"
+    claude = (plugin / "agents/code-architect.md").read_bytes()
+    assert claude == (DATA / "claude-agents/agents/code-architect.md").read_bytes()
+    for line in (b"tools: Glob, Grep, Read\n", b"model: sonnet\n", b"color: green\n",
+                 b"permissionMode: plan\n"):
         assert line in claude
+    labels = {(p["resource"], p["harness"]): p["label"] for p in document["projections"]}
+    assert labels[("code-architect", "claude_code")] == "claude-agents:code-architect"
+    assert labels[("code-architect", "opencode")] == "claude-agents-code-architect"
     route, reason = rows[("code-architect", "codex")]
     assert route == "degraded"
     assert "tool allowlist not enforced (tools: Glob, Grep, Read)" in reason
@@ -274,8 +281,16 @@ def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandb
                for route, reason, _ in rows.values())
     project = sandbox.project
     review = (package / "commands" / "review.md").read_bytes()
-    assert (project / ".claude/commands/claude-commands-review.md").read_bytes() == review
-    assert rows[("sync", "claude_code")][2] == ".claude/commands/claude-commands-git-sync.md"
+    # adr/0041: Claude Code gets the package whole, as its own plugin; the labels say how
+    # each command is typed there (`/claude-commands:git:sync`)
+    plugin = project / ".claude/skills/claude-commands"
+    assert (plugin / "commands/review.md").read_bytes() == review
+    assert rows[("sync", "claude_code")][2] == ".claude/skills/claude-commands"
+    labels = {(p["resource"], p["harness"]): p["label"] for p in document["projections"]
+              if p["kind"] == "command"}
+    assert labels[("sync", "claude_code")] == "claude-commands:git:sync"
+    assert labels[("review", "claude_code")] == "claude-commands:review"
+    assert labels[("review", "opencode")] == "claude-commands-review"
     opencode = (project / ".opencode/commands/claude-commands-review.md").read_text()
     assert opencode.startswith("---\ndescription: Review the current change\n---\n")
     assert "focusing on $ARGUMENTS." in opencode

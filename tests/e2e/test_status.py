@@ -32,7 +32,8 @@ HARNESS_IDS = {
     "kimi_code",
     "deepseek_harness",
 }
-PROJECTION_KEYS = {"kind", "resource", "harness", "route", "reason", "target", "state"}
+# `label` (adr/0041): what a user types in that harness; the keys before it are unchanged
+PROJECTION_KEYS = {"kind", "resource", "harness", "route", "reason", "target", "label", "state"}
 EVERY_KIND_RESOURCES = {
     ("instructions", "AGENTS.md"),
     ("skill", "helper"),

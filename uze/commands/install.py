@@ -438,7 +438,7 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
         harnesses=list(plan.harnesses),
         projections=[
             ProjectionRecord(kind=p.kind, resource=p.resource, harness=p.harness,
-                             route=p.route, reason=p.reason, target=p.target)
+                             route=p.route, reason=p.reason, target=p.target, label=p.label)
             for p in plan.projections
         ],
         artifacts=sorted(artifacts, key=arts.record_key),

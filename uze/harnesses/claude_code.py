@@ -35,6 +35,19 @@ def _mcp_file(loc: Location) -> Path:
     return loc.pick(".mcp.json", loc.paths.home / ".claude.json")
 
 
+def plugins_root(loc: Location) -> Path:
+    """Where Claude Code auto-loads plugins as `<name>@skills-dir`: a folder of its skill root
+    holding `.claude-plugin/plugin.json` (2.1.197, `claude plugin init`; ADR 0041). Project
+    scope: `.claude/skills`, loaded once the workspace is trusted; user scope: the config dir's
+    `skills`."""
+    return loc.pick(".claude/skills", config_dir(loc.paths) / "skills")
+
+
+# Measured with the real binary (ADR 0041): the label a user types for a plugin's resources.
+PLUGIN_SEPARATOR = ":"
+PROJECT_PLUGIN_NOTE = "Claude Code loads a project's plugins once its workspace is trusted"
+
+
 def skill_dialect(policy: InvokePolicy) -> SkillDialect:
     """Claude's own keys (also read by DeepSeek Harness)."""
     keys: dict[str, object] = {}
@@ -91,7 +104,7 @@ HARNESS = Harness(
     markers=(".claude", "CLAUDE.md"),
     home=config_dir,
     instructions_file=lambda loc: loc.pick("CLAUDE.md", config_dir(loc.paths) / "CLAUDE.md"),
-    skill_roots=lambda loc: (loc.pick(".claude/skills", config_dir(loc.paths) / "skills"),),
+    skill_roots=lambda loc: (plugins_root(loc),),
     skill_dialect=skill_dialect,
     mcp=McpTarget(_mcp_file, "json", lambda _loc, name: ("mcpServers", name), mcp_dialect,
                   expands_defaults=True),

@@ -1,0 +1,119 @@
+"""A package with its own `.claude-plugin/plugin.json`, through the real `uze` command: Claude
+Code gets it whole as its own plugin (adr/0041), status shows the label a user types in each
+harness, uninstall leaves every byte as it was; a package uze read only in part stays projected
+capability by capability."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.helpers import build_tree
+
+pytestmark = pytest.mark.e2e
+
+SKILL = "---\nname: brainstorm\ndescription: Explore ideas first.\n---\nOne question at a time.\n"
+AGENT = "---\nname: reader\ndescription: Reads.\ntools: Read\n---\nOnly read.\n"
+COMMAND = "---\ndescription: Tidy files\n---\nTidy $ARGUMENTS\n"
+HOOKS = {"hooks": {"SessionStart": [{"hooks": [
+    {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/hooks/start.sh"}]}]}}
+
+
+def _plugin(root: Path, **extra: str) -> Path:
+    source = build_tree(root / "kit", {
+        ".claude-plugin/plugin.json": json.dumps({"name": "kit", "version": "1.0.0",
+                                                  "keywords": ["x"]}),
+        "skills/brainstorm/SKILL.md": SKILL, "agents/reader.md": AGENT,
+        "commands/tidy.md": COMMAND, "hooks/hooks.json": json.dumps(HOOKS),
+        "hooks/start.sh": "#!/bin/sh\necho started\n", **extra,
+    })
+    (source / "hooks" / "start.sh").chmod(0o755)
+    return source
+
+
+def _rows(document: dict[str, object]) -> dict[tuple[str, str, str], dict[str, str]]:
+    rows = document["projections"]  # type: ignore[index]
+    return {(p["kind"], p["resource"], p["harness"]): p for p in rows}  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_claude_code_gets_the_package_whole_and_status_shows_each_harness_label(
+    sandbox: Sandbox, uze: Uze, scope: str
+) -> None:
+    source = _plugin(sandbox.root)
+    before = snapshot(sandbox)
+
+    assert_ok(uze("install", source, "--harness", "claude_code,codex", "--scope", scope,
+                  "--trust"))
+
+    base = sandbox.project / ".claude" if scope == "project" else sandbox.home / ".claude"
+    plugin = base / "skills" / "kit"
+    written = {p.relative_to(plugin).as_posix(): p.read_bytes()
+               for p in plugin.rglob("*") if p.is_file()}
+    assert written == {p.relative_to(source).as_posix(): p.read_bytes()
+                       for p in source.rglob("*") if p.is_file()}
+    assert (plugin / "hooks" / "start.sh").stat().st_mode & 0o111
+    assert not (base / "settings.json").exists()  # the plugin's own hooks file carries them
+    assert not (base / "agents").exists()
+    assert not (base / "commands").exists()
+    status = as_json(assert_ok(uze("status", "kit", "--json", "--scope", scope)))
+    rows = _rows(status["packages"][0])
+    labels = {key: row["label"] for key, row in rows.items()}
+    assert labels[("skill", "brainstorm", "claude_code")] == "kit:brainstorm"
+    assert labels[("skill", "brainstorm", "codex")] == "kit-brainstorm"
+    assert labels[("command", "tidy", "claude_code")] == "kit:tidy"
+    assert labels[("agent", "reader", "claude_code")] == "kit:reader"
+    assert labels[("hook", "SessionStart-0", "claude_code")] == ""
+    claude = [row for key, row in rows.items() if key[2] == "claude_code"]
+    assert {(r["route"], r["state"], r["target"]) for r in claude} == {
+        ("native", "matched", f"{'' if scope == 'project' else '~/'}.claude/skills/kit")}
+    assert all(r["reason"].startswith("native package, its own manifest") for r in claude)
+    assert ("workspace is trusted" in claude[0]["reason"]) == (scope == "project")
+    text = " ".join(assert_ok(uze("status", "kit", "--scope", scope)).stdout.split())
+    assert "invoke as" in text and "kit:brainstorm" in text and "kit-brainstorm" in text
+
+    assert_ok(uze("uninstall", "kit", "--scope", scope))
+    after = snapshot(sandbox)
+    assert after["project"] == before["project"]
+    assert after["home"] == before["home"]
+
+
+def test_a_user_edit_in_the_plugin_folder_is_kept_on_uninstall(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    assert_ok(uze("install", _plugin(sandbox.root), "--harness", "claude_code", "--trust"))
+    edited = sandbox.project / ".claude/skills/kit/skills/brainstorm/SKILL.md"
+    edited.write_text(SKILL + "my note\n")
+
+    result = uze("uninstall", "kit")
+
+    assert result.returncode == 0, result.stderr
+    assert edited.read_text().endswith("my note\n")  # never a byte the user wrote changed
+
+
+@pytest.mark.parametrize(
+    ("extra", "why"),
+    [({"plugin.json": json.dumps({"name": "kit", "version": "1.0.0"})}, "a portable manifest"),
+     ({"hooks/hooks.json": json.dumps({"hooks": {"SessionStart": [
+         {"hooks": [{"type": "command", "command": None}]},
+         {"hooks": [{"type": "command", "command": "echo ok"}]}]}})}, "a skipped hook group"),
+     ({".mcp.json": json.dumps({"srv": {"command": "${PLUGIN_ROOT}/bin/srv"}})},
+      "a root Claude Code does not expand")],
+    ids=["portable-manifest", "skipped-part", "plugin-root-spelling"],
+)
+def test_a_package_uze_cannot_hand_over_whole_is_projected_as_before(
+    sandbox: Sandbox, uze: Uze, extra: dict[str, str], why: str
+) -> None:
+    document = as_json(assert_ok(uze("install", _plugin(sandbox.root, **extra), "--harness",
+                                     "claude_code", "--trust", "--json")))
+
+    rows = _rows(document)
+    assert not (sandbox.project / ".claude/skills/kit").exists(), why
+    skill = rows[("skill", "brainstorm", "claude_code")]
+    assert skill["target"] == ".claude/skills/kit-brainstorm", why
+    assert skill["label"] == "kit-brainstorm", why
+    assert not skill["reason"].startswith("native package"), why

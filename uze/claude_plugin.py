@@ -1,0 +1,88 @@
+"""Claude Code's own plugin mechanism, for a package that ships `.claude-plugin/plugin.json`.
+
+Such a package goes to Claude Code whole, byte for byte with its own manifest, as one folder
+`<package>/` of Claude Code's skill root, which Claude Code loads as the plugin
+`<package>@skills-dir` (measured with the real binary, ADR 0041): its skills, commands and
+agents are listed as `<package>:<name>`, its hooks run and its MCP servers start as the
+plugin's. No settings file is edited; uninstall removes the folder, so nothing else changes.
+Pure: reads no file and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final
+
+from uze.harnesses import claude_code
+from uze.harnesses.base import invoke_feature
+from uze.location import Location
+from uze.package import Agent, Command, Package
+from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
+from uze.vocabulary import Kind
+
+NATIVE_REASON: Final = "native package, its own manifest"
+SEP: Final = claude_code.PLUGIN_SEPARATOR
+
+
+_HARMLESS: Final = "unknown key; ignored"  # Claude Code's own validator only warns on these
+# Claude Code expands ${CLAUDE_PLUGIN_ROOT} in a plugin's configs but leaves ${PLUGIN_ROOT}
+# as written (2.1.197, `claude mcp get`); uze resolves both, so such a package is projected.
+_UNEXPANDED: Final = b"${PLUGIN_ROOT}"
+
+
+def delivered_whole(package: Package) -> bool:
+    """Whether Claude Code gets the package whole, as its own plugin.
+
+    It must be Claude-native (`.claude-plugin/plugin.json` and no portable `plugin.json`: with
+    both, the portable manifest describes the package and uze projects it) and read with no
+    warning but unknown keys. A package uze read only in part (a hook group, skill or command
+    skipped or renamed) goes capability by capability instead: verbatim, Claude Code would get
+    what uze skipped, and it refuses a whole hooks file for one bad handler (2.1.197,
+    `hook-load-failed`), which would silence the good groups too. A JSON file that spells the
+    root `${PLUGIN_ROOT}` also keeps the package projected (Claude Code does not expand it).
+    """
+    return (CLAUDE_MANIFEST in package.files and PORTABLE_MANIFEST not in package.files
+            and all(warning.endswith(_HARMLESS) for warning in package.warnings)
+            and not any(_UNEXPANDED in f.data for rel, f in package.files.items()
+                        if rel.endswith(".json")))
+
+
+def folder(loc: Location, package: Package) -> Path:
+    """The plugin folder: `<Claude Code skill root>/<package>`."""
+    return claude_code.plugins_root(loc) / package.name
+
+
+def reason(loc: Location) -> str:
+    """The route text; in project scope it says that Claude Code waits for workspace trust."""
+    if loc.scope == "project":
+        return f"{NATIVE_REASON}; {claude_code.PROJECT_PLUGIN_NOTE}"
+    return NATIVE_REASON
+
+
+def command_label(package: str, command: Command) -> str:
+    """`<package>:<subdir>:…:<name>`, as Claude Code lists a plugin's command."""
+    return SEP.join((package, *command.subdirs, command.name))
+
+
+def agent_label(package: str, agent: Agent) -> str:
+    """`<package>:<subdir>:…:<name>`; the name is the frontmatter `name` when it has one
+    (Claude Code lists `agents/team/planner.md` named `lead` as `<package>:team:lead`)."""
+    given = agent.frontmatter.get("name")
+    name = given.strip() if isinstance(given, str) and given.strip() else agent.name
+    return SEP.join((package, *agent.subdirs, name))
+
+
+def resources(package: Package) -> Iterator[tuple[Kind, str, str, str]]:
+    """(kind, resource, label, override feature) of each resource the plugin carries."""
+    for skill in package.skills:
+        yield "skill", skill.name, f"{package.name}{SEP}{skill.name}", invoke_feature(skill.invoke)
+    for command in package.commands:
+        yield "command", command.name, command_label(package.name, command), "base"
+    for agent in package.agents:
+        yield "agent", agent.name, agent_label(package.name, agent), "base"
+    for server in package.mcp_servers:
+        yield "mcp", server.name, f"plugin{SEP}{package.name}{SEP}{server.name}", "base"
+    if package.claude_hooks is not None:
+        for group in package.claude_hooks.groups:
+            yield "hook", group.name, "", "base"
