@@ -17,7 +17,7 @@ from typing import Final
 from uze.harnesses import claude_code
 from uze.harnesses.base import invoke_feature
 from uze.location import Location
-from uze.package import Agent, Command, Package
+from uze.package import Agent, Command, Package, Skill
 from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
 from uze.vocabulary import Kind
 
@@ -71,6 +71,13 @@ def agent_label(package: str, agent: Agent) -> str:
     given = agent.frontmatter.get("name")
     name = given.strip() if isinstance(given, str) and given.strip() else agent.name
     return SEP.join((package, *agent.subdirs, name))
+
+
+def listed_name(skill: Skill) -> str:
+    """The name a harness that scans skill folders gives the plugin's copy of `skill`: its
+    frontmatter `name`, else its folder."""
+    given = skill.frontmatter.get("name")
+    return given.strip() if isinstance(given, str) and given.strip() else skill.name
 
 
 def resources(package: Package) -> Iterator[tuple[Kind, str, str, str]]:

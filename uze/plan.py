@@ -454,6 +454,22 @@ def _plan_claude_plugin(b: _Builder) -> None:
     b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, (harness,)))
 
 
+def _also_in_claude_plugin(b: _Builder, harnesses: tuple[str, ...]) -> None:
+    """A harness that reads Claude Code's skill root (OpenCode scans `.claude/skills/**`) also
+    lists the plugin's skills, under their own names: its rows are degraded and say so."""
+    root = claude_plugin.folder(b.loc, b.package).parent
+    readers = {h for h in harnesses if root in REGISTRY[h].skill_roots(b.loc)}
+    for index, p in enumerate(b.projections):
+        if p.kind != "skill" or p.harness not in readers or p.path is None:
+            continue
+        skill = next(s for s in b.package.skills if s.name == p.resource)
+        listed = claude_plugin.listed_name(skill)
+        why = (f"{p.harness} also lists it as {listed!r} from Claude Code's plugin folder "
+               f"{b.loc.display(root / b.package.name)}, which it reads too")
+        reason = "; ".join(filter(None, [p.reason, why]))
+        b.projections[index] = msgspec.structs.replace(p, route="degraded", reason=reason)
+
+
 def _plan_package_copy(b: _Builder, root: Path, users: tuple[str, ...]) -> None:
     if any(isinstance(a, PlannedTree) and a.path == root for a in b.artifacts):
         return
@@ -486,6 +502,8 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         others = tuple(h for h in harnesses if h != "claude_code")
         rest = _Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
     _plan_skills(rest)
+    if rest is not b:
+        _also_in_claude_plugin(b, rest.harnesses)
     _plan_commands(rest)
     for agent in package.agents:
         _plan_agent(rest, agent)

@@ -6,6 +6,8 @@ real binary, in project scope (workspace trusted, as its trust dialog records it
 
 * `claude -p /context` lists the plugin, its skill as `<package>:<skill>` (the label status
   shows), its command `<package>:<command>` and its agent `<package>:<agent>`;
+* `claude mcp list` connects its MCP server `plugin:<package>:<server>`, whose command is
+  `${CLAUDE_PLUGIN_ROOT}/bin/server.sh` (Claude Code resolves the root);
 * a command invoked by that label reaches the scripted model with its body and arguments;
 * an agent whose `tools` lists only Read is offered only Read and has a Bash call refused;
 * after uninstall none is listed, and the project holds the bytes it held before install.
@@ -16,6 +18,8 @@ The package is written here (no copy of a published plugin).
 from __future__ import annotations
 
 import json
+import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,7 @@ COMMAND_BODY = "UZE_PLUGIN_COMMAND_BODY: remove trailing whitespace from"
 DELEGATE = "UZE_PLUGIN_DELEGATE"  # the prompt that makes the scripted model call the agent
 TASK = "UZE_PLUGIN_SUBAGENT_TASK"  # the agent's task: it then asks for Bash, which it lacks
 AGENT_BASH = "touch uze-plugin-agent-bash"
+SERVER = "probe"
 
 
 def build_plugin(dest: Path) -> Path:
@@ -56,6 +61,14 @@ def build_plugin(dest: Path) -> Path:
     (dest / "agents" / f"{AGENT}.md").write_text(
         f"---\nname: {AGENT}\ndescription: Reads files and reports (uze plugin probe)\n"
         "tools: Read\n---\nYou only read files.\n", encoding="utf-8")
+    (dest / "bin").mkdir()
+    shutil.copy(Path(__file__).with_name("mcp_probe.py"), dest / "bin" / "mcp_probe.py")
+    server = dest / "bin" / "server.sh"
+    server.write_text(f'#!/bin/sh\nexec "{sys.executable}" "$(dirname "$0")/mcp_probe.py"\n',
+                      encoding="utf-8")
+    server.chmod(0o755)
+    servers = {SERVER: {"type": "stdio", "command": "${CLAUDE_PLUGIN_ROOT}/bin/server.sh"}}
+    (dest / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
     return dest
 
 
@@ -109,6 +122,10 @@ def test_a_claude_plugin_is_one_native_plugin_its_labels_resolve_and_uninstall_r
     commands = init.get("slash_commands") or []
     assert commands.count(f"{NAME}:{COMMAND}") == 1, commands
     assert (init.get("agents") or []).count(f"{NAME}:{AGENT}") == 1, init.get("agents")
+    server = f"plugin:{NAME}:{SERVER}"
+    assert rows[("mcp", SERVER)]["label"] == server, rows
+    seen = probes.claude_mcp(lab.run("claude", *probes.CLAUDE_MCP).stdout)
+    assert seen.counts[server] == 1 and seen.connected and server in seen.connected, seen
 
     with model_server() as model:
         with evidence.check("claude_code", "command.label", scope):
@@ -137,4 +154,5 @@ def test_a_claude_plugin_is_one_native_plugin_its_labels_resolve_and_uninstall_r
     listed = [n for key in ("skills", "slash_commands", "agents") for n in init.get(key) or []]
     assert not [n for n in listed if n.startswith(f"{NAME}:")], listed
     assert not [p for p in init.get("plugins") or [] if p.get("name") == NAME], init
+    assert not probes.claude_mcp(lab.run("claude", *probes.CLAUDE_MCP).stdout).counts[server]
     assert _tree(sandbox.project) == before

@@ -117,3 +117,20 @@ def test_a_package_uze_cannot_hand_over_whole_is_projected_as_before(
     assert skill["target"] == ".claude/skills/kit-brainstorm", why
     assert skill["label"] == "kit-brainstorm", why
     assert not skill["reason"].startswith("native package"), why
+
+
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_opencode_which_reads_claude_codes_skill_root_says_it_lists_the_plugin_skill_too(
+    sandbox: Sandbox, uze: Uze, scope: str
+) -> None:
+    document = as_json(assert_ok(uze("install", _plugin(sandbox.root), "--harness",
+                                     "claude_code,opencode,codex", "--scope", scope,
+                                     "--trust", "--json")))
+
+    rows = _rows(document)
+    opencode = rows[("skill", "brainstorm", "opencode")]
+    assert opencode["route"] == "degraded"
+    assert "opencode also lists it as 'brainstorm' from Claude Code's plugin folder" \
+        in opencode["reason"]
+    assert opencode["label"] == "kit-brainstorm"
+    assert rows[("skill", "brainstorm", "codex")]["route"] == "native"  # reads other roots
