@@ -29,12 +29,10 @@ from uze.evidence import (
     Status,
     latest,
 )
+from uze.harnesses import HARNESS_IDS, REGISTRY
 
 CLAIMED_ROUTES: Final = ("native", "adapted")
-HARNESS_ORDER: Final = (
-    "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
-    "deepseek_harness",
-)
+HARNESS_ORDER: Final = HARNESS_IDS
 # The scripted shell call each hook behaviour contract drives, as a portable PreToolUse group.
 _HOOK_EFFECTS: Final = {
     "hook.deny": "deny", "hook.observe": "observe", "hook.transform": "transform",
@@ -78,7 +76,7 @@ def _claude_hook_claimed(harness: str, capability: str) -> bool:
     from uze.hooks.delivery import deliver_claude_group
     from uze.package.claude_hooks import ClaudeHookGroup
 
-    if harness == "claude_code":  # verbatim: in its settings, or in the package's own plugin
+    if REGISTRY[harness].claude_hooks_verbatim:  # in its settings, or the package's own plugin
         return True
     event, value = _CLAUDE_GROUPS[capability]
     group = ClaudeHookGroup(f"{event}-0", event, {

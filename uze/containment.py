@@ -9,34 +9,59 @@ for that scope, and nothing is written or removed through a symbolic link in a p
 - A *folder root* is a folder whose direct children uze writes (`.claude/skills`, an agents
   folder, `.uze/packages`): tree and file targets must be a direct child of one.
 
-The tables mirror the harness modules (which this low layer cannot import: they cost every
-read-only command 25 ms); tests/unit/test_containment.py plans every fixture package into
-every harness in both scopes, with and without the harnesses' override variables, and fails
-when a planned target is not allowed here.
+Both scopes' tables are computed from the harness modules (`uze.harnesses.REGISTRY`);
+tests/unit/test_containment.py plans every fixture package into every harness in both scopes,
+with and without the harnesses' override variables, and fails when a planned target is not
+allowed here.
 """
 
 from __future__ import annotations
 
+import functools
 import stat
 from pathlib import Path
 from typing import Final
 
 from uze.errors import Escape, LinkRefused, WriteFailed
+from uze.harnesses import REGISTRY
+from uze.location import Location
 from uze.paths import Paths
 from uze.vocabulary import Scope
 
-PROJECT_FILES: Final = frozenset({
-    "AGENTS.md", "CLAUDE.md", "GEMINI.md", ".mcp.json", "opencode.json",
-    ".claude/settings.json", ".codex/config.toml", ".codex/hooks.json", ".gemini/settings.json",
-    ".agents/hooks.json", ".agents/mcp_config.json", ".kimi-code/mcp.json",
-    "uze.toml", "uze.lock",  # the scope's manifest and lock (ADR 0024), created whole
-})
-PROJECT_FOLDERS: Final = frozenset({
-    ".claude/skills", ".claude/agents", ".agents/skills", ".codex/skills", ".codex/agents",
-    ".opencode/skills", ".opencode/agents", ".opencode/plugins", ".gemini/skills",
-    ".gemini/agents", ".kimi-code/skills", ".kimi-code/agents", ".dsh/skills",
-    ".uze/packages", ".uze/hooks", ".claude/commands", ".opencode/commands",
-})
+
+@functools.cache
+def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The project-relative file roots, folder roots, and every folder on the way to them or
+    to uze's state: each harness's, as its module computes them, and uze's own. Computed on
+    first use: only a check of a project target needs every harness module."""
+    root = Path("/project")
+    loc = Location("project", root, Paths(Path("/home"), Path("/uze-home"), {}))
+    files: set[Path] = set()
+    folders = {root / ".uze" / "packages", root / ".uze" / "hooks"}
+    for h in REGISTRY.values():
+        files.update((h.instructions_file(loc), *h.also_reads(loc)))
+        folders.update(h.skill_roots(loc))
+        if h.mcp is not None:
+            files.add(h.mcp.file(loc))
+        if h.agents is not None:
+            folders.add(h.agents.folder(loc))
+        if h.commands is not None:
+            folders.add(h.commands.folder(loc))
+        hook_file = h.hooks.file(loc) if h.hooks is not None else None
+        if h.hooks is not None and hook_file is not None:
+            (folders if h.hooks.layout == "plugin" else files).add(hook_file)
+    named = {"uze.toml", "uze.lock"}  # the scope's manifest and lock (ADR 0024), created whole
+    file_roots = frozenset({p.relative_to(root).as_posix() for p in files} | named)
+    folder_roots = frozenset(p.relative_to(root).as_posix() for p in folders)
+    dirs = frozenset(_dirs_of(file_roots) | _dirs_of(folder_roots) | folder_roots | PROJECT_STATE)
+    return file_roots, folder_roots, dirs
+
+
+def __getattr__(name: str) -> frozenset[str]:
+    """`PROJECT_FILES` and `PROJECT_FOLDERS`: the project tables, computed on first use."""
+    if name in ("PROJECT_FILES", "PROJECT_FOLDERS"):
+        return _project_tables()[name == "PROJECT_FOLDERS"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 # uze's own state in a project: written and read, never an artifact target.
 PROJECT_STATE: Final = frozenset({".uze/receipts"})
 
@@ -65,34 +90,24 @@ _Tables = tuple[frozenset[Path], frozenset[Path], frozenset[Path]]
 
 
 def _user_tables(paths: Paths) -> _Tables:
-    """The file roots, folder roots and the folders on the way to them of user scope (each
-    harness's home, as its module computes it)."""
-    home = paths.home
-    claude = paths.env_dir("CLAUDE_CONFIG_DIR", home / ".claude")
-    codex = paths.env_dir("CODEX_HOME", home / ".codex")
-    opencode = paths.xdg_config / "opencode"
-    gemini = paths.env_dir("GEMINI_CLI_HOME", home) / ".gemini"
-    agy = home / ".gemini" / "config"
-    kimi = paths.env_dir("KIMI_CODE_HOME", home / ".kimi-code")
-    dsh = paths.env_dir("DSH_HOME", home / ".dsh")
-    agents = paths.env_dir("DSH_AGENTS_HOME", home / ".agents")
-    claude_json = (claude if "CLAUDE_CONFIG_DIR" in paths.env else home) / ".claude.json"
-    files = {
-        claude / "CLAUDE.md", claude / "settings.json", claude_json,
-        codex / "AGENTS.md", codex / "config.toml", codex / "hooks.json",
-        opencode / "AGENTS.md", opencode / "opencode.json",
-        gemini / "GEMINI.md", gemini / "settings.json", home / ".gemini" / "GEMINI.md",
-        agy / "mcp_config.json", agy / "hooks.json",
-        kimi / "AGENTS.md", kimi / "mcp.json", kimi / "config.toml", dsh / "AGENTS.md",
-    }
-    folders = {
-        claude / "skills", claude / "agents", home / ".agents" / "skills", agents / "skills",
-        codex / "skills", codex / "agents", opencode / "skills", opencode / "agents",
-        opencode / "plugins", gemini / "skills", gemini / "agents", agy / "skills",
-        kimi / "skills", kimi / "agents", dsh / "skills",
-        claude / "commands", opencode / "commands",
-        paths.uze_home / "packages", paths.uze_home / "hooks",
-    }
+    """The file roots, folder roots and the folders on the way to them of user scope: each
+    harness's files and folders, as its module computes them."""
+    loc = Location("user", paths.home, paths)
+    files: set[Path] = set()
+    folders = {paths.uze_home / "packages", paths.uze_home / "hooks"}
+    for h in REGISTRY.values():
+        files.add(h.instructions_file(loc))
+        folders.update(h.skill_roots(loc))
+        if h.mcp is not None:
+            files.add(h.mcp.file(loc))
+        if h.agents is not None:
+            folders.add(h.agents.folder(loc))
+        if h.commands is not None:
+            folders.add(h.commands.folder(loc))
+        hook_file = h.hooks.file(loc) if h.hooks is not None else None
+        if hook_file is not None:
+            (folders if h.hooks is not None and h.hooks.layout == "plugin" else files).add(
+                hook_file)
     return frozenset(files), frozenset(folders), frozenset(
         _ancestors([*files, *(folder / "x" for folder in folders)], paths))
 
@@ -100,7 +115,7 @@ def _user_tables(paths: Paths) -> _Tables:
 class Roots:
     """The places one scope's artifacts may be, and the link rule of a project.
 
-    Project scope: targets are project-relative and listed in PROJECT_FILES / PROJECT_FOLDERS;
+    Project scope: targets are project-relative and in the project tables (PROJECT_FILES/FOLDERS);
     no folder between the project root and a path uze reads or writes may be a symbolic link.
     User scope: targets are `~/`-relative or absolute and fall in the user tables; links in
     HOME are the user's own (dotfile managers link `~/.claude`), so they are followed.
@@ -136,7 +151,8 @@ class Roots:
             if problem is not None:
                 return problem
             parent, _, _ = target.rpartition("/")
-            ok = target in PROJECT_FILES if whole_file else parent in PROJECT_FOLDERS
+            roots = _project_tables()
+            ok = target in roots[0] if whole_file else parent in roots[1]
         else:
             problem = _user_form_problem(target)
             if problem is not None:
@@ -154,7 +170,7 @@ class Roots:
             return self.target_problem(target, whole_file=True)
         if self.scope == "project":
             problem = relpath_problem(target)
-            if problem is None and target not in _PROJECT_DIRS:
+            if problem is None and target not in _project_tables()[2]:
                 problem = f"{target!r} is not a folder uze creates in project scope"
             return problem
         dirs = self._user()[2]
@@ -211,11 +227,6 @@ def _dirs_of(entries: frozenset[str]) -> set[str]:
         parts = entry.split("/")
         out.update("/".join(parts[:i]) for i in range(1, len(parts)))
     return out
-
-
-_PROJECT_DIRS: Final = frozenset(
-    _dirs_of(PROJECT_FILES) | _dirs_of(PROJECT_FOLDERS) | PROJECT_FOLDERS | PROJECT_STATE
-)
 
 
 def _ancestors(roots: list[Path], paths: Paths) -> set[Path]:

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from uze import fs
 from uze.errors import UzeError
+from uze.harnesses import REGISTRY
 from uze.paths import Paths
 from uze.vocabulary import Scope
 
@@ -51,9 +52,7 @@ RESULTS: Final = ("passed", "failed", "denied", "unverified")
 _RANK: Final = {"failed": 3, "denied": 2, "passed": 1, "unverified": 0}
 # Harnesses whose binary cannot run here: every cell stays unverified with this reason.
 NOT_RUNNABLE: Final[dict[str, str]] = {
-    h: "not one of the four CLIs installable offline here from npm (issue 7): no real binary "
-    "has been run"
-    for h in ("antigravity", "kimi_code", "deepseek_harness")
+    h.id: h.not_runnable for h in REGISTRY.values() if h.not_runnable
 }
 
 

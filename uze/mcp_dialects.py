@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 
-from uze.package import McpServer
+if TYPE_CHECKING:
+    from uze.package import McpServer
+
 
 REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
@@ -30,7 +32,7 @@ class Translated(msgspec.Struct, frozen=True):
     unsupported: str = ""
 
 
-Dialect = Callable[[McpServer], Translated]
+Dialect = Callable[["McpServer"], Translated]
 
 
 def _strip_defaults(server: McpServer) -> tuple[McpServer, list[str]]:

@@ -1,7 +1,7 @@
 """Author overrides from plugin.json `extensions.uze.routes`.
 
     {"extensions": {"uze": {"routes": {
-        "codex": {"skill.invoke": "required", "agent": "optional"}}}}}
+        "<harness id>": {"skill.invoke": "required", "agent": "optional"}}}}}
 
 `required`: refuse to install for that harness unless the route is native. `optional`: a
 degraded or unsupported route is expected and says so instead of reading as a problem.

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from uze.harnesses import REGISTRY
 from uze.probes import (
-    DOCTOR_PROBES,
     PROBE_TIMEOUT,
     Probe,
     ProbeItem,
@@ -233,7 +233,7 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     seen: dict[str, tuple[str, dict[str, Seen] | str, bool]] = {}
     scratch: Path | None = None
     try:
-        for probe in DOCTOR_PROBES.get(harness, ()):
+        for probe in REGISTRY[harness].probes:
             if any(e.kind in probe.kinds for e in expected):
                 if probe.starts and scratch is None:
                     scratch = scratch_project(scopes)

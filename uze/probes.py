@@ -265,7 +265,7 @@ class Probe(msgspec.Struct, frozen=True):
     starts: bool = False
 
 
-def _claude_context(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
+def claude_context_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
     events = claude_events(result.stdout)
     paths, text = claude_memory(events)
     return {
@@ -275,7 +275,7 @@ def _claude_context(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]
     }
 
 
-def _codex_prompt(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
+def codex_prompt_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
     items = json.loads(result.stdout)
     text = codex_instructions(items)
     return {"agent": codex_agents(items), "instructions": Seen(regions_seen(text), text)}
@@ -284,38 +284,24 @@ def _codex_prompt(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
 _WRAPPER: Final = re.compile(r"/hooks/([^/]+)/[a-z_]+/([^/'\"\s]+)\.py")
 
 
-def _codex_app(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
+def codex_app_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
     skills, hooks = (answer["data"][0] for answer in json.loads(result.stdout))
     commands = [h["command"] for h in hooks["hooks"]]
     wrappers = count(f"{m[1]}/{m[2]}" for c in commands if (m := _WRAPPER.search(c)))
     return {"skill": codex_skills(skills), "hook": Seen(wrappers, "\n".join(commands))}
 
 
-def _one(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> Callable[
+def one_kind(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> Callable[
         [subprocess.CompletedProcess[str]], dict[str, Seen]]:
     return lambda r: {kind: reader(r.stdout + (r.stderr if stderr else ""))}
 
 
-DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
-    "claude_code": (
-        Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"), _claude_context, starts=True),
-        Probe(CLAUDE_MCP, ("mcp",), _one("mcp", claude_mcp), starts=True),
-    ),
-    "codex": (
-        Probe(CODEX_APP_SERVER, ("skill", "hook"), _codex_app, ("skills/list", "hooks/list")),
-        Probe(CODEX_PROMPT_INPUT, ("agent", "instructions"), _codex_prompt),
-        Probe(CODEX_MCP, ("mcp",), _one("mcp", codex_mcp)),
-    ),
-    "gemini_cli": (
-        Probe(GEMINI_SKILLS, ("skill",), _one("skill", gemini_skills)),
-        Probe(GEMINI_MCP, ("mcp",), _one("mcp", gemini_mcp, stderr=True), starts=True),
-    ),
-    "opencode": (
-        Probe(OPENCODE_SKILLS, ("skill",), _one("skill", opencode_skills), starts=True),
-        Probe(OPENCODE_AGENTS, ("agent",), _one("agent", opencode_agents), starts=True),
-        Probe(OPENCODE_MCP, ("mcp",), _one("mcp", opencode_mcp), starts=True),
-    ),
-}
+def __getattr__(name: str) -> dict[str, tuple[Probe, ...]]:
+    """`DOCTOR_PROBES`: harness id -> the probes its module declares (`Harness.probes`)."""
+    if name == "DOCTOR_PROBES":
+        from uze.harnesses import REGISTRY  # at use: the harness modules import this one
+        return {h.id: h.probes for h in REGISTRY.values() if h.probes}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]

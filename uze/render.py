@@ -16,6 +16,7 @@ from rich.table import Column, Table
 from rich.text import Text
 
 from uze.documents import instructions_json, planned_rows
+from uze.harnesses import HARNESS_IDS, REGISTRY
 from uze.inert import inert
 
 if TYPE_CHECKING:
@@ -266,9 +267,6 @@ def check_view(result: CheckResult) -> list[RenderableType]:
 
 
 # The glance (issue 23): one row per package, one mark per harness.
-HARNESS_COLUMNS = (("claude_code", "claude"), ("codex", "codex"), ("opencode", "opencode"),
-                   ("gemini_cli", "gemini"), ("antigravity", "agy"), ("kimi_code", "kimi"),
-                   ("deepseek_harness", "deepseek"))
 _PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
 _MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim"}
 LEGEND = ("✓ delivered  ~ degraded  - unsupported  · nothing there  ! not as written  "
@@ -334,10 +332,9 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     """`uze status`: one row per package (version, scope, a mark per harness), a footer that
     counts, then each problem with its fix; 20 packages x 7 harnesses fit in 60 lines."""
     waiting = {(name, scope) for name, scope, _ in result.untrusted_hooks}
-    used = [(h, label) for h, label in HARNESS_COLUMNS
-            if any(h in package.receipt.harnesses for package in result.packages)]
-    known = {h for h, _ in HARNESS_COLUMNS}
-    extra = sorted({h for package in result.packages for h in package.receipt.harnesses} - known)
+    present = {h for package in result.packages for h in package.receipt.harnesses}
+    used = [(h, REGISTRY[h].column or h) for h in HARNESS_IDS if h in present]
+    extra = sorted(present - set(HARNESS_IDS))
     used += [(h, h) for h in extra]
     scoped = any(package.receipt.scope == "user" for package in result.packages)
     sources = [str(getattr(package, "source", "") or "") for package in result.packages]
@@ -359,11 +356,12 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
             else:
                 problems.setdefault((r.name, r.scope), []).append(
                     (state, p.kind, p.resource, p.harness))
-        codex_waiting = (r.name, r.scope) in waiting
+        trust_waiting = (r.name, r.scope) in waiting
         marks = []
         for h, _ in used:
             routes, states = per.get(h, ([], []))
-            mark = harness_mark(routes, states, codex_waiting and h == "codex")
+            gated = h in REGISTRY and REGISTRY[h].hook_trust is not None
+            mark = harness_mark(routes, states, trust_waiting and gated)
             style = "red" if "!" in mark else _MARK_STYLE.get(mark[0], "")
             marks.append(Cell(mark, style))
         rows.append([r.name, r.version, *([r.scope] if scoped else []), *marks])

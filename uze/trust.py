@@ -15,6 +15,8 @@ from typing import Final
 
 import msgspec
 
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import INLINE_SHELL
 from uze.package import McpServer, Package
 from uze.projections.digest import content_digest
 
@@ -149,12 +151,8 @@ def _claude_handlers(package: Package, hooked: set[str]) -> list[Execution]:
 
 
 class Power(msgspec.Struct, frozen=True):
-    """One place a package can make a harness run something or widen permissions (ADR 0021).
-
-    `where`: "agent" (a key of the agent's `harness.<harness>` block, listed only when uze
-    writes it: in that harness's `AgentFormat.allowed`), "skill" (a SKILL.md frontmatter key)
-    or "skill body" (`key` is INLINE_SHELL). `power`: "runs" or "grants".
-    """
+    """One place a package can make a harness run something or widen permissions (ADR 0021):
+    a `uze.harnesses.base.Power` of the harness `harness`."""
 
     where: str
     harness: str
@@ -163,22 +161,10 @@ class Power(msgspec.Struct, frozen=True):
     source: str
 
 
-INLINE_SHELL: Final = "inline shell"
-# The rule, as data: every key a harness documents as executing or granting (ADR 0021).
-POWERS: Final = (
-    Power("agent", "claude_code", "hooks", "runs", "harnesses.md 1.4"),
-    Power("agent", "claude_code", "mcpServers", "runs", "harnesses.md 1.4"),
-    Power("agent", "claude_code", "permissionMode", "grants", "harnesses.md 1.4"),
-    Power("agent", "codex", "approval_policy", "grants", "harnesses.md 2.4"),
-    Power("agent", "codex", "sandbox_mode", "grants", "harnesses.md 2.4"),
-    Power("agent", "codex", "mcp_servers", "runs", "harnesses.md 2.4"),
-    Power("agent", "codex", "hooks", "runs", "harnesses.md 2.4, 2.6"),
-    Power("agent", "gemini_cli", "mcpServers", "runs", "harnesses.md 4.4"),
-    Power("agent", "opencode", "permission", "grants", "harnesses.md 3.4"),
-    Power("agent", "opencode", "permissions", "grants", "harnesses.md 3.4 (V2)"),
-    Power("skill", "claude_code", "hooks", "runs", "harnesses.md 1.2"),
-    Power("skill", "claude_code", "allowed-tools", "grants", "harnesses.md 1.2"),
-    Power("skill body", "claude_code", INLINE_SHELL, "runs", "harnesses.md 1.2"),
+# The rule, as data: every key a harness documents as executing or granting (ADR 0021),
+# declared by each harness module (`Harness.powers`), in registry order.
+POWERS: Final = tuple(
+    Power(p.where, h.id, p.key, p.power, p.source) for h in REGISTRY.values() for p in h.powers
 )
 
 
@@ -224,8 +210,9 @@ def _agent_powers(package: Package, agents: Mapping[str, set[str]],
             continue
         for agent in package.agents:
             value = agent.harness.get(power.harness, {}).get(power.key)
-            if value is None and power.harness == "claude_code":
-                value = agent.frontmatter.get(power.key)  # Claude Code gets the file's own keys
+            fmt = REGISTRY[power.harness].agents
+            if value is None and fmt is not None and fmt.claude_keys:
+                value = agent.frontmatter.get(power.key)  # it gets the file's own keys
             if agent.name in agents.get(power.harness, set()) and value not in (None, "", [], {}):
                 found.append(_declared("agent", agent.name, power, value))
     return found

@@ -10,6 +10,7 @@ import msgspec
 from uze.commands import artifacts as arts
 from uze.commands.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.errors import NotInstalled
+from uze.harnesses import REGISTRY
 from uze.paths import Paths
 from uze.vocabulary import State
 
@@ -61,37 +62,25 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
     return PackageStatus(receipt, states, *origin)
 
 
-def _codex_trusted_files(paths: Paths) -> set[str]:
-    """The hook files Codex's user config.toml holds a `[hooks.state."<file>:<event>:..."]`
-    record with a `trusted_hash` for (real-harness-probes.md 3.1). Whether that hash is still
-    the hook's current one only Codex can say (its recipe is not documented)."""
-    import tomllib
-
-    config = paths.env_dir("CODEX_HOME", paths.home / ".codex") / "config.toml"
-    try:
-        state = tomllib.loads(config.read_text(encoding="utf-8")).get("hooks", {}).get("state", {})
-    except (OSError, ValueError, AttributeError):
-        return set()
-    if not isinstance(state, dict):
-        return set()
-    return {key.rsplit(":", 3)[0] for key, value in state.items()
-            if isinstance(value, dict) and value.get("trusted_hash")}
-
-
 def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
                      found: list[PackageStatus]) -> tuple[tuple[str, str, str], ...]:
-    """Each delivered Codex hook whose file has no trust record in Codex's config."""
+    """Each delivered hook, in a harness that gates hooks on trust (Codex: `hook_trust`),
+    whose file has no trust record in that harness's config."""
     hooks = [(package.receipt, p) for package in found for p, state in
              zip(package.receipt.projections, package.states, strict=True)
-             if p.harness == "codex" and p.kind == "hook" and state == "matched"]
-    if not hooks:
+             if p.kind == "hook" and state == "matched"]
+    gates = {h: gate for h in {p.harness for _, p in hooks}
+             if h in REGISTRY and (gate := REGISTRY[h].hook_trust) is not None}
+    if not gates:
         return ()
-    trusted = _codex_trusted_files(paths)
+    trusted = {h: gate(paths) for h, gate in gates.items()}
     by_scope = {ctx.scope: ctx for ctx in contexts}
     out = []
     for receipt, p in hooks:
+        if p.harness not in trusted:
+            continue
         hook_file = by_scope[receipt.scope].location.resolve(p.target.split("#", 1)[0])
-        if str(hook_file) not in trusted:
+        if str(hook_file) not in trusted[p.harness]:
             out.append((receipt.name, receipt.scope, p.target))
     return tuple(out)
 

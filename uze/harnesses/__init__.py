@@ -42,6 +42,9 @@ class _Registry(Mapping[str, "Harness"]):
             raise RuntimeError(f"uze/harnesses/{harness_id}.py declares the id {harness.id!r}")
         return harness
 
+    def __contains__(self, harness_id: object) -> bool:
+        return harness_id in HARNESS_IDS  # without importing the module
+
     def __iter__(self) -> Iterator[str]:
         return iter(HARNESS_IDS)
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
+    NO_OFFLINE_BINARY,
     SAME_EVENTS,
     Capability,
     Harness,
@@ -17,8 +18,10 @@ from uze.harnesses.base import (
     hook_events,
 )
 from uze.location import Location
-from uze.package import McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import McpServer
 
 
 def config_dir(paths: Paths) -> Path:
@@ -118,4 +121,6 @@ HARNESS = Harness(
     tools=TOOLS,
     hook_answer="decision",
     hook_input="tool_call",
+    not_runnable=NO_OFFLINE_BINARY,
+    column="agy",
 )

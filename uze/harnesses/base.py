@@ -14,7 +14,8 @@ from uze.paths import Paths
 from uze.vocabulary import ConfigFormat, Route
 
 if TYPE_CHECKING:
-    from uze.package import InvokePolicy
+    from uze.package import Command, InvokePolicy
+    from uze.probes import Probe
 
 
 class Capability(msgspec.Struct, frozen=True):
@@ -152,6 +153,35 @@ class HookTarget(msgspec.Struct, frozen=True):
     shell_gap: str = ""
 
 
+class CommandSurface(msgspec.Struct, frozen=True):
+    """A harness's own command files: the folder per scope, the suffix, and `render` (the
+    command, its original bytes -> bytes, route, reason). Harnesses without one get each
+    command as a skill only the user invokes."""
+
+    folder: Callable[[Location], Path]
+    suffix: str
+    render: Callable[[Command, bytes], tuple[bytes, Route, str]]
+
+
+class Power(msgspec.Struct, frozen=True):
+    """A key that makes the harness run something or widen permissions (adr/0021): `where` is
+    "agent" (a key of the agent's `harness.<id>` block, listed only when uze writes it: in the
+    harness's `AgentFormat.allowed`), "skill" (a SKILL.md frontmatter key) or "skill body"
+    (`key` is `uze.trust.INLINE_SHELL`); `power` is "runs" or "grants"."""
+
+    where: str
+    key: str
+    power: str
+    source: str
+
+
+INLINE_SHELL: Final = "inline shell"  # a Power key: the `!`cmd`` lines of a skill body
+
+# Why doctor cannot check a harness whose binary is not installable offline (adr/0035).
+NO_OFFLINE_BINARY: Final = ("not one of the four CLIs installable offline here from npm "
+                            "(issue 7): no real binary has been run")
+
+
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
@@ -172,6 +202,11 @@ class Harness(msgspec.Struct, frozen=True):
     Claude-protocol hooks: `claude_hooks_verbatim` where the harness reads them as its own;
     else `claude_events` (Claude event -> native event the translating wrapper runs on),
     `claude_refused` (event -> why not) and `claude_tools` (native tool -> Claude's name).
+    `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
+    trust (`uze status` names the others). `commands`: its own command files, if any.
+    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes` run
+    its real binary (uze.probes); `not_runnable` says why none can run here. `column` is its
+    label in `uze status` (default: the id).
     """
 
     id: str
@@ -197,6 +232,12 @@ class Harness(msgspec.Struct, frozen=True):
     claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)
     claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)
     claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)
+    hook_trust: Callable[[Paths], set[str]] | None = None
+    commands: CommandSurface | None = None
+    powers: tuple[Power, ...] = ()
+    probes: tuple[Probe, ...] = ()
+    not_runnable: str = ""
+    column: str = ""
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

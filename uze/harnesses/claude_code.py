@@ -3,24 +3,31 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
+from uze import probes
 from uze.harnesses.base import (
     CLAUDE_TOOLS,
+    INLINE_SHELL,
     SAME_EVENTS,
     AgentFormat,
     Capability,
+    CommandSurface,
     Harness,
     HookTarget,
     McpTarget,
+    Power,
     SkillDialect,
     cap,
     hook_events,
 )
 from uze.location import Location
-from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import Command, InvokePolicy, McpServer
+    from uze.vocabulary import Route
 
 
 def config_dir(paths: Paths) -> Path:
@@ -98,6 +105,32 @@ HOOKS: Final = HookTarget(
 )
 
 
+POWERS: Final = (
+    Power("agent", "hooks", "runs", "harnesses.md 1.4"),
+    Power("agent", "mcpServers", "runs", "harnesses.md 1.4"),
+    Power("agent", "permissionMode", "grants", "harnesses.md 1.4"),
+    Power("skill", "hooks", "runs", "harnesses.md 1.2"),
+    Power("skill", "allowed-tools", "grants", "harnesses.md 1.2"),
+    Power("skill body", INLINE_SHELL, "runs", "harnesses.md 1.2"),
+)
+PROBES: Final = (
+    probes.Probe(probes.CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
+                 probes.claude_context_seen, starts=True),
+    probes.Probe(probes.CLAUDE_MCP, ("mcp",), probes.one_kind("mcp", probes.claude_mcp),
+                 starts=True),
+)
+
+
+def _render_command(_command: Command, original: bytes) -> tuple[bytes, Route, str]:
+    return original, "native", ""  # the file as written
+
+
+COMMANDS: Final = CommandSurface(
+    lambda loc: loc.pick(".claude/commands", config_dir(loc.paths) / "commands"), ".md",
+    _render_command,
+)
+
+
 HARNESS = Harness(
     id="claude_code",
     binary="claude",
@@ -123,4 +156,8 @@ HARNESS = Harness(
     tools=CLAUDE_TOOLS,
     hook_answer="claude",
     claude_hooks_verbatim=True,
+    commands=COMMANDS,
+    powers=POWERS,
+    probes=PROBES,
+    column="claude",
 )

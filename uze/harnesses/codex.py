@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
-
-import yaml
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
+from uze import probes
 from uze.harnesses.base import (
     AS_SKILL,
     SAME_EVENTS,
@@ -16,12 +15,15 @@ from uze.harnesses.base import (
     Harness,
     HookTarget,
     McpTarget,
+    Power,
     SkillDialect,
     cap,
     hook_events,
 )
-from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import InvokePolicy, McpServer
 
 OPENAI_YAML = "agents/openai.yaml"
 
@@ -33,6 +35,7 @@ def codex_home(paths: Paths) -> Path:
 
 def _openai_yaml(existing: bytes | None) -> bytes:
     """The skill's openai.yaml with policy.allow_implicit_invocation set to false."""
+    import yaml  # here: the registry imports this module, and only this policy needs YAML
     data = yaml.safe_load(existing) if existing else None
     data = data if isinstance(data, dict) else {}
     policy = data.get("policy")
@@ -145,6 +148,37 @@ TOOLS: Final = {
 }
 
 
+POWERS: Final = (
+    Power("agent", "approval_policy", "grants", "harnesses.md 2.4"),
+    Power("agent", "sandbox_mode", "grants", "harnesses.md 2.4"),
+    Power("agent", "mcp_servers", "runs", "harnesses.md 2.4"),
+    Power("agent", "hooks", "runs", "harnesses.md 2.4, 2.6"),
+)
+PROBES: Final = (
+    probes.Probe(probes.CODEX_APP_SERVER, ("skill", "hook"), probes.codex_app_seen,
+                 ("skills/list", "hooks/list")),
+    probes.Probe(probes.CODEX_PROMPT_INPUT, ("agent", "instructions"), probes.codex_prompt_seen),
+    probes.Probe(probes.CODEX_MCP, ("mcp",), probes.one_kind("mcp", probes.codex_mcp)),
+)
+
+
+def trusted_hook_files(paths: Paths) -> set[str]:
+    """The hook files Codex's user config.toml holds a `[hooks.state."<file>:<event>:..."]`
+    record with a `trusted_hash` for (real-harness-probes.md 3.1). Whether that hash is still
+    the hook's current one only Codex can say (its recipe is not documented)."""
+    import tomllib  # here: only `uze status` with a delivered Codex hook reads it
+
+    config = codex_home(paths) / "config.toml"
+    try:
+        state = tomllib.loads(config.read_text(encoding="utf-8")).get("hooks", {}).get("state", {})
+    except (OSError, ValueError, AttributeError):
+        return set()
+    if not isinstance(state, dict):
+        return set()
+    return {key.rsplit(":", 3)[0] for key, value in state.items()
+            if isinstance(value, dict) and value.get("trusted_hash")}
+
+
 HARNESS = Harness(
     id="codex",
     binary="codex",
@@ -179,4 +213,7 @@ HARNESS = Harness(
                    "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
+    hook_trust=trusted_hook_files,
+    powers=POWERS,
+    probes=PROBES,
 )

@@ -8,6 +8,7 @@ from typing import Final
 from uze.harnesses.base import (
     AS_SKILL,
     CLAUDE_TOOLS,
+    NO_OFFLINE_BINARY,
     SAME_EVENTS,
     Capability,
     Harness,
@@ -73,4 +74,6 @@ HARNESS = Harness(
     "(adr/0010)",
     tools=CLAUDE_TOOLS,  # runs Claude-format hooks through its bridge plugin
     hook_answer="claude",
+    not_runnable=NO_OFFLINE_BINARY,
+    column="deepseek",
 )

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
+from uze import probes
 from uze.harnesses.base import (
     AS_SKILL,
     AgentFormat,
@@ -13,12 +14,15 @@ from uze.harnesses.base import (
     Harness,
     HookTarget,
     McpTarget,
+    Power,
     cap,
     hook_events,
 )
 from uze.location import Location
-from uze.package import McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import McpServer
 
 
 def gemini_dir(paths: Paths) -> Path:
@@ -111,6 +115,14 @@ CLAUDE_TOOL_NAMES: Final = {
 }
 
 
+POWERS: Final = (Power("agent", "mcpServers", "runs", "harnesses.md 4.4"),)
+PROBES: Final = (
+    probes.Probe(probes.GEMINI_SKILLS, ("skill",), probes.one_kind("skill", probes.gemini_skills)),
+    probes.Probe(probes.GEMINI_MCP, ("mcp",),
+                 probes.one_kind("mcp", probes.gemini_mcp, stderr=True), starts=True),
+)
+
+
 HARNESS = Harness(
     id="gemini_cli",
     binary="gemini",
@@ -138,4 +150,7 @@ HARNESS = Harness(
                    "Stop": "AfterAgent", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "BeforeAgent"},
     claude_tools=CLAUDE_TOOL_NAMES,
+    powers=POWERS,
+    probes=PROBES,
+    column="gemini",
 )

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
     CLAUDE_TOOLS,
+    NO_OFFLINE_BINARY,
     SAME_EVENTS,
     AgentFormat,
     Capability,
@@ -20,8 +21,10 @@ from uze.harnesses.base import (
     hook_events,
 )
 from uze.location import Location
-from uze.package import InvokePolicy, McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import InvokePolicy, McpServer
 
 
 def kimi_home(paths: Paths) -> Path:
@@ -115,4 +118,6 @@ HARNESS = Harness(
     hooks=HOOKS,
     tools=TOOLS,
     hook_answer="exit2",
+    not_runnable=NO_OFFLINE_BINARY,
+    column="kimi",
 )

@@ -3,22 +3,28 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
+from uze import probes
 from uze.harnesses.base import (
     AgentFormat,
     Capability,
+    CommandSurface,
     Harness,
     HookTarget,
     McpTarget,
+    Power,
     cap,
     hook_events,
 )
 from uze.harnesses.claude_code import config_dir as claude_dir
 from uze.location import Location
-from uze.package import McpServer
 from uze.paths import Paths
+
+if TYPE_CHECKING:
+    from uze.package import Command, McpServer
+    from uze.vocabulary import Route
 
 
 def config_dir(paths: Paths) -> Path:
@@ -140,6 +146,40 @@ _OBSERVED: Final = (
 )
 
 
+POWERS: Final = (
+    Power("agent", "permission", "grants", "harnesses.md 3.4"),
+    Power("agent", "permissions", "grants", "harnesses.md 3.4 (V2)"),
+)
+PROBES: Final = (
+    probes.Probe(probes.OPENCODE_SKILLS, ("skill",),
+                 probes.one_kind("skill", probes.opencode_skills), starts=True),
+    probes.Probe(probes.OPENCODE_AGENTS, ("agent",),
+                 probes.one_kind("agent", probes.opencode_agents), starts=True),
+    probes.Probe(probes.OPENCODE_MCP, ("mcp",), probes.one_kind("mcp", probes.opencode_mcp),
+                 starts=True),
+)
+_CLAUDE_ONLY: Final = ("allowed-tools", "argument-hint", "model", "disable-model-invocation")
+
+
+def _render_command(command: Command, _original: bytes) -> tuple[bytes, Route, str]:
+    """A Markdown command: its templates read `$ARGUMENTS`, `$1`, `@file` and `` !`cmd` `` as
+    Claude's do; Claude-only keys are left out (adapted)."""
+    import yaml  # here: the registry imports this module, and only a command needs YAML
+
+    front = yaml.safe_dump({"description": command.description}, sort_keys=False,
+                           allow_unicode=True)
+    found = [key for key in _CLAUDE_ONLY if key in command.frontmatter]
+    why = f"Claude-only keys left out for OpenCode: {', '.join(found)}" if found else ""
+    reason = "; ".join(filter(None, ["an OpenCode command (.opencode/commands)", why]))
+    return f"---\n{front}---\n{command.body}".encode(), "adapted", reason
+
+
+COMMANDS: Final = CommandSurface(
+    lambda loc: loc.pick(".opencode/commands", config_dir(loc.paths) / "commands"), ".md",
+    _render_command,
+)
+
+
 HARNESS = Harness(
     id="opencode",
     binary="opencode",
@@ -179,4 +219,7 @@ HARNESS = Harness(
                               ("SessionStart", "session.created"))
     },
     claude_tools=CLAUDE_TOOL_NAMES,
+    commands=COMMANDS,
+    powers=POWERS,
+    probes=PROBES,
 )
