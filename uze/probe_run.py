@@ -139,6 +139,10 @@ def _end(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
+# Per harness, the probes its module declares (`Harness.probes`).
+DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
+    h.id: h.probes for h in REGISTRY.values() if h.probes
+}
 NOT_PROBED: Final = (
     "no one-shot offline listing shows this kind (it needs a model session or a long-running "
     "server); see docs/compatibility.md for what the conformance suite proved"

@@ -1,9 +1,9 @@
 """What a real harness's own offline commands show it discovered (real-harness-probes.md).
 
 The pure part: the commands and the readers that turn their output into `Seen` (how often
-each name is listed), and DOCTOR_PROBES, the commands `uze doctor --probe` runs
-(uze/probe_run.py). The conformance suite (tests/conformance/oracles.py) uses the same
-readers, so there is one copy of each.
+each name is listed), and `Probe`, a command `uze doctor --probe` runs (uze/probe_run.py);
+each harness module lists its own (`Harness.probes`). The conformance suite
+(tests/conformance/oracles.py) uses the same readers, so there is one copy of each.
 """
 
 from __future__ import annotations
@@ -296,12 +296,6 @@ def one_kind(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) 
     return lambda r: {kind: reader(r.stdout + (r.stderr if stderr else ""))}
 
 
-def __getattr__(name: str) -> dict[str, tuple[Probe, ...]]:
-    """`DOCTOR_PROBES`: harness id -> the probes its module declares (`Harness.probes`)."""
-    if name == "DOCTOR_PROBES":
-        from uze.harnesses import REGISTRY  # at use: the harness modules import this one
-        return {h.id: h.probes for h in REGISTRY.values() if h.probes}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+from uze.probe_run import DOCTOR_PROBES
 from uze.probes import (
-    DOCTOR_PROBES,
     claude_listed,
     claude_mcp,
     codex_agents,
