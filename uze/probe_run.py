@@ -141,7 +141,7 @@ def _end(proc: subprocess.Popen[str]) -> None:
 
 # Per harness, the probes its module declares (`Harness.probes`).
 DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
-    h.id: h.probes for h in REGISTRY.values() if h.probes
+    h.id: probes for h in REGISTRY.values() if (probes := h.probes())
 }
 NOT_PROBED: Final = (
     "no one-shot offline listing shows this kind (it needs a model session or a long-running "
@@ -237,7 +237,7 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     seen: dict[str, tuple[str, dict[str, Seen] | str, bool]] = {}
     scratch: Path | None = None
     try:
-        for probe in REGISTRY[harness].probes:
+        for probe in REGISTRY[harness].probes():
             if any(e.kind in probe.kinds for e in expected):
                 if probe.starts and scratch is None:
                     scratch = scratch_project(scopes)

@@ -204,8 +204,9 @@ class Harness(msgspec.Struct, frozen=True):
     `claude_refused` (event -> why not) and `claude_tools` (native tool -> Claude's name).
     `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
     trust (`uze status` names the others). `commands`: its own command files, if any.
-    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes` run
-    its real binary (uze.probes); `not_runnable` says why none can run here. `column` is its
+    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
+    lists the commands that run its real binary (uze.probes, imported only by doctor);
+    `not_runnable` says why none can run here. `column` is its
     label in `uze status` (default: the id).
     """
 
@@ -235,7 +236,7 @@ class Harness(msgspec.Struct, frozen=True):
     hook_trust: Callable[[Paths], set[str]] | None = None
     commands: CommandSurface | None = None
     powers: tuple[Power, ...] = ()
-    probes: tuple[Probe, ...] = ()
+    probes: Callable[[], tuple[Probe, ...]] = lambda: ()
     not_runnable: str = ""
     column: str = ""
 

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
-from uze import probes
 from uze.harnesses.base import (
     CLAUDE_TOOLS,
     INLINE_SHELL,
@@ -27,6 +26,7 @@ from uze.paths import Paths
 
 if TYPE_CHECKING:
     from uze.package import Command, InvokePolicy, McpServer
+    from uze.probes import Probe
     from uze.vocabulary import Route
 
 
@@ -113,12 +113,16 @@ POWERS: Final = (
     Power("skill", "allowed-tools", "grants", "harnesses.md 1.2"),
     Power("skill body", INLINE_SHELL, "runs", "harnesses.md 1.2"),
 )
-PROBES: Final = (
-    probes.Probe(probes.CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
-                 probes.claude_context_seen, starts=True),
-    probes.Probe(probes.CLAUDE_MCP, ("mcp",), probes.one_kind("mcp", probes.claude_mcp),
-                 starts=True),
-)
+def doctor_probes() -> tuple[Probe, ...]:
+    """The listings `uze doctor --probe` runs with the real binary."""
+    from uze import probes  # here: only doctor needs the readers
+
+    return (
+        probes.Probe(probes.CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
+                     probes.claude_context_seen, starts=True),
+        probes.Probe(probes.CLAUDE_MCP, ("mcp",), probes.one_kind("mcp", probes.claude_mcp),
+                     starts=True),
+    )
 
 
 def _render_command(_command: Command, original: bytes) -> tuple[bytes, Route, str]:
@@ -158,6 +162,6 @@ HARNESS = Harness(
     claude_hooks_verbatim=True,
     commands=COMMANDS,
     powers=POWERS,
-    probes=PROBES,
+    probes=doctor_probes,
     column="claude",
 )

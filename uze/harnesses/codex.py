@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
-from uze import probes
 from uze.harnesses.base import (
     AS_SKILL,
     SAME_EVENTS,
@@ -24,6 +23,7 @@ from uze.paths import Paths
 
 if TYPE_CHECKING:
     from uze.package import InvokePolicy, McpServer
+    from uze.probes import Probe
 
 OPENAI_YAML = "agents/openai.yaml"
 
@@ -154,12 +154,17 @@ POWERS: Final = (
     Power("agent", "mcp_servers", "runs", "harnesses.md 2.4"),
     Power("agent", "hooks", "runs", "harnesses.md 2.4, 2.6"),
 )
-PROBES: Final = (
-    probes.Probe(probes.CODEX_APP_SERVER, ("skill", "hook"), probes.codex_app_seen,
-                 ("skills/list", "hooks/list")),
-    probes.Probe(probes.CODEX_PROMPT_INPUT, ("agent", "instructions"), probes.codex_prompt_seen),
-    probes.Probe(probes.CODEX_MCP, ("mcp",), probes.one_kind("mcp", probes.codex_mcp)),
-)
+def doctor_probes() -> tuple[Probe, ...]:
+    """The listings `uze doctor --probe` runs with the real binary."""
+    from uze import probes  # here: only doctor needs the readers
+
+    return (
+        probes.Probe(probes.CODEX_APP_SERVER, ("skill", "hook"), probes.codex_app_seen,
+                     ("skills/list", "hooks/list")),
+        probes.Probe(probes.CODEX_PROMPT_INPUT, ("agent", "instructions"),
+                     probes.codex_prompt_seen),
+        probes.Probe(probes.CODEX_MCP, ("mcp",), probes.one_kind("mcp", probes.codex_mcp)),
+    )
 
 
 def trusted_hook_files(paths: Paths) -> set[str]:
@@ -215,5 +220,5 @@ HARNESS = Harness(
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
     hook_trust=trusted_hook_files,
     powers=POWERS,
-    probes=PROBES,
+    probes=doctor_probes,
 )

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
-from uze import probes
 from uze.harnesses.base import (
     AS_SKILL,
     AgentFormat,
@@ -23,6 +22,7 @@ from uze.paths import Paths
 
 if TYPE_CHECKING:
     from uze.package import McpServer
+    from uze.probes import Probe
 
 
 def gemini_dir(paths: Paths) -> Path:
@@ -116,11 +116,16 @@ CLAUDE_TOOL_NAMES: Final = {
 
 
 POWERS: Final = (Power("agent", "mcpServers", "runs", "harnesses.md 4.4"),)
-PROBES: Final = (
-    probes.Probe(probes.GEMINI_SKILLS, ("skill",), probes.one_kind("skill", probes.gemini_skills)),
-    probes.Probe(probes.GEMINI_MCP, ("mcp",),
-                 probes.one_kind("mcp", probes.gemini_mcp, stderr=True), starts=True),
-)
+def doctor_probes() -> tuple[Probe, ...]:
+    """The listings `uze doctor --probe` runs with the real binary."""
+    from uze import probes  # here: only doctor needs the readers
+
+    return (
+        probes.Probe(probes.GEMINI_SKILLS, ("skill",),
+                     probes.one_kind("skill", probes.gemini_skills)),
+        probes.Probe(probes.GEMINI_MCP, ("mcp",),
+                     probes.one_kind("mcp", probes.gemini_mcp, stderr=True), starts=True),
+    )
 
 
 HARNESS = Harness(
@@ -151,6 +156,6 @@ HARNESS = Harness(
                    "UserPromptSubmit": "BeforeAgent"},
     claude_tools=CLAUDE_TOOL_NAMES,
     powers=POWERS,
-    probes=PROBES,
+    probes=doctor_probes,
     column="gemini",
 )

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from uze import mcp_dialects as mcp
-from uze import probes
 from uze.harnesses.base import (
     AgentFormat,
     Capability,
@@ -24,6 +23,7 @@ from uze.paths import Paths
 
 if TYPE_CHECKING:
     from uze.package import Command, McpServer
+    from uze.probes import Probe
     from uze.vocabulary import Route
 
 
@@ -150,14 +150,18 @@ POWERS: Final = (
     Power("agent", "permission", "grants", "harnesses.md 3.4"),
     Power("agent", "permissions", "grants", "harnesses.md 3.4 (V2)"),
 )
-PROBES: Final = (
-    probes.Probe(probes.OPENCODE_SKILLS, ("skill",),
-                 probes.one_kind("skill", probes.opencode_skills), starts=True),
-    probes.Probe(probes.OPENCODE_AGENTS, ("agent",),
-                 probes.one_kind("agent", probes.opencode_agents), starts=True),
-    probes.Probe(probes.OPENCODE_MCP, ("mcp",), probes.one_kind("mcp", probes.opencode_mcp),
-                 starts=True),
-)
+def doctor_probes() -> tuple[Probe, ...]:
+    """The listings `uze doctor --probe` runs with the real binary."""
+    from uze import probes  # here: only doctor needs the readers
+
+    return (
+        probes.Probe(probes.OPENCODE_SKILLS, ("skill",),
+                     probes.one_kind("skill", probes.opencode_skills), starts=True),
+        probes.Probe(probes.OPENCODE_AGENTS, ("agent",),
+                     probes.one_kind("agent", probes.opencode_agents), starts=True),
+        probes.Probe(probes.OPENCODE_MCP, ("mcp",), probes.one_kind("mcp", probes.opencode_mcp),
+                     starts=True),
+    )
 _CLAUDE_ONLY: Final = ("allowed-tools", "argument-hint", "model", "disable-model-invocation")
 
 
@@ -221,5 +225,5 @@ HARNESS = Harness(
     claude_tools=CLAUDE_TOOL_NAMES,
     commands=COMMANDS,
     powers=POWERS,
-    probes=PROBES,
+    probes=doctor_probes,
 )
