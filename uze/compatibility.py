@@ -90,7 +90,7 @@ def claimed(harness: str, capability: str) -> bool:
     if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
         return False
     if capability in CLAUDE_PLUGIN_CONTRACTS:  # through Claude Code's own plugin (adr/0041)
-        return harness == "claude_code"
+        return REGISTRY[harness].claude_plugins
     if capability in CLAUDE_HOOK_BEHAVIOURS:
         return _claude_hook_claimed(harness, capability)
     return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True

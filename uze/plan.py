@@ -443,9 +443,9 @@ def _plan_claude_hooks(b: _Builder) -> None:
             _plan_package_copy(b, root, (harness,))
 
 
-def _plan_claude_plugin(b: _Builder) -> None:
+def _plan_claude_plugin(b: _Builder, harness: str) -> None:
     """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041)."""
-    harness, path = "claude_code", claude_plugin.folder(b.loc, b.package)
+    path = claude_plugin.folder(b.loc, b.package)
     cap = Capability("native", claude_plugin.reason(b.loc), "uze/claude_plugin.py")
     for kind, resource, label, feature in claude_plugin.resources(b.package):
         b.add(kind, resource, harness, cap, path, feature, label=label)
@@ -497,9 +497,10 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     b = _Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     _plan_instructions(b)
     rest = b
-    if "claude_code" in harnesses and claude_plugin.delivered_whole(package):
-        _plan_claude_plugin(b)
-        others = tuple(h for h in harnesses if h != "claude_code")
+    whole = [h for h in harnesses if REGISTRY[h].claude_plugins]
+    if whole and claude_plugin.delivered_whole(package):
+        _plan_claude_plugin(b, whole[0])
+        others = tuple(h for h in harnesses if h != whole[0])
         rest = _Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
     _plan_skills(rest)
     if rest is not b:

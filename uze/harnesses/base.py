@@ -207,7 +207,8 @@ class Harness(msgspec.Struct, frozen=True):
     `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
     lists the commands that run its real binary (uze.probes, imported only by doctor);
     `not_runnable` says why none can run here. `column` is its
-    label in `uze status` (default: the id).
+    label in `uze status` (default: the id). `claude_plugins`: the harness loads a
+    Claude-native package whole as its own plugin (uze/claude_plugin.py, adr/0041).
     """
 
     id: str
@@ -239,6 +240,7 @@ class Harness(msgspec.Struct, frozen=True):
     probes: Callable[[], tuple[Probe, ...]] = lambda: ()
     not_runnable: str = ""
     column: str = ""
+    claude_plugins: bool = False
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

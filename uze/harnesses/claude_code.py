@@ -164,4 +164,5 @@ HARNESS = Harness(
     powers=POWERS,
     probes=doctor_probes,
     column="claude",
+    claude_plugins=True,
 )
