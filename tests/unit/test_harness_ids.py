@@ -42,3 +42,13 @@ def test_every_registry_line_has_its_module_and_that_module_has_the_id() -> None
     modules = {p.stem for p in (SOURCE / "harnesses").glob("*.py")} - {"__init__", "base"}
     assert modules == set(HARNESS_IDS)
     assert [h.id for h in REGISTRY.values()] == list(HARNESS_IDS)
+
+
+def test_every_answer_style_a_harness_may_name_is_one_the_wrapper_has() -> None:
+    from typing import get_args
+
+    from uze.harnesses.base import HookAnswer
+    from uze.hooks import wrapper_script
+
+    assert set(wrapper_script.ANSWERS) == set(get_args(HookAnswer)) - {""}
+    assert {h.hook_answer for h in REGISTRY.values()} - {""} <= set(wrapper_script.ANSWERS)

@@ -122,6 +122,9 @@ CLAUDE_TOOLS: Final[Mapping[str, tuple[str, ...]]] = {
 }
 
 HookLayout = Literal["nested", "flat", "named", "plugin"]
+# How a hook wrapper answers (`ANSWERS` in uze/hooks/wrapper_script.py) and what its input is.
+HookAnswer = Literal["", "claude", "gemini", "exit2_pretool", "exit2", "throw", "decision"]
+HookInput = Literal["common", "tool_call"]
 
 
 class HookTarget(msgspec.Struct, frozen=True):
@@ -206,9 +209,9 @@ class Harness(msgspec.Struct, frozen=True):
     trust (`uze status` names the others). `commands`: its own command files, if any.
     `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
     lists the commands that run its real binary (uze.probes, imported only by doctor);
-    `not_runnable` says why none can run here. `column` is its
-    label in `uze status` (default: the id). `claude_plugins`: the harness loads a
-    Claude-native package whole as its own plugin (uze/claude_plugin.py, adr/0041).
+    `not_runnable` says why none can run here. `column` is its label in `uze status`
+    (default: the id). `claude_plugins`: the harness loads a Claude-native package whole as
+    its own plugin (uze/claude_plugin.py, adr/0041).
     """
 
     id: str
@@ -228,8 +231,8 @@ class Harness(msgspec.Struct, frozen=True):
     hooks: HookTarget | None = None
     hooks_refused: str = ""
     tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
-    hook_answer: str = ""
-    hook_input: str = "common"
+    hook_answer: HookAnswer = ""
+    hook_input: HookInput = "common"
     claude_hooks_verbatim: bool = False
     claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)
     claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)
