@@ -150,14 +150,19 @@ def test_an_invalid_package_is_refused_with_every_problem_on_both_paths(tmp_path
 def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(
     installed: Path,
 ) -> None:
-    """The shortcut of ADR 0016: no planner, package reader, pydantic or YAML."""
+    """The shortcut of ADR 0016: no planner, package reader, pydantic or YAML. Of the package
+    layer it loads only the reader's file walk and the layout's manifest names (it walks the
+    package as the reader does) and nothing that builds models."""
     before = (installed / ".uze" / "receipts" / "every-kind.json").read_bytes()
     done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert "uze.commands.reinstall" in loaded
-    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.package",
-                           "yaml", "tomlkit", "pydantic", *HEAVY[4:])) == []
+    assert {"uze.commands.reinstall", "uze.package.tree"} <= set(loaded)
+    assert set(_heavy(loaded, ("uze.package",))) <= {
+        "uze.package", "uze.package.tree", "uze.package.layout", "uze.package.names",
+        "uze.package.issues", "uze.package.nesting"}
+    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "yaml", "tomlkit", "pydantic",
+                           *HEAVY[4:])) == []
     # the registry checks --harness; harness modules may load (containment reads them; they
     # import no package reader, YAML or TOML writer: adr/0035)
     assert (installed / ".uze" / "receipts" / "every-kind.json").read_bytes() == before

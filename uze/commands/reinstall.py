@@ -17,7 +17,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import re
 import stat
 import sys
 import time
@@ -31,6 +30,9 @@ from uze.commands.context import ScopeContext, load_created, open_scope, registe
 from uze.commands.results import InstallResult, RecordedPlan
 from uze.errors import UzeError
 from uze.harness_ids import parse_harnesses
+from uze.names import name_problem
+from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
+from uze.package.tree import read_file, walk_tree
 from uze.paths import LOCATION_ENV, Paths
 from uze.statcache import settled, stat_key
 from uze.store import Store, digest_bytes
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
     from uze.receipts import Receipt
 
 STAMP_SCHEMA: Final = 1
-_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")  # uze.package.names: anything else is refused
-_MAX_FILE_BYTES: Final = 16 * 1024 * 1024  # uze.package.tree.MAX_FILE_BYTES: bigger, no shortcut
 
 
 @functools.cache
@@ -197,12 +197,13 @@ def _same_inputs(stamped: object, ctx: ScopeContext) -> bool:
 
 
 def _package_name(source: Path) -> str | None:
-    """The name in the package's manifest (the root plugin.json first, as the reader does)."""
-    for manifest in (source / "plugin.json", source / ".claude-plugin" / "plugin.json"):
+    """The name in the package's manifest (the root plugin.json first, as the reader's layout
+    does), if the reader would accept it."""
+    for manifest in (source / PORTABLE_MANIFEST, source / CLAUDE_MANIFEST):
         if manifest.is_file():
             data: Any = json.loads(manifest.read_bytes())
             name = data.get("name") if isinstance(data, dict) else None
-            return name if isinstance(name, str) and _NAME.fullmatch(name) else None
+            return name if isinstance(name, str) and name_problem(name) is None else None
     return None
 
 
@@ -231,27 +232,17 @@ def _intact(path: Path, digest: str) -> bytes | None:
 
 
 def _package_files(root: Path) -> dict[str, tuple[str, bool]] | None:
-    """Relative path -> (digest, executable) of every file under `root` (`.git/` at the root
-    aside, as the reader does); None at a link, special file or oversize file, which the
-    reader treats in ways not worth repeating here."""
-    found: dict[str, tuple[str, bool]] = {}
-    pending = [("", str(root))]
-    while pending:
-        prefix, folder = pending.pop()
-        with os.scandir(folder) as entries:
-            for entry in entries:
-                rel = f"{prefix}/{entry.name}" if prefix else entry.name
-                if entry.is_dir(follow_symlinks=False):
-                    if rel != ".git":
-                        pending.append((rel, entry.path))
-                    continue
-                info = entry.stat(follow_symlinks=False)  # a link is not S_ISREG: no shortcut
-                if not stat.S_ISREG(info.st_mode) or info.st_size > _MAX_FILE_BYTES:
-                    return None
-                with open(entry.path, "rb") as handle:  # noqa: PTH123 (a str path per file)
-                    data = handle.read()
-                found[rel] = (digest_bytes(data), bool(info.st_mode & stat.S_IXUSR))
-    return found
+    """Package path -> (digest, executable) of every file the reader would read under `root`
+    (its own walk, `uze.package.tree.walk_tree`); None when the walk or a read finds a problem,
+    which the full install reports."""
+    tree, found = walk_tree(root)
+    files: dict[str, tuple[str, bool]] = {}
+    for item in found:
+        data = read_file(item, tree.issues)
+        if data is None:
+            break
+        files[item.relpath] = (digest_bytes(data), item.executable)
+    return None if tree.issues else files
 
 
 def _bookkeeping_current(ctx: ScopeContext) -> bool:

@@ -1,24 +1,42 @@
-"""The package layer: read a plugin package folder and validate it. This layer never writes."""
+"""The package layer: read a plugin package folder and validate it. This layer never writes.
+
+The names below load on first use (PEP 562), so importing one light module of the layer
+(`uze.package.tree`, the file walk the re-install shortcut shares) does not load the reader,
+its validators and YAML.
+"""
 
 from __future__ import annotations
 
-from uze.package.model import (
-    Agent,
-    ClaudeHookGroup,
-    ClaudeHooks,
-    Command,
-    HookGroup,
-    HookHandler,
-    HooksFile,
-    InvokePolicy,
-    Manifest,
-    McpServer,
-    Package,
-    PackageFile,
-    Skill,
-)
-from uze.package.reader import read_package
-from uze.package.tree import MAX_FILE_BYTES, MAX_PACKAGE_BYTES
+import importlib
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from uze.package.model import (
+        Agent,
+        ClaudeHookGroup,
+        ClaudeHooks,
+        Command,
+        HookGroup,
+        HookHandler,
+        HooksFile,
+        InvokePolicy,
+        Manifest,
+        McpServer,
+        Package,
+        PackageFile,
+        Skill,
+    )
+    from uze.package.reader import read_package
+    from uze.package.tree import MAX_FILE_BYTES, MAX_PACKAGE_BYTES
+
+_HOMES: Final = {
+    **dict.fromkeys(("Agent", "ClaudeHookGroup", "ClaudeHooks", "Command", "HookGroup",
+                     "HookHandler", "HooksFile", "InvokePolicy", "Manifest", "McpServer",
+                     "Package", "PackageFile", "Skill"), "uze.package.model"),
+    "read_package": "uze.package.reader",
+    "MAX_FILE_BYTES": "uze.package.tree",
+    "MAX_PACKAGE_BYTES": "uze.package.tree",
+}
 
 __all__ = [
     "MAX_FILE_BYTES",
@@ -38,3 +56,13 @@ __all__ = [
     "Skill",
     "read_package",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name from the module that defines it."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'uze.package' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value

@@ -1,5 +1,5 @@
-"""Bounds on what a package file may make uze compute: nesting depth, YAML alias expansion,
-frontmatter size, and values a harness cannot hold.
+"""Bounds on what a package file may make uze compute: nesting depth (`uze.package.nesting`),
+YAML alias expansion, frontmatter size, and values a harness cannot hold.
 
 A hostile package can be small on disk and still cost without bound once read: `[[[[...]]]]`
 recurses the parsers out of stack, and YAML aliases (`&a [*b, *b]`) expand exponentially in
@@ -14,8 +14,8 @@ from typing import Any, Final
 
 import yaml
 
-MAX_DEPTH: Final = 64
-"""Deepest nesting of lists and mappings accepted in a package's JSON or YAML."""
+from uze.package.nesting import MAX_DEPTH
+
 MAX_YAML_NODES: Final = 10_000
 """Most values a frontmatter block may stand for once every alias is expanded."""
 MAX_FRONTMATTER_BYTES: Final = 256 * 1024
@@ -24,19 +24,6 @@ MAX_FRONTMATTER_BYTES: Final = 256 * 1024
 
 class LimitExceeded(ValueError):
     """The value is over one of the limits above; the message says which."""
-
-
-def depth_problem(value: object) -> str | None:
-    """Why `value` (parsed JSON) is nested too deeply, or None. Iterative: never recurses."""
-    pending: list[tuple[object, int]] = [(value, 0)]
-    while pending:
-        node, depth = pending.pop()
-        children: Any = node.values() if isinstance(node, dict) else node \
-            if isinstance(node, list) else ()
-        if children and depth >= MAX_DEPTH:
-            return f"nested more than {MAX_DEPTH} levels deep"
-        pending.extend((child, depth + 1) for child in children)
-    return None
 
 
 class _BoundedLoader(yaml.SafeLoader):

@@ -10,6 +10,7 @@ import msgspec
 from uze.package.claude_hooks import ClaudeHookGroup, ClaudeHooks
 from uze.package.hooks import HookGroup, HookHandler, HooksFile
 from uze.package.manifest import Manifest, McpServer
+from uze.package.tree import PackageFile
 
 __all__ = [
     "Agent",
@@ -26,14 +27,6 @@ __all__ = [
     "PackageFile",
     "Skill",
 ]
-
-
-class PackageFile(msgspec.Struct, frozen=True):
-    """One file's exact bytes; `relpath` is POSIX, NFC and relative to the package root."""
-
-    relpath: str
-    data: bytes
-    executable: bool
 
 
 class InvokePolicy(msgspec.Struct, frozen=True):

@@ -12,8 +12,7 @@ from typing import Final
 import msgspec
 
 from uze.package.issues import issue, json_issue
-from uze.package.limits import MAX_DEPTH, depth_problem
-from uze.package.model import PackageFile
+from uze.package.nesting import MAX_DEPTH, depth_problem
 
 MAX_FILE_BYTES: Final = 16 * 1024 * 1024
 MAX_PACKAGE_BYTES: Final = 256 * 1024 * 1024
@@ -26,10 +25,22 @@ _SPECIAL_KINDS: Final = (
 )
 
 
-class _Pending(msgspec.Struct, frozen=True):
+class PackageFile(msgspec.Struct, frozen=True):
+    """One file's exact bytes; `relpath` is POSIX, NFC and relative to the package root."""
+
     relpath: str
-    real: Path
+    data: bytes
     executable: bool
+
+
+class FoundFile(msgspec.Struct, frozen=True):
+    """A regular file the walk found and may read: its package path, where it really is (a
+    link inside the package resolved) and whether its owner may execute it."""
+
+    relpath: str
+    real: str
+    executable: bool
+    size: int
 
 
 class Tree(msgspec.Struct):
@@ -101,12 +112,16 @@ def _special_kind(mode: int) -> str:
 
 
 class _Walk(msgspec.Struct):
-    root: Path
+    """The walk's state. Paths are `str` (a `Path` per file was most of the walk's time);
+    `root` and every folder in a `chain` are resolved, so a path built below them by name is
+    real too, and only a link needs resolving."""
+
+    root: str
     tree: Tree
     skip: frozenset[str] = frozenset()
-    pending: list[_Pending] = msgspec.field(default_factory=list)
+    pending: list[FoundFile] = msgspec.field(default_factory=list)
 
-    def folder(self, real: Path, relfolder: str, chain: frozenset[Path]) -> None:
+    def folder(self, real: str, relfolder: str, chain: frozenset[str]) -> None:
         try:
             entries = sorted(os.scandir(real), key=lambda entry: entry.name)
         except OSError as error:
@@ -124,10 +139,10 @@ class _Walk(msgspec.Struct):
                 self.tree.seen.add(relpath)
                 self.tree.issues.append(issue(_display(relpath), problem))
                 continue
-            self.entry(real / entry.name, relpath, chain)
+            self.entry(entry, relpath, chain)
 
-    def entry(self, path: Path, relpath: str, chain: frozenset[Path]) -> None:
-        found = self.target(path, relpath)
+    def entry(self, entry: os.DirEntry[str], relpath: str, chain: frozenset[str]) -> None:
+        found = self.link_target(entry, relpath) if entry.is_symlink() else self.own(entry, relpath)
         if found is None:
             return
         real, info = found
@@ -136,28 +151,36 @@ class _Walk(msgspec.Struct):
         else:
             self.file(real, relpath, info)
 
-    def target(self, path: Path, relpath: str) -> tuple[Path, os.stat_result] | None:
+    def own(self, entry: os.DirEntry[str], relpath: str) -> tuple[str, os.stat_result] | None:
+        """Stat an entry that is not a link."""
+        try:
+            return entry.path, entry.stat(follow_symlinks=False)
+        except OSError as error:
+            return self.refuse(relpath, f"cannot read: {error.strerror}")
+
+    def link_target(self, entry: os.DirEntry[str], relpath: str
+                    ) -> tuple[str, os.stat_result] | None:
         """Resolve a link (only while it stays inside the package) and stat what it names."""
         try:
-            real = path.resolve() if path.is_symlink() else path
+            real = str(Path(entry.path).resolve())
         except RuntimeError:  # Python 3.11 raises it for a symlink loop
             return self.refuse(relpath, "cannot read: symbolic link loops")
-        if not real.is_relative_to(self.root):
+        if real != self.root and not real.startswith(f"{self.root}/"):
             return self.refuse(relpath, "symbolic link points outside the package")
         try:
-            return real, real.stat()
+            return real, os.stat(real)  # noqa: PTH116 (a str path)
         except FileNotFoundError:
             return self.refuse(relpath, "cannot read: symbolic link target does not exist")
         except OSError as error:
             return self.refuse(relpath, f"cannot read: {error.strerror}")
 
-    def refuse(self, relpath: str, problem: str) -> tuple[Path, os.stat_result] | None:
+    def refuse(self, relpath: str, problem: str) -> tuple[str, os.stat_result] | None:
         """Record `relpath` as a file that cannot be carried; always returns None."""
         self.tree.seen.add(relpath)
         self.tree.issues.append(issue(relpath, problem))
         return None
 
-    def subfolder(self, real: Path, relpath: str, chain: frozenset[Path]) -> None:
+    def subfolder(self, real: str, relpath: str, chain: frozenset[str]) -> None:
         if real in chain:
             self.tree.issues.append(
                 issue(relpath, "symbolic link loops back to a folder that contains it")
@@ -166,7 +189,7 @@ class _Walk(msgspec.Struct):
         self.tree.folders.add(relpath)
         self.folder(real, relpath, chain | {real})
 
-    def file(self, real: Path, relpath: str, info: os.stat_result) -> None:
+    def file(self, real: str, relpath: str, info: os.stat_result) -> None:
         self.tree.seen.add(relpath)
         if not stat.S_ISREG(info.st_mode):
             kind = _special_kind(info.st_mode)
@@ -180,13 +203,19 @@ class _Walk(msgspec.Struct):
         else:
             self.tree.total_bytes += info.st_size
             executable = bool(info.st_mode & stat.S_IXUSR)
-            self.pending.append(_Pending(relpath, real, executable))
+            self.pending.append(FoundFile(relpath, real, executable, info.st_size))
 
 
-def _read(item: _Pending, issues: list[str]) -> bytes | None:
+def read_file(item: FoundFile, issues: list[str]) -> bytes | None:
+    """The bytes of a file the walk found; None (with an issue) if it cannot be read or grew
+    over MAX_FILE_BYTES since the walk measured it."""
     try:
-        with item.real.open("rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
+        with open(item.real, "rb") as handle:  # noqa: PTH123 (a str path per file)
+            # The size the walk saw, plus one byte to notice growth (a read of the limit
+            # allocates the limit, 16 MiB, per file); a grown file is read up to the limit.
+            data = handle.read(item.size + 1)
+            if len(data) > item.size:
+                data += handle.read(MAX_FILE_BYTES + 1 - len(data))
     except OSError as error:
         issues.append(issue(item.relpath, f"cannot read: {error.strerror}"))
         return None
@@ -196,24 +225,31 @@ def _read(item: _Pending, issues: list[str]) -> bytes | None:
     return data
 
 
-def read_tree(root: Path, skip: frozenset[str] = frozenset()) -> Tree:
-    """Walk the package folder `root` and read every file in it (`.git/` at the root aside,
-    and the root entries named in `skip`).
+def walk_tree(root: Path, skip: frozenset[str] = frozenset()) -> tuple[Tree, list[FoundFile]]:
+    """Walk the package folder `root` without reading a file (`.git/` at the root aside, and
+    the root entries named in `skip`): the tree (paths seen, folders, problems, total size; no
+    file contents) and the files to read, sorted by package path.
 
     Symbolic links are followed only while they stay inside the package. Problems (unsafe
     links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.
-    When the package is over MAX_PACKAGE_BYTES no file contents are read.
+    When the package is over MAX_PACKAGE_BYTES that is a problem and no file is to be read.
     """
-    real_root = root.resolve()
+    real_root = str(root.resolve())
     walk = _Walk(real_root, Tree(), skip)
     walk.folder(real_root, "", frozenset({real_root}))
     tree = walk.tree
     if tree.total_bytes > MAX_PACKAGE_BYTES:
         size, limit = tree.total_bytes, _mib(MAX_PACKAGE_BYTES)
         tree.issues.append(issue(".", f"package is {size} bytes; the limit is {limit}"))
-        return tree
-    for item in sorted(walk.pending, key=lambda pending: pending.relpath):
-        data = _read(item, tree.issues)
+        return tree, []
+    return tree, sorted(walk.pending, key=lambda found: found.relpath)
+
+
+def read_tree(root: Path, skip: frozenset[str] = frozenset()) -> Tree:
+    """`walk_tree`, then every file it found read into `Tree.files` (the reader's input)."""
+    tree, found = walk_tree(root, skip)
+    for item in found:
+        data = read_file(item, tree.issues)
         if data is not None:
             tree.files[item.relpath] = PackageFile(item.relpath, data, item.executable)
     return tree

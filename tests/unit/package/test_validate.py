@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import io
 import os
 import socket
 import unicodedata
@@ -521,14 +520,13 @@ def test_unreadable_file_is_an_issue(
     build: Builder, issues_of: Issues, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = build({"locked.md": "a\n"})
-    real_open: Callable[..., IO[Any]] = Path.open
 
-    def open_(self: Path, *args: Any, **kwargs: Any) -> IO[Any]:
-        if self.name == "locked.md":
+    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the reader opens str paths
+        if Path(path).name == "locked.md":
             raise PermissionError(errno.EACCES, "Permission denied")
-        return real_open(self, *args, **kwargs)
+        return open(path, *args, **kwargs)  # noqa: PTH123
 
-    monkeypatch.setattr(Path, "open", open_)
+    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
 
     assert issues_of(root) == ["locked.md: cannot read: Permission denied"]
 
@@ -537,16 +535,32 @@ def test_file_that_grows_past_the_limit_while_read_is_an_issue(
     build: Builder, issues_of: Issues, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     root = build({"growing.log": "small\n"})
-    real_open: Callable[..., IO[Any]] = Path.open
 
-    def open_(self: Path, *args: Any, **kwargs: Any) -> IO[Any]:
-        if self.name == "growing.log":
-            return io.BytesIO(b"x" * (MAX_FILE_BYTES + 1))
-        return real_open(self, *args, **kwargs)
+    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the file grows after the walk
+        if Path(path).name == "growing.log":
+            Path(path).write_bytes(b"x" * (MAX_FILE_BYTES + 1))
+        return open(path, *args, **kwargs)  # noqa: PTH123
 
-    monkeypatch.setattr(Path, "open", open_)
+    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
 
     assert issues_of(root) == ["growing.log: file is larger than 16 MiB"]
+
+
+def test_file_that_grows_within_the_limit_while_read_is_read_whole(
+    build: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The reader reads the size the walk saw plus one byte, then the rest up to the limit."""
+    root = build({"plugin.json": '{"name": "grows"}\n', "growing.md": "small\n"})
+    grown = b"y" * 70_000
+
+    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the file grows after the walk
+        if Path(path).name == "growing.md":
+            Path(path).write_bytes(grown)
+        return open(path, *args, **kwargs)  # noqa: PTH123
+
+    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
+
+    assert read_package(root).files["growing.md"].data == grown
 
 
 def test_fifo_is_an_issue(build: Builder, issues_of: Issues) -> None:
