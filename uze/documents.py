@@ -1,5 +1,5 @@
-"""The JSON documents of command results (`--json`): plain data, no rich, so the fast path
-of `uze.__main__` prints them without loading the tables of `uze.render`."""
+"""The JSON documents of command results (`--json`): plain data, no rich, so `uze.cli` prints
+them without loading the tables of `uze.render`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""Human views of command results: rich renderables, and the console they are printed on
-(JSON: uze.documents). Printed by cli.py and by the typer-free fast path of uze.__main__, so
-both print the same bytes."""
+"""Human views of command results: rich renderables, and the consoles `uze.cli` prints them
+on (JSON: uze.documents). Nothing here prints a view (ADR 0037)."""
 
 from __future__ import annotations
 
@@ -81,13 +80,6 @@ def stdout_console() -> Console:
     if first.is_terminal and (_color != "always" or sys.stdout.isatty()):
         return first
     return console(width=160)
-
-
-def show(renderables: Iterable[RenderableType]) -> None:
-    """Print a view on standard output."""
-    console = stdout_console()
-    for item in renderables:
-        console.print(item)
 
 
 class Cell:

@@ -157,7 +157,7 @@ def test_color_switch_and_no_color(sandbox: Sandbox, uze: Uze, path: str) -> Non
 
     def run(*args: str, **env: str) -> str:
         argv = ["-m", "uze"] if path == "fast" else [
-            "-c", "import sys; sys.argv[0] = 'uze'; from uze.cli import main; main()"]
+            "-c", "import sys; sys.argv[0] = 'uze'; from uze.cli import full_main; full_main()"]
         clean = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
         done = subprocess.run([sys.executable, *argv, *args], cwd=sandbox.project,
                               env={**clean, **env, "PYTHONPATH": str(REPO)}, capture_output=True,

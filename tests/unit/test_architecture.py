@@ -52,6 +52,40 @@ def test_only_cli_imports_typer(path: Path) -> None:
     assert "typer" not in _imports(_tree(path))
 
 
+# The entry modules print (ADR 0037): cli.py every command's output and errors, __main__.py
+# `uze --version` alone. The hook wrapper is a program of its own that harnesses run, and
+# capabilities/table.py prints the README's table when run as a script.
+PRINTERS = {"cli.py", "__main__.py", "wrapper_script.py", "table.py"}
+
+
+def _prints(module: ast.Module) -> list[str]:
+    found = []
+    for node in ast.walk(module):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "print":
+            found.append(f"line {node.lineno}: print()")
+        elif isinstance(func, ast.Attribute) and func.attr == "print":
+            found.append(f"line {node.lineno}: .print()")
+        elif isinstance(func, ast.Attribute) and func.attr == "write" and \
+                isinstance(func.value, ast.Attribute) and func.value.attr in ("stdout", "stderr"):
+            found.append(f"line {node.lineno}: {func.value.attr}.write()")
+    return found
+
+
+def test_the_print_finder_finds_prints() -> None:
+    module = ast.parse("print(1)\nconsole.print(2)\nsys.stderr.write('x')\nfile.write(b'')\n")
+    assert _prints(module) == ["line 1: print()", "line 2: .print()", "line 3: stderr.write()"]
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(SOURCE).as_posix())
+def test_only_the_entry_modules_print(path: Path) -> None:
+    if path.name in PRINTERS:
+        return
+    assert _prints(_tree(path)) == []
+
+
 # cli.py writes the bug log of exit code 3 (its only write); store is built on fs helpers.
 ALLOWED_WRITERS = {"fs.py", "cli.py"}
 

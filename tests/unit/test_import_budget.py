@@ -23,7 +23,7 @@ PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
 # harness modules (uze.harnesses.*) may load: containment and the trust gate read them, and
 # they import none of these (adr/0035).
 HEAVY = ("uze.plan", "uze.commands.install", "uze.package", "uze.store",
-         "uze.cli", "uze.render", "tomlkit", "yaml", "typer", "click", "rich")
+         "uze.cli_help", "uze.render", "tomlkit", "yaml", "typer", "click", "rich")
 SHOW_MODULES = """
 import contextlib, io, json, sys
 sys.argv = ["uze", *sys.argv[1:]]
@@ -35,7 +35,8 @@ with contextlib.redirect_stdout(io.StringIO()) as out:
         assert not stop.code, stop.code
 print(json.dumps(sorted(sys.modules)))
 """
-FULL_CLI = "import sys; sys.argv[0] = 'uze'; from uze.cli import main; main()"
+# The typer command line, which parses every line (`uze.cli.main` takes the fast path first).
+FULL_CLI = "import sys; sys.argv[0] = 'uze'; from uze.cli import full_main; full_main()"
 
 
 def _python(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -84,7 +85,7 @@ def test_read_only_human_command_prints_its_table_without_the_parser(installed: 
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert {"uze.render", "rich.table"} <= set(loaded)
-    assert _heavy(loaded, ("uze.cli", "typer", "click", "pydantic", "uze.plan", "uze.package",
+    assert _heavy(loaded, ("uze.cli_help", "typer", "click", "pydantic", "uze.plan", "uze.package",
                            "uze.store", "tomlkit", "yaml")) == []
 
 
@@ -98,7 +99,7 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     loaded = json.loads(done.stdout)
     assert "uze.commands.uninstall" in loaded
     assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.package",
-                           "uze.store", "yaml", "uze.cli", "uze.render", "typer", "click",
+                           "uze.store", "yaml", "uze.cli_help", "uze.render", "typer", "click",
                            "rich", "pydantic")) == []  # harness modules: see HEAVY
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
@@ -114,7 +115,7 @@ def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert {"uze.commands.install", "uze.package.manifest", "uze.package.hooks"} <= set(loaded)
-    assert _heavy(loaded, ("uze.cli", "uze.render", "typer", "click", "rich", "pydantic",
+    assert _heavy(loaded, ("uze.cli_help", "uze.render", "typer", "click", "rich", "pydantic",
                            "uze.package.problems")) == []
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 

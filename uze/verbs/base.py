@@ -1,0 +1,86 @@
+"""The command table's types (ADR 0037): a parameter, a verb, a parsed line, and what the
+table's entries share (common options, the core calls' arguments).
+
+Nothing here prints or imports a command's modules: an entry's core call and view load them
+when called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import msgspec
+
+from uze.location import checked_scope
+
+Call = dict[str, Any]
+"""A parsed command line: every parameter's `dest` with its value (the default if not given)."""
+ParamKind = Literal["flag", "text", "path", "argument", "path-argument", "arguments"]
+
+
+class Param(msgspec.Struct, frozen=True):
+    """One option or argument. `flag` is its option name ("" for the argument); `default` is
+    None for an argument that may be left out, and `...` for one that is required."""
+
+    dest: str
+    kind: ParamKind
+    help: str
+    flag: str = ""
+    default: Any = None
+
+
+class Verb(msgspec.Struct, frozen=True):
+    """One command. `run` is its core call, `document` its `--json` output, `view` its human
+    output (rich renderables; a `str` is one plain line). `fast`: parsed without typer.
+    `asks`: may ask for consent at a terminal (`trust` is then retried as True). `progress`:
+    the label of its progress display. `finish`: after printing, the exit code (it may raise)."""
+
+    path: str
+    help: str
+    params: tuple[Param, ...]
+    run: Callable[[Call], Any]
+    document: Callable[[Any], dict[str, Any]]
+    view: Callable[[Any, Call], list[Any]]
+    fast: bool = False
+    asks: bool = False
+    progress: Callable[[Call], str] | None = None
+    finish: Callable[[Any], int] | None = None
+
+
+def paths() -> Any:
+    """The locations of this run (`uze.paths.Paths`, read from the environment)."""
+    from uze.paths import Paths  # start-up: only a command that runs reads the environment
+
+    return Paths.from_env()
+
+
+def project(call: Call) -> Path | None:
+    """The `--project` folder given, or None."""
+    return None if call["project"] is None else Path(call["project"])
+
+
+def lines(result: Any, _call: Call) -> list[Any]:
+    """The human view of a result that has `lines()`."""
+    return list(result.lines())
+
+
+def to_json(result: Any) -> dict[str, Any]:
+    """The `--json` document of a result that has `to_json()`."""
+    document: dict[str, Any] = result.to_json()
+    return document
+
+
+PROJECT: Final = Param("project", "path",
+                       "Project folder (default: nearest .uze/ or .git ancestor).", "--project")
+JSON: Final = Param("as_json", "flag", "Print one JSON document on stdout.", "--json")
+DRY_RUN: Final = Param("dry_run", "flag", "Print the plan; write nothing.", "--dry-run")
+FORCE: Final = Param("force", "flag", "Also replace or remove artifacts the user edited.",
+                     "--force")
+SCOPE: Final = Param("scope", "text", "project or user.", "--scope", "project")
+
+
+def scope(call: Call) -> Any:
+    """The `--scope` given, checked: project or user."""
+    return checked_scope(call["scope"], ("project", "user"))

@@ -1,0 +1,236 @@
+"""The everyday commands of the table: install, uninstall, outdated, update, status, list,
+check and doctor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Final
+
+from uze.documents import check_json, install_json, uninstall_json
+from uze.errors import UsageError
+from uze.inert import inert
+from uze.location import checked_scope
+from uze.verbs.base import (
+    DRY_RUN,
+    FORCE,
+    JSON,
+    PROJECT,
+    SCOPE,
+    Call,
+    Param,
+    Verb,
+    lines,
+    paths,
+    project,
+    scope,
+    to_json,
+)
+
+# --------------------------------------------------------------------------- install
+
+
+def _install(call: Call) -> Any:
+    if call["frozen"] and call["source"] is not None:
+        raise UsageError("--frozen installs uze.lock: give no SOURCE",
+                         hint="run `uze install --frozen` alone")
+    from uze.commands.acquire import Options  # start-up: the install path loads on use
+
+    options = Options(scope=scope(call), project=project(call), harness=call["harness"],
+                      dry_run=call["dry_run"], force=call["force"], trust=call["trust"],
+                      replace=call["replace"])
+    if call["source"] is None:  # no SOURCE: converge to uze.toml + uze.lock
+        from uze.commands.converge import converge  # start-up: the install path loads on use
+
+        return converge(paths(), options, Path.cwd(), frozen=call["frozen"])
+    from uze.commands.acquire import install_source  # start-up: the install path loads on use
+
+    return install_source(paths(), call["source"], options, Path.cwd(), ref=call["ref"],
+                          subdirectory=call["subdirectory"])
+
+
+def _install_json(result: Any) -> dict[str, Any]:
+    if not hasattr(result, "result"):  # a converge
+        from uze.commands.converge import converge_json  # start-up: JSON of one command
+
+        return converge_json(result)
+    return install_json(result.result)
+
+
+def _install_view(result: Any, _call: Call) -> list[Any]:
+    if not hasattr(result, "result"):  # a converge
+        return list(result.lines())
+    from uze.render import install_view  # start-up: rich loads only for a human view
+
+    return install_view(result.result)
+
+
+INSTALL = Verb(
+    "install", "Install a package (or, with no SOURCE, everything uze.toml and uze.lock say).",
+    (Param("source", "argument", "Folder, git URL, owner/repo[@ref] or plugin@marketplace "
+                                 "(none: install uze.toml + uze.lock)."),
+     PROJECT, SCOPE,
+     Param("harness", "text", "H[,H...] or all (default: detected).", "--harness"),
+     Param("ref", "text", "Branch, tag or commit of a git source.", "--ref", ""),
+     Param("subdirectory", "text", "The package's folder inside a git source.",
+           "--subdirectory", ""),
+     Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
+     Param("replace", "flag", "Replace a package of this name installed from another source.",
+           "--replace"),
+     DRY_RUN, JSON, FORCE,
+     Param("trust", "flag", "Accept the commands the package runs.", "--trust")),
+    _install, _install_json, _install_view, fast=True, asks=True,
+    progress=lambda call: " ".join(filter(None, ("install", call["source"]))))
+
+
+# --------------------------------------------------------------------------- uninstall
+
+
+def _uninstall(call: Call) -> Any:
+    from uze.commands.uninstall import uninstall  # start-up: one command's module
+
+    return uninstall(paths(), call["name"], scope=scope(call), project=project(call),
+                     dry_run=call["dry_run"], force=call["force"], cwd=Path.cwd())
+
+
+def _uninstall_view(result: Any, _call: Call) -> list[Any]:
+    from uze.render import uninstall_view  # start-up: rich loads only for a human view
+
+    return uninstall_view(result)
+
+
+UNINSTALL = Verb(
+    "uninstall", "Remove what uze owns; keep and report every artifact the user edited.",
+    (Param("name", "argument", "Package name.", default=...), PROJECT, SCOPE, DRY_RUN, JSON,
+     FORCE),
+    _uninstall, uninstall_json, _uninstall_view, fast=True,
+    progress=lambda call: f"uninstall {call['name']}")
+
+
+# --------------------------------------------------------------------------- outdated, update
+
+NAMES: Final = Param("names", "arguments", "Package names (default: all pinned).")
+
+
+def _outdated(call: Call) -> Any:
+    from uze.commands.acquire import Options  # start-up: one command's module
+    from uze.commands.update import outdated  # start-up: one command's module
+
+    return outdated(paths(), tuple(call["names"] or ()),
+                    Options(scope=scope(call), project=project(call)), Path.cwd())
+
+
+def _update(call: Call) -> Any:
+    from uze.commands.acquire import Options  # start-up: one command's module
+    from uze.commands.update import update  # start-up: one command's module
+
+    options = Options(scope=scope(call), project=project(call), dry_run=call["dry_run"],
+                      force=call["force"], trust=call["trust"])
+    return update(paths(), tuple(call["names"] or ()), options, Path.cwd())
+
+
+OUTDATED = Verb(
+    "outdated", "Show each pinned package against what its ref points at now; writes nothing.",
+    (NAMES, PROJECT, SCOPE, JSON), _outdated, to_json, lines)
+UPDATE = Verb(
+    "update", "Move pins to what each ref points at now and install there (shows old -> new).",
+    (NAMES, PROJECT, SCOPE, DRY_RUN, JSON, FORCE,
+     Param("trust", "flag", "Accept the commands the new versions run.", "--trust")),
+    _update, to_json, lines, asks=True)
+
+
+# --------------------------------------------------------------------------- status, list
+
+
+def _status(call: Call) -> Any:
+    from uze.commands.status import status  # start-up: one command's module
+
+    where = checked_scope(call["scope"], ("project", "user", "all"))
+    return status(paths(), call["name"], scope=where, project=project(call), cwd=Path.cwd())
+
+
+def _status_view(result: Any, call: Call) -> list[Any]:
+    from uze.render import status_view  # start-up: rich loads only for a human view
+
+    return status_view(result, full=call["name"] is not None)
+
+
+STATUS = Verb(
+    "status", "Show every package at a glance, or with NAME each projection's route and whether "
+              "it is\nstill as uze wrote it.",
+    (Param("name", "argument", "Package name (default: all)."), PROJECT,
+     Param("scope", "text", "project, user or all.", "--scope", "all"), JSON),
+    _status, to_json, _status_view, fast=True)
+
+
+def _list(call: Call) -> Any:
+    from uze.commands.listing import list_installed  # start-up: one command's module
+
+    return list_installed(paths(), project=project(call), cwd=Path.cwd())
+
+
+def _list_json(result: Any) -> dict[str, Any]:
+    from uze.commands.listing import listing_json  # start-up: one command's module
+
+    return listing_json(*result)
+
+
+def _list_view(result: Any, _call: Call) -> list[Any]:
+    from uze.render import list_view  # start-up: rich loads only for a human view
+
+    return list_view(result[1])
+
+
+LIST = Verb("list", "List installed packages (project and user scope).", (PROJECT, JSON),
+            _list, _list_json, _list_view, fast=True)
+
+
+# --------------------------------------------------------------------------- check, doctor
+
+
+def _check(call: Call) -> Any:
+    from uze.commands.check import check  # start-up: one command's module
+
+    return check(paths(), Path(call["source"]), harness=call["harness"], cwd=Path.cwd(),
+                 strict=call["strict"])
+
+
+def _check_view(result: Any, _call: Call) -> list[Any]:
+    from uze.render import check_view  # start-up: rich loads only for a human view
+
+    return check_view(result)
+
+
+CHECK = Verb(
+    "check", "Validate a package and print the route each resource would take; writes nothing.",
+    (Param("source", "path-argument", "Package folder.", default=...),
+     Param("harness", "text", "H[,H...] or all (default: all).", "--harness"), JSON,
+     Param("strict", "flag", "Refuse on warnings too (for authors and CI).", "--strict")),
+    _check, check_json, _check_view,
+    finish=lambda result: 1 if result.plan.unmet_requirements() else 0)
+
+
+def _doctor(call: Call) -> Any:
+    from uze.commands.doctor import doctor  # start-up: one command's module
+
+    return doctor(paths(), project=project(call), cwd=Path.cwd(), probe=call["probe"])
+
+
+def _doctor_view(result: Any, _call: Call) -> list[Any]:
+    from uze.commands.doctor import explain, probe_lines  # start-up: one command's module
+    from uze.render import add_row, new_table  # start-up: rich loads only for a human view
+
+    table = new_table("harness", "installed", "version", "discovery", "behavior", "status",
+                      "skill roots")
+    for h in result.harnesses:
+        add_row(table, h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
+                h.behavior, h.status, "\n".join(h.skill_roots) or "-")
+    return [table, *(inert(line) for h in result.harnesses
+                     for line in explain(h) + probe_lines(h))]
+
+
+DOCTOR = Verb(
+    "doctor", "Show each harness: installed, version, what evidence proves, skill roots and "
+              "collisions.",
+    (PROJECT, JSON, Param("probe", "flag", "Run each installed harness's own listings against "
+                                           "this project.", "--probe")),
+    _doctor, to_json, _doctor_view)
