@@ -7,6 +7,7 @@ without typer, ADR 0037).
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -30,7 +31,6 @@ def main() -> None:
         finally:
             sys.stdout.flush()
     except BrokenPipeError:
-        import os
 
         devnull = os.open(os.devnull, os.O_WRONLY)  # the interpreter's last flush goes there
         os.dup2(devnull, sys.stdout.fileno())

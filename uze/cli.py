@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from uze import __version__
-from uze.errors import UsageError, UzeError
+from uze.errors import AccessDenied, TrustRequired, UsageError, UzeError
 from uze.inert import inert
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
 
@@ -53,7 +53,6 @@ def _print_error(exc: UzeError) -> int:
 def failure_code(exc: BaseException) -> int:
     """Render what escaped a command (never a traceback) and return its exit code."""
     if isinstance(exc, PermissionError) and exc.filename is not None:
-        from uze.errors import AccessDenied
 
         exc = AccessDenied(os.fsdecode(exc.filename), exc.strerror or "permission denied")
     if isinstance(exc, UzeError):
@@ -85,7 +84,6 @@ def _attempt(verb: Verb, call: Call) -> Any:
 def _asking(verb: Verb, call: Call) -> Any:
     """Run the verb; if the package needs consent, ask once on a terminal (not with --json),
     else refuse."""
-    from uze.errors import TrustRequired
 
     try:
         return _attempt(verb, call)

@@ -30,6 +30,8 @@ from uze.evidence import (
     latest,
 )
 from uze.harnesses import HARNESS_IDS, REGISTRY
+from uze.package.claude_hooks import ClaudeHookGroup
+from uze.package.hooks import HooksFile
 
 CLAIMED_ROUTES: Final = ("native", "adapted")
 HARNESS_ORDER: Final = HARNESS_IDS
@@ -54,7 +56,6 @@ def feature(capability: str) -> str:
 def _hook_claimed(harness: str, capability: str) -> bool:
     """Whether uze delivers a PreToolUse shell group with this effect as native or adapted."""
     from uze.hooks.delivery import deliver_hooks
-    from uze.package.hooks import HooksFile
 
     group = {"matcher": "shell", "effect": _HOOK_EFFECTS[capability],
              "hooks": [{"type": "command", "command": "true"}]}
@@ -74,7 +75,6 @@ _CLAUDE_GROUPS: Final = {
 def _claude_hook_claimed(harness: str, capability: str) -> bool:
     """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
     from uze.hooks.delivery import deliver_claude_group
-    from uze.package.claude_hooks import ClaudeHookGroup
 
     if REGISTRY[harness].claude_hooks_verbatim:  # in its settings, or the package's own plugin
         return True

@@ -5,12 +5,15 @@ Nothing else in uze reads os.environ, Path.home() or platformdirs: pass a Paths 
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
 import msgspec
+
+from uze.errors import UzeError
 
 PROJECT_MARKERS: Final = (".uze", ".git")
 # Every variable `env_dir` may read: the re-install shortcut keys its stamp on their values
@@ -72,7 +75,6 @@ class Paths(msgspec.Struct, frozen=True):
 def progress_delay(default: float) -> float:
     """UZE_PROGRESS_DELAY: seconds before long work draws its progress (0 to 3600), else
     `default` (unset, not a number, or out of range: progress is a display, never an error)."""
-    import math
 
     try:
         delay = float(os.environ.get("UZE_PROGRESS_DELAY", default))
@@ -83,14 +85,12 @@ def progress_delay(default: float) -> float:
 
 def _lock_timeout(text: str) -> float:
     """UZE_LOCK_TIMEOUT as seconds: a finite number, zero or more. Raises UzeError otherwise."""
-    import math
 
     try:
         value = float(text)
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value < 0:
-        from uze.errors import UzeError
 
         raise UzeError(f"UZE_LOCK_TIMEOUT={text!r} is not a number of seconds",
                        hint="set it to a number such as 10, or unset it (default 10)")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
+from uze import fs
 from uze.harnesses import REGISTRY
 from uze.probes import (
     PROBE_TIMEOUT,
@@ -206,7 +207,6 @@ def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
     """A new folder (a git project) holding copies of what uze delivered to the project that
     cannot run: skill folders, agent files and instruction files, at the same relative paths.
     No config file, hook, plugin or link is copied (ADR 0021). The caller removes it."""
-    from uze import fs
 
     scratch = fs.scratch_dir("uze-probe-")
     fs.make_dir(scratch / ".git")
@@ -230,7 +230,6 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     """Run the harness's own listings; one ProbeItem per delivered item. A listing that could
     start what a folder configures (`Probe.starts`) runs in a scratch project instead of the
     real one, and the project's MCP servers and hooks are then reported not probed."""
-    from uze import fs
 
     expected = expected_items(harness, scopes)
     project = next(iter(scopes.values())).location.project

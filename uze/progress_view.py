@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from uze import progress
+from uze.paths import progress_delay
 
 DELAY: Final = 0.5
 
@@ -85,7 +86,6 @@ class DelayedProgress(progress.Reporter):
 
 def _delay() -> float:
     """The delay in force: `DELAY` unless UZE_PROGRESS_DELAY says otherwise (uze.paths)."""
-    from uze.paths import progress_delay
 
     return progress_delay(DELAY)
 

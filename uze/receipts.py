@@ -17,6 +17,7 @@ import msgspec
 
 from uze.containment import relpath_problem
 from uze.errors import LinkRefused, ReceiptRefused, ReceiptUnreadable
+from uze.names import name_problem
 from uze.vocabulary import ConfigFormat, Kind, Route, Scope
 
 if TYPE_CHECKING:
@@ -205,7 +206,6 @@ def check_receipt(receipt: Receipt, path: Path, roots: Roots) -> Receipt:
     its scope is `roots`' scope, and every artifact names a place uze writes there, reached
     through no symbolic link in a project (ADR 0020). Else raise ReceiptRefused listing every
     problem, located: a receipt is refused whole, so nothing it names is touched."""
-    from uze.names import name_problem
 
     problems = []
     if receipt.name != path.name.removesuffix(".json"):

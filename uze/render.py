@@ -3,6 +3,8 @@ on (JSON: uze.documents). Nothing here prints a view (ADR 0037)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +56,6 @@ class _Console(Console):
 def quiet_stdout() -> None:
     """Point standard output at /dev/null, so nothing more (the interpreter's last flush
     included) can fail on a pipe whose reader has gone."""
-    import os
-    import sys
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
@@ -74,7 +74,6 @@ def console(*, stderr: bool = False, **options: Any) -> Console:
 def stdout_console() -> Console:
     """The console a human view is printed on; piped output is wide enough that tables do not
     fold."""
-    import sys
 
     first = console()
     if first.is_terminal and (_color != "always" or sys.stdout.isatty()):

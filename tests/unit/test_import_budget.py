@@ -4,10 +4,12 @@
 as the console script does) on a project where a package is installed into every harness; the
 modules they loaded are checked by name, not by time. Their fast path must print the same bytes
 and exit with the same code as the full (typer) command line, with `--json` and without it.
+Every import inside a function of uze/ is listed with its reason (`LAZY_IMPORTS`).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -274,3 +276,126 @@ def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: S
                                                            full.stderr)
     assert fast.returncode == 1 and "--trust" in fast.stderr
     assert not (sandbox.project / ".uze" / "receipts").exists()
+
+
+# Every import inside a function of uze/, by (importing module, imported module), with the
+# reason it is not at the top of its module: a start-up cost kept off a command that does not
+# need it, or an optional heavy dependency (issue 20 item 6). Anything else goes at the top.
+RICH = "start-up: rich loads only to print a human view, an error or a progress line"
+PARSER = "start-up: typer and click load only for a line the table's fast parse does not take"
+OWN = "start-up: a command line loads the modules of its own command only"
+READER = "start-up: the package reader (models, YAML) loads only when a package is read"
+RECEIPTS = "start-up: a scope without receipts loads no receipt model (ADR 0015)"
+PLANNER = "start-up: the planner loads only when the re-install shortcut cannot answer (ADR 0016)"
+GIT = "start-up: git sources load only for a git source or marketplace"
+MARKET = "start-up: marketplaces load only for plugin@marketplace"
+DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
+TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
+PYDANTIC = "optional heavy dependency: pydantic loads only for an invalid package (ADR 0017)"
+LAZY_IMPORTS = {
+    ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
+    ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
+    ("uze.agents_render", "tomlkit"): TOMLKIT,
+    ("uze.cli", "click"): "start-up: click's prompt loads only when a command asks for consent",
+    ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
+    ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
+    ("uze.cli", "typer"): PARSER,
+    ("uze.cli", "uze"): RICH,
+    ("uze.cli", "uze.cli_help"): PARSER,
+    ("uze.cli", "uze.progress_view"): RICH,
+    ("uze.commands.acquire", "uze.commands.install_verb"): PLANNER,
+    ("uze.commands.acquire", "uze.commands.marketplace"): MARKET,
+    ("uze.commands.acquire", "uze.package"): READER,
+    ("uze.commands.acquire", "uze.sources.git"): GIT,
+    ("uze.commands.artifacts", "uze.receipts"): RECEIPTS,
+    ("uze.commands.context", "uze.lock"): DECLARED,
+    ("uze.commands.context", "uze.receipts"): RECEIPTS,
+    ("uze.commands.converge", "uze.commands"):
+        "start-up: artifact checks load only when a pinned package has a receipt",
+    ("uze.commands.converge", "uze.commands.install"): PLANNER,
+    ("uze.commands.converge", "uze.package"): READER,
+    ("uze.commands.converge", "uze.sources.git"): GIT,
+    ("uze.commands.doctor", "uze.probe_run"): "start-up: harness probes load only with --probe",
+    ("uze.commands.install_verb", "uze.commands.install"): PLANNER,
+    ("uze.commands.marketplace", "uze.package"): READER,
+    ("uze.commands.marketplace", "uze.sources.git"): GIT,
+    ("uze.commands.reinstall", "uze.receipts"): RECEIPTS,
+    ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
+    ("uze.commands.update", "uze.commands.converge"): "start-up: `outdated` installs nothing",
+    ("uze.commands.update", "uze.commands.marketplace"): MARKET,
+    ("uze.commands.update", "uze.sources.git"): GIT,
+    ("uze.compatibility", "uze.hooks.delivery"):
+        "start-up: hook delivery loads only when doctor checks a hook capability",
+    ("uze.documents", "uze.package"):
+        "start-up: the re-install shortcut's document reads no package model (ADR 0016)",
+    ("uze.fs", "concurrent.futures"): "start-up: threads start only for the durability barrier",
+    ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
+    ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
+    ("uze.hooks.wrapper_script", "fnmatch"):
+        "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
+    ("uze.hooks.wrapper_script", "re"):
+        "start-up: the hook wrapper runs on every tool call; only a Claude matcher needs it",
+    ("uze.package.convert", "uze.package.problems"): PYDANTIC,
+    ("uze.paths", "platformdirs"): "start-up: platformdirs loads only when UZE_HOME is unset",
+    ("uze.progress_view", "rich.progress"): RICH,
+    ("uze.progress_view", "uze.render"): RICH,
+    ("uze.project_manifest", "tomlkit"): TOMLKIT,
+    ("uze.projections.config_array", "tomlkit"): TOMLKIT,
+    ("uze.projections.config_toml", "tomlkit"): TOMLKIT,
+    ("uze.projections.config_toml", "tomlkit.exceptions"): TOMLKIT,
+    ("uze.projections.config_toml", "tomlkit.items"): TOMLKIT,
+    ("uze.verbs.catalogs", "uze.commands"): OWN,
+    ("uze.verbs.catalogs", "uze.commands.store"): OWN,
+    ("uze.verbs.everyday", "uze.commands.acquire"): OWN,
+    ("uze.verbs.everyday", "uze.commands.check"): OWN,
+    ("uze.verbs.everyday", "uze.commands.converge"): OWN,
+    ("uze.verbs.everyday", "uze.commands.doctor"): OWN,
+    ("uze.verbs.everyday", "uze.commands.listing"): OWN,
+    ("uze.verbs.everyday", "uze.commands.status"): OWN,
+    ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
+    ("uze.verbs.everyday", "uze.commands.update"): OWN,
+    ("uze.verbs.everyday", "uze.render"): RICH,
+}
+SOURCE = Path(__file__).parents[2] / "uze"
+
+
+def _function_imports(source: Path) -> dict[tuple[str, str], list[str]]:
+    """(module, imported module) -> where, for every import statement inside a function."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in sorted(source.rglob("*.py")):
+        parts = path.relative_to(source.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        for function in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(function):
+                names = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
+                    else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                for name in names:
+                    where = f"{path.relative_to(source.parent)}:{node.lineno}"  # type: ignore[attr-defined]
+                    found.setdefault((module, name), []).append(where)
+    return found
+
+
+def test_every_function_level_import_names_its_reason() -> None:
+    """An import inside a function hides a dependency from the reader and from the top of
+    the module; it is allowed only where the table above names why (and a stale entry of the
+    table fails too, so the table stays the list)."""
+    found = _function_imports(SOURCE)
+    unlisted = {pair: where for pair, where in found.items() if pair not in LAZY_IMPORTS}
+    assert unlisted == {}, "move these imports to the top, or name their reason in LAZY_IMPORTS"
+    assert sorted(set(LAZY_IMPORTS) - set(found)) == []
+    assert all(reason.startswith(("start-up: ", "optional heavy dependency: "))
+               for reason in LAZY_IMPORTS.values())
+
+
+def test_the_function_import_finder_finds_them(tmp_path: Path) -> None:
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("import os\n")
+    (package / "mod.py").write_text(
+        "import os\n\ndef f():\n    import json\n    from os import path\n\n"
+        "class C:\n    def m(self):\n        from pkg import mod\n")
+    assert _function_imports(package) == {
+        ("pkg.mod", "json"): ["pkg/mod.py:4"], ("pkg.mod", "os"): ["pkg/mod.py:5"],
+        ("pkg.mod", "pkg"): ["pkg/mod.py:9"]}

@@ -23,12 +23,12 @@ from uze.commands.context import (
 )
 from uze.paths import Paths
 from uze.sources.spec import Source, parse_source
+from uze.transaction import Transaction
 from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
     from uze.commands.results import InstallResult
     from uze.receipts import Receipt
-    from uze.transaction import Transaction
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True):
@@ -130,7 +130,6 @@ def _check_origin(paths: Paths, folder: Path, pin: declare.Pin, options: Options
 def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Path,
                       pin: declare.Pin, extra: Extra) -> None:
     """A re-install the shortcut answered: write the pair only if it does not say this yet."""
-    from uze.transaction import Transaction
 
     ctx = open_scope(paths, options.scope, options.project, cwd)
     declared, pins = declare.read_pair(ctx)

@@ -12,9 +12,11 @@ import blake3
 import msgspec
 
 from uze import fs
+from uze.consent import consent_file
 from uze.containment import Roots
 from uze.errors import StateUnreadable, UsageError
 from uze.location import Location
+from uze.names import name_problem
 from uze.paths import Paths, resolve_project
 from uze.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, recover
@@ -83,7 +85,6 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
     def consent_file(self, name: str) -> Path:
         """Where this user's consent for package `name` in this scope lives (ADR 0021)."""
-        from uze.consent import consent_file
 
         return consent_file(self.paths.uze_home, self.key, name)
 
@@ -98,7 +99,6 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
         Raises ReceiptUnreadable (ReceiptRefused) for one that is damaged or names anything
         but a place uze writes, LinkRefused if `.uze` or its receipts folder is a link."""
-        from uze.names import name_problem
         from uze.receipts import check_receipt, load_receipt
 
         if name_problem(name) is not None:  # a name from the command line names no file

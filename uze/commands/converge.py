@@ -18,11 +18,12 @@ import msgspec
 
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
-from uze.commands.context import ScopeContext, locked, open_scope
+from uze.commands.context import ScopeContext, load_created, locked, open_scope, save_created
 from uze.errors import UzeError
 from uze.lock import LockedPackage, dump_lock
 from uze.paths import Paths
 from uze.sources.spec import Source
+from uze.transaction import Transaction
 
 
 class Converged(msgspec.Struct, frozen=True):
@@ -179,8 +180,6 @@ def _installed(outcome: Outcome, pin: declare.Pin) -> Converged:
 
 def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:
     """Unpin packages no longer declared (their installs stay; `uze uninstall` removes them)."""
-    from uze.commands.context import load_created, save_created
-    from uze.transaction import Transaction
 
     with locked(ctx, store=False):
         created = load_created(ctx)

@@ -9,28 +9,26 @@ the receipts say uze delivered. Nothing here prints.
 
 from __future__ import annotations
 
+import platform
 import re
 import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 import msgspec
 
-from uze import compatibility, evidence
+from uze import __version__, compatibility, evidence
 from uze.commands.context import ScopeContext, open_scope
 from uze.evidence import Record, Status
 from uze.harnesses import REGISTRY
 from uze.harnesses.base import Harness
 from uze.location import Location
 from uze.paths import Paths
-from uze.probes import ProbeItem, Runner
+from uze.probes import ProbeItem, Runner, probe_env
 from uze.receipts import TreeArtifact
 from uze.vocabulary import Scope
-
-if TYPE_CHECKING:
-    pass
 
 Problem = Literal[
     "not_installed", "not_discoverable", "discovery_unverified", "collision",
@@ -123,7 +121,6 @@ class _World(msgspec.Struct, frozen=True):
 
 def version_of(path: str, world: _World) -> str | None:
     """The first x.y.z that `<binary> --version` prints, or None."""
-    from uze.probes import probe_env
 
     result = world.run([path, "--version"], probe_env(world.paths.env), VERSION_TIMEOUT, None)
     match = _VERSION.search(result.stdout) or _VERSION.search(result.stderr)
@@ -244,9 +241,7 @@ def _with_local(world: _World, harness: str, version: str, items: Sequence[Probe
 def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
                   paths: Paths) -> list[Record]:
     """One `<kind>.discovery` record per kind and scope the probe checked."""
-    import platform
 
-    from uze import __version__
 
     facts = {"os": f"{platform.system()} {platform.release()} {platform.machine()}",
              "python": platform.python_version(), "harness_version": version,

@@ -23,6 +23,7 @@ from uze.commands.context import (
     save_created,
 )
 from uze.commands.results import InstallResult
+from uze.consent import Consent, dump_consent, load_consent
 from uze.errors import (
     Blocked,
     ConfigBroken,
@@ -63,6 +64,7 @@ from uze.receipts import (
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
+from uze.trust import HIDDEN, hide_secrets
 from uze.vocabulary import Scope
 
 
@@ -199,7 +201,6 @@ _VALUES_HIDDEN = frozenset({"env", "environment", "headers", "http_headers", "en
 def redacted(value: object) -> object:
     """A config entry as it may be shown: environment and header values hidden, secret-looking
     arguments hidden (`uze.trust.hide_secrets`, ADR 0021)."""
-    from uze.trust import HIDDEN, hide_secrets
 
     if isinstance(value, list):
         return [redacted(item) for item in value]
@@ -471,7 +472,6 @@ def _changed_files(store: Store, old_tree: str, entries: list[TreeEntry]) -> lis
 def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted: bool) -> None:
     """Refuse what runs until this user accepted it, by the consent kept under `$UZE_HOME`
     (never a file of the project); ask again only when the digest changed."""
-    from uze.consent import load_consent
 
     if not plan.executions or trusted:
         return
@@ -498,7 +498,6 @@ def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted
 def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
     """Keep this user's consent to what the installed version runs (ADR 0021); forget it when
     the version runs nothing."""
-    from uze.consent import Consent, dump_consent, load_consent
 
     path = ctx.consent_file(plan.package.name)
     if not plan.executions:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -131,8 +132,6 @@ def add(paths: Paths, text: str, name: str | None, cwd: Path) -> tuple[str, Cata
 
 
 def _is_name(text: str) -> bool:
-    import re
-
     return re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", text) is not None and len(text) <= 64
 
 

@@ -28,6 +28,7 @@ from uze.commands import artifacts as arts
 from uze.commands.artifacts import Action
 from uze.commands.context import ScopeContext, load_created, open_scope, registered_projects
 from uze.commands.results import InstallResult, RecordedPlan
+from uze.consent import accepted
 from uze.errors import UzeError
 from uze.harness_ids import parse_harnesses
 from uze.names import name_problem
@@ -185,7 +186,6 @@ def _consented(ctx: ScopeContext, receipt: Receipt) -> bool:
     """This user's consent (under `$UZE_HOME`, ADR 0021) holds the digest the stamped receipt
     was installed with: the shortcut never answers for a package whose consent is gone. The
     stamp binds that receipt's bytes and the receipt its tree, so the digest is the plan's."""
-    from uze.consent import accepted
 
     return accepted(ctx.consent_file(receipt.name), ctx.consent_project, receipt.name,
                     receipt.trust)

@@ -25,6 +25,7 @@ import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 import blake3
 
@@ -85,8 +86,6 @@ def _config(url: str | None) -> list[str]:
 
 
 def _http_host(url: str) -> str | None:
-    from urllib.parse import urlsplit
-
     parts = urlsplit(url)
     return parts.hostname if parts.scheme == "http" else None
 

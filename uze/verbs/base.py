@@ -14,6 +14,7 @@ from typing import Any, Final, Literal
 import msgspec
 
 from uze.location import checked_scope
+from uze.paths import Paths
 
 Call = dict[str, Any]
 """A parsed command line: every parameter's `dest` with its value (the default if not given)."""
@@ -51,7 +52,6 @@ class Verb(msgspec.Struct, frozen=True):
 
 def paths() -> Any:
     """The locations of this run (`uze.paths.Paths`, read from the environment)."""
-    from uze.paths import Paths  # start-up: only a command that runs reads the environment
 
     return Paths.from_env()
 
