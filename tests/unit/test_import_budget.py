@@ -109,16 +109,15 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
 def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(
     sandbox: Sandbox,
 ) -> None:
-    """A valid package (every-kind has a manifest, MCP servers and hooks) is read with msgspec
-    Structs alone; their pydantic twins load only to list an invalid package's problems
-    (ADR 0017)."""
+    """A package (every-kind has a manifest, MCP servers and hooks) is read with msgspec
+    Structs alone, and so are an invalid package's problems listed (ADR 0038)."""
     done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--harness", "all", "--trust",
                    "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert {"uze.commands.install", "uze.package.manifest", "uze.package.hooks"} <= set(loaded)
-    assert _heavy(loaded, ("uze.cli_help", "uze.render", "typer", "click", "rich", "pydantic",
-                           "uze.package.problems")) == []
+    assert _heavy(loaded, ("uze.cli_help", "uze.render", "typer", "click", "rich",
+                           "pydantic")) == []
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
 
@@ -132,6 +131,23 @@ def test_install_without_agents_or_mcp_loads_no_toml_writer(sandbox: Sandbox) ->
     assert "uze.agents_render" in loaded
     assert _heavy(loaded, ("tomlkit", "pydantic")) == []
     assert json.loads((sandbox.project / ".uze" / "receipts" / "minimal.json").read_text())
+
+
+def test_an_invalid_package_lists_its_problems_without_pydantic(tmp_path: Path) -> None:
+    """Every problem is found by walking the msgspec Structs (ADR 0038): no second model
+    library loads, however bad the package."""
+    package = tmp_path / "bad"
+    shutil.copytree(PACKAGE, package)
+    (package / "plugin.json").write_text('{"name": "Bad", "version": 2, "extra": true}\n')
+    (package / "mcp.json").write_text('{"mcpServers": {"s": {"command": 1, "url": "x"}}}\n')
+    script = ("import sys\nfrom pathlib import Path\nfrom uze.errors import PackageInvalid\n"
+              "from uze.package import read_package\ntry:\n    read_package(Path(sys.argv[1]))\n"
+              "except PackageInvalid as error:\n    print(len(error.details))\n"
+              "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))\n")
+    done = _python("-c", script, str(package), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    count, loaded = done.stdout.splitlines()
+    assert int(count) >= 4 and loaded == "[]"
 
 
 def test_an_invalid_package_is_refused_with_every_problem_on_both_paths(tmp_path: Path,
@@ -291,7 +307,6 @@ GIT = "start-up: git sources load only for a git source or marketplace"
 MARKET = "start-up: marketplaces load only for plugin@marketplace"
 DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
-PYDANTIC = "optional heavy dependency: pydantic loads only for an invalid package (ADR 0017)"
 LAZY_IMPORTS = {
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
@@ -335,7 +350,6 @@ LAZY_IMPORTS = {
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
     ("uze.hooks.wrapper_script", "re"):
         "start-up: the hook wrapper runs on every tool call; only a Claude matcher needs it",
-    ("uze.package.convert", "uze.package.problems"): PYDANTIC,
     ("uze.paths", "platformdirs"): "start-up: platformdirs loads only when UZE_HOME is unset",
     ("uze.progress_view", "rich.progress"): RICH,
     ("uze.progress_view", "uze.render"): RICH,

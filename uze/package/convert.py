@@ -1,8 +1,4 @@
-"""Read a raw value as a package Struct, or report every problem with it located.
-
-Apart from `uze.package.issues` because the pydantic twins (`uze.package.problems`) import
-those helpers, and this module imports the twins (lazily: only an invalid package loads them).
-"""
+"""Read a raw value as a package Struct, or report every problem with it located (ADR 0038)."""
 
 from __future__ import annotations
 
@@ -12,6 +8,7 @@ from typing import TYPE_CHECKING, TypeVar
 import msgspec
 
 from uze.package.issues import issue, key_path
+from uze.package.problems import problems
 
 if TYPE_CHECKING:
     from uze.package.manifest import Strict
@@ -31,8 +28,8 @@ def convert(
     """`raw` read as the Struct `kind`, or None with every problem added to `issues`.
 
     msgspec stops at its first problem; when it finds one (or `kind.given_problem` does, for a
-    rule only the raw keys show), the pydantic twin of `kind` lists them all in uze's wording
-    (`uze.package.problems`, ADR 0017), so pydantic loads only for an invalid package.
+    rule only the raw keys show), `uze.package.problems` walks `kind` over `raw` and lists them
+    all in uze's wording (ADR 0038).
     `prefix` is the key path of the value inside its file; an error on `own_key` (a field
     filled from the item's key, such as a server's name) is reported at the prefix.
     """
@@ -42,10 +39,8 @@ def convert(
             return msgspec.convert(raw, kind)
         except msgspec.ValidationError as error:
             refuse = str(error)
-    from uze.package.problems import problems
-
     found = problems(kind, raw, location, prefix, own_key=own_key)
-    # The twins are tested to refuse all that the Structs refuse; should they ever disagree,
-    # the value is refused all the same, with msgspec's own words.
+    # The walk is tested to refuse all that msgspec refuses; should they ever disagree, the
+    # value is refused all the same, with msgspec's own words.
     issues.extend(found or [issue(location, key_path(prefix), refuse)])
     return None

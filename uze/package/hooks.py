@@ -1,14 +1,14 @@
 """Portable hooks (docs/package-format.md) as msgspec Structs: events, matchers, effects, handlers.
 
-The pydantic twins in `uze.package.problems` report every problem when msgspec finds one
-(ADR 0017); the rules beyond types are functions here that both call.
+`uze.package.problems` reports every problem when msgspec finds one (ADR 0038); the rules
+beyond types are functions here that the Structs and that walk both apply.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Annotated, Final, Literal, Protocol
+from collections.abc import Callable, Iterable, Mapping
+from typing import Annotated, Any, ClassVar, Final, Literal, Protocol
 
 import msgspec
 
@@ -74,14 +74,15 @@ class HookGroup(Strict, frozen=True, kw_only=True):
     effect: HookEffect = "observe"
     hooks: Annotated[list[HookHandler], msgspec.Meta(min_length=1)]
 
+    rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {"matcher": matcher_problem}
+
     def __post_init__(self) -> None:
-        if self.matcher is not None:
-            check(matcher_problem(self.matcher))
+        super().__post_init__()
         check(timeout_problem(handler.timeout for handler in self.hooks))
 
 
 class Grouped(Protocol):
-    """What the cross-group rules read of a group (the Struct or its pydantic twin)."""
+    """What the cross-group rules read of a group."""
 
     @property
     def id(self) -> str | None: ...

@@ -1,14 +1,15 @@
 """The JSON files at a package's trust boundary, plugin.json and mcp.json, as msgspec Structs.
 
-uze reads with these (ADR 0017). msgspec stops at the first problem; when it finds one, the
-pydantic twins in `uze.package.problems` list every problem in uze's wording. The rules that
-are more than a type (names, the transport) are functions here that both call.
+uze reads with these, and only these (ADR 0038). msgspec stops at the first problem; when it
+finds one, `uze.package.problems` walks the same Struct's fields and lists every problem in
+uze's wording. The rules that are more than a type are the Struct's `rules` (one field each)
+and `given_problem` (the whole value), which both the Struct and the walk apply.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
-from typing import Annotated, Any, Final, Literal
+from collections.abc import Callable, Collection, Mapping
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
@@ -21,12 +22,24 @@ NonEmpty = Annotated[str, msgspec.Meta(min_length=1)]
 
 
 class Strict(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
-    """A package value: immutable, every key known. Read with `convert.convert(raw, Kind, ...)`."""
+    """A package value: immutable, every key known. Read with `convert.convert(raw, Kind, ...)`.
+
+    `rules` are the rules on one field beyond its type, by field name (applied to a value that
+    is not None); `given_problem` is a rule on the whole value that its raw keys show.
+    """
+
+    rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {}
 
     @classmethod
     def given_problem(cls, raw: object) -> str | None:
         """A rule only the raw value shows (which keys it gives), checked before converting."""
         return None
+
+    def __post_init__(self) -> None:
+        for field, rule in self.rules.items():
+            value = getattr(self, field)
+            if value is not None:
+                check(rule(value))
 
 
 def check(problem: str | None) -> None:
@@ -80,9 +93,8 @@ class Manifest(Strict, frozen=True, kw_only=True):
     apps: Any = None
     interface: Any = None
 
-    def __post_init__(self) -> None:
-        check(name_problem(self.name, MAX_NAME_CHARS))
-        check(version_problem(self.version))
+    rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {
+        "name": lambda name: name_problem(name, MAX_NAME_CHARS), "version": version_problem}
 
 
 class McpServer(Strict, frozen=True, kw_only=True):
@@ -102,6 +114,9 @@ class McpServer(Strict, frozen=True, kw_only=True):
     headers: dict[str, str] = {}
     enabled: bool = True
 
+    rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {
+        "name": lambda name: name_problem(name, MAX_MCP_NAME_CHARS)}
+
     @classmethod
     def given_problem(cls, raw: object) -> str | None:
         if not isinstance(raw, dict):
@@ -109,7 +124,7 @@ class McpServer(Strict, frozen=True, kw_only=True):
         return transport_problem(raw.get("command"), raw.get("url"), raw)
 
     def __post_init__(self) -> None:
-        check(name_problem(self.name, MAX_MCP_NAME_CHARS))
+        super().__post_init__()
         check(transport_problem(self.command, self.url, None))
 
     @property

@@ -1,171 +1,138 @@
-"""Every problem in an invalid package file, in uze's wording: the pydantic twins of the Structs.
+"""Every problem in an invalid package value, located, in uze's wording (ADR 0038).
 
-uze reads plugin.json, mcp.json and hooks.json with the msgspec Structs of `manifest.py` and
-`hooks.py`, which stop at the first problem. When they find one, `convert.convert` imports this
-module and validates the same value with its twin here, which reports every problem at once
-(ADR 0017). A twin has its Struct's keys, types and defaults, and calls the same rule functions;
-`tests/property/test_package_twins.py` checks that each pair accepts exactly the same values.
+msgspec reads a package's JSON values into the Structs of `manifest.py` and `hooks.py` and
+stops at the first problem. When it refuses a value, `convert.convert` asks `problems` here,
+which walks the same Struct's fields (`msgspec.inspect`) over the raw value and reports every
+problem at once: a key of the wrong type, an empty or out-of-range value, a required key
+missing, an unknown key, then each field's rule (`Strict.rules`), and, when every field holds,
+the rule on the whole value (`Strict.given_problem`, else what the Struct itself refuses).
+There is one declaration of each shape: the Struct.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Final, Literal
+import functools
+import typing
+from collections.abc import Sequence
+from typing import Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+import msgspec
+import msgspec.inspect as mi
 
-from uze.package.hooks import (
-    DEFAULT_TIMEOUT,
-    MAX_TIMEOUT,
-    HookEffect,
-    HookGroup,
-    HookHandler,
-    matcher_problem,
-    timeout_problem,
-)
 from uze.package.issues import issue, key_path
-from uze.package.manifest import Manifest, McpServer, check, transport_problem
-from uze.package.names import MAX_MCP_NAME_CHARS, MAX_NAME_CHARS, name_problem, version_problem
 
-_MESSAGES: Final = {
-    "extra_forbidden": "unknown key",
-    "missing": "required key missing",
-    "too_short": "must not be empty",
-    "string_too_short": "must not be empty",
-    "string_type": "must be a string",
-    "bool_type": "must be true or false",
-    "int_type": "must be a whole number",
-    "list_type": "must be a list",
-    "dict_type": "must be a JSON object",
-    "model_type": "must be a JSON object",
-    "model_attributes_type": "must be a JSON object",
-}
+Loc = tuple[str | int, ...]
+_TYPES: Final = (
+    (mi.StrType, str, "must be a string"), (mi.BoolType, bool, "must be true or false"),
+    (mi.ListType, list, "must be a list"), (mi.DictType, dict, "must be a JSON object"),
+    (mi.StructType, dict, "must be a JSON object"),
+)
 
 
-def _rule(problem: Callable[[str], str | None]) -> AfterValidator:
-    def validate(value: str) -> str:
-        check(problem(value))
-        return value
-
-    return AfterValidator(validate)
-
-
-PackageName = Annotated[str, _rule(lambda name: name_problem(name, MAX_NAME_CHARS))]
-McpServerName = Annotated[str, _rule(lambda name: name_problem(name, MAX_MCP_NAME_CHARS))]
-PackageVersion = Annotated[str, _rule(version_problem)]
-Matcher = Annotated[str, _rule(matcher_problem)]
+@functools.cache
+def _declared(cls: type) -> dict[str, tuple[Any, ...]]:
+    """The values of each Literal field of `cls` in the order they are declared (msgspec's
+    type information sorts them; the message lists them as written)."""
+    found: dict[str, tuple[Any, ...]] = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        for part in (hint, *typing.get_args(hint)):
+            if typing.get_origin(part) is Literal:
+                found[name] = typing.get_args(part)
+    return found
 
 
-class _Twin(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+def _literal(values: tuple[Any, ...]) -> str:
+    shown = [repr(value) for value in values]
+    return "must be " + (shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}")
 
 
-class ManifestTwin(_Twin):
-    """plugin.json (`manifest.Manifest`)."""
-
-    name: PackageName
-    version: PackageVersion = "0.0.0"
-    description: str | None = None
-    author: Any = None
-    homepage: Any = None
-    repository: Any = None
-    license: Any = None
-    keywords: Any = None
-    display_name: Any = Field(default=None, alias="displayName")
-    schema_url: Any = Field(default=None, alias="$schema")
-    extensions: dict[str, Any] | None = None
-    commands: Any = None
-    agents: Any = None
-    skills: Any = None
-    hooks: Any = None
-    mcp_servers: Any = Field(default=None, alias="mcpServers")
-    output_styles: Any = Field(default=None, alias="outputStyles")
-    lsp_servers: Any = Field(default=None, alias="lspServers")
-    apps: Any = None
-    interface: Any = None
-
-
-class McpServerTwin(_Twin):
-    """One server of mcp.json (`manifest.McpServer`), its name filled from its key."""
-
-    name: McpServerName
-    command: str | None = Field(default=None, min_length=1)
-    args: list[str] = []
-    env: dict[str, str] = {}
-    cwd: str | None = None
-    url: str | None = Field(default=None, min_length=1)
-    type: Literal["http", "sse"] | None = None
-    headers: dict[str, str] = {}
-    enabled: bool = True
-
-    @model_validator(mode="after")
-    def _check_transport(self) -> McpServerTwin:
-        check(transport_problem(self.command, self.url, self.model_fields_set))
-        return self
+def _value(kind: mi.Type, raw: object, loc: Loc, declared: tuple[Any, ...] = ()
+           ) -> list[tuple[Loc, str]]:
+    """The problems of `raw` read as the type `kind` (what msgspec would refuse); `declared`:
+    a Literal's values in their declared order."""
+    if isinstance(kind, mi.UnionType):  # `X | None`, the only unions of the package Structs
+        if raw is None:
+            return []
+        kind = next(t for t in kind.types if not isinstance(t, mi.NoneType))
+    if isinstance(kind, mi.AnyType):
+        return []
+    if isinstance(kind, mi.LiteralType):
+        if raw in kind.values and isinstance(raw, str):
+            return []
+        return [(loc, _literal(declared or kind.values))]
+    if isinstance(kind, mi.IntType):
+        if not isinstance(raw, int) or isinstance(raw, bool):
+            return [(loc, "must be a whole number")]
+        if kind.ge is not None and raw < kind.ge:
+            return [(loc, f"must be greater than or equal to {kind.ge}")]
+        if kind.le is not None and raw > kind.le:
+            return [(loc, f"must be less than or equal to {kind.le}")]
+        return []
+    for info, python, message in _TYPES:
+        if isinstance(kind, info) and not isinstance(raw, python):
+            return [(loc, message)]
+    if isinstance(kind, mi.StructType):
+        return _struct(kind, raw, loc)
+    found: list[tuple[Loc, str]] = []
+    if isinstance(kind, mi.ListType):
+        assert isinstance(raw, list)
+        for index, item in enumerate(raw):
+            found += _value(kind.item_type, item, (*loc, index))
+    elif isinstance(kind, mi.DictType):
+        assert isinstance(raw, dict)
+        for key, item in raw.items():
+            found += _value(kind.value_type, item, (*loc, key))
+    size = getattr(kind, "min_length", None)
+    if size is not None and isinstance(raw, str | list) and len(raw) < size:
+        found.append((loc, "must not be empty"))
+    return found
 
 
-class HookHandlerTwin(_Twin):
-    """One handler of a hook group (`hooks.HookHandler`)."""
-
-    type: Literal["command"]
-    command: str = Field(min_length=1)
-    args: list[str] | None = None
-    timeout: int = Field(default=DEFAULT_TIMEOUT, ge=1, le=MAX_TIMEOUT)
-
-
-class HookGroupTwin(_Twin):
-    """One group of hooks.json (`hooks.HookGroup`)."""
-
-    id: str | None = None
-    matcher: Matcher | None = None
-    effect: HookEffect = "observe"
-    hooks: list[HookHandlerTwin] = Field(min_length=1)
-
-    @model_validator(mode="after")
-    def _check_total_timeout(self) -> HookGroupTwin:
-        check(timeout_problem(handler.timeout for handler in self.hooks))
-        return self
-
-
-TWINS: Final[dict[type, type[_Twin]]] = {
-    Manifest: ManifestTwin,
-    McpServer: McpServerTwin,
-    HookHandler: HookHandlerTwin,
-    HookGroup: HookGroupTwin,
-}
+def _struct(kind: mi.StructType, raw: Any, loc: Loc) -> list[tuple[Loc, str]]:
+    """The problems of the object `raw` read as the Struct `kind`: each field in order (its
+    type, then its rule), each required key missing, each unknown key; then, only when every
+    field holds, the rule on the whole value."""
+    cls: Any = kind.cls
+    found: list[tuple[Loc, str]] = []
+    for field in kind.fields:
+        if field.encode_name not in raw:
+            if field.required:
+                found.append(((*loc, field.encode_name), "required key missing"))
+            continue
+        value = raw[field.encode_name]
+        wrong = _value(field.type, value, (*loc, field.encode_name),
+                       _declared(cls).get(field.name, ()))
+        rule = cls.rules.get(field.name)
+        if not wrong and rule is not None and value is not None:
+            problem = rule(value)
+            wrong = [((*loc, field.encode_name), problem)] if problem else []
+        found += wrong
+    known = {field.encode_name for field in kind.fields}
+    found += [((*loc, key), "unknown key") for key in raw if key not in known]
+    if not found:
+        whole = cls.given_problem(raw)
+        if whole is None:
+            try:
+                msgspec.convert(raw, cls)
+            except msgspec.ValidationError as error:
+                whole = str(error)
+        if whole is not None:
+            found.append((loc, whole))
+    return found
 
 
 def problems(
     kind: type, raw: object, location: str, prefix: Sequence[str | int] = (), *,
     own_key: str | None = None,
 ) -> list[str]:
-    """Every problem the twin of `kind` finds in `raw`, as located issue lines ([] if none)."""
-    try:
-        TWINS[kind].model_validate(raw)
-    except ValidationError as error:
-        return pydantic_issues(error, location, prefix, own_key=own_key)
-    return []
+    """Every problem of `raw` read as the Struct `kind`, as located issue lines ([] if none).
 
-
-def pydantic_issues(
-    error: ValidationError,
-    location: str,
-    prefix: Sequence[str | int] = (),
-    *,
-    own_key: str | None = None,
-) -> list[str]:
-    """Translate every pydantic error into a located issue line (no raw pydantic dumps).
-
-    `prefix` is the key path of the validated value inside its file. An error on `own_key`
-    (a field filled from the item's key, such as a server's name) is reported at the prefix.
+    `prefix` is the key path of the value inside its file. A problem of `own_key` (a field
+    filled from the item's key, such as a server's name) is reported at the prefix.
     """
     lines: list[str] = []
-    for detail in error.errors(include_url=False):
-        loc = list(detail["loc"])
-        if own_key is not None and loc == [own_key]:
-            loc = []
-        message = _MESSAGES.get(detail["type"], detail["msg"])
-        message = message.removeprefix("Value error, ").replace("Input should be", "must be")
-        for line in message.splitlines():
-            lines.append(issue(location, key_path([*prefix, *loc]), line))
+    for loc, message in _value(mi.type_info(kind), raw, ()):
+        where = [] if own_key is not None and list(loc) == [own_key] else list(loc)
+        lines += [issue(location, key_path([*prefix, *where]), line)
+                  for line in message.splitlines()]
     return lines
