@@ -307,6 +307,8 @@ GIT = "start-up: git sources load only for a git source or marketplace"
 MARKET = "start-up: marketplaces load only for plugin@marketplace"
 DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
+PROBES = "start-up: the probes' readers (uze.probes) load only for `uze doctor`"
+HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 LAZY_IMPORTS = {
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
@@ -346,6 +348,14 @@ LAZY_IMPORTS = {
     ("uze.fs", "concurrent.futures"): "start-up: threads start only for the durability barrier",
     ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
+    ("uze.harnesses.claude_code", "uze"): PROBES,
+    ("uze.harnesses.codex", "uze"): PROBES,
+    ("uze.harnesses.codex", "tomllib"):
+        "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
+    ("uze.harnesses.codex", "yaml"): HARNESS_YAML,
+    ("uze.harnesses.gemini_cli", "uze"): PROBES,
+    ("uze.harnesses.opencode", "uze"): PROBES,
+    ("uze.harnesses.opencode", "yaml"): HARNESS_YAML,
     ("uze.hooks.wrapper_script", "fnmatch"):
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
     ("uze.hooks.wrapper_script", "re"):
