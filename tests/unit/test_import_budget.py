@@ -317,7 +317,7 @@ LAZY_IMPORTS = {
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,
-    ("uze.cli", "uze"): RICH,
+    ("uze.cli", "uze.render"): RICH,
     ("uze.cli", "uze.cli_help"): PARSER,
     ("uze.cli", "uze.progress_view"): RICH,
     ("uze.commands.acquire", "uze.commands.install_verb"): PLANNER,
@@ -327,7 +327,7 @@ LAZY_IMPORTS = {
     ("uze.commands.artifacts", "uze.receipts"): RECEIPTS,
     ("uze.commands.context", "uze.lock"): DECLARED,
     ("uze.commands.context", "uze.receipts"): RECEIPTS,
-    ("uze.commands.converge", "uze.commands"):
+    ("uze.commands.converge", "uze.commands.artifacts"):
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
     ("uze.commands.converge", "uze.package"): READER,
@@ -348,13 +348,13 @@ LAZY_IMPORTS = {
     ("uze.fs", "concurrent.futures"): "start-up: threads start only for the durability barrier",
     ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
-    ("uze.harnesses.claude_code", "uze"): PROBES,
-    ("uze.harnesses.codex", "uze"): PROBES,
+    ("uze.harnesses.claude_code", "uze.probes"): PROBES,
+    ("uze.harnesses.codex", "uze.probes"): PROBES,
     ("uze.harnesses.codex", "tomllib"):
         "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
     ("uze.harnesses.codex", "yaml"): HARNESS_YAML,
-    ("uze.harnesses.gemini_cli", "uze"): PROBES,
-    ("uze.harnesses.opencode", "uze"): PROBES,
+    ("uze.harnesses.gemini_cli", "uze.probes"): PROBES,
+    ("uze.harnesses.opencode", "uze.probes"): PROBES,
     ("uze.harnesses.opencode", "yaml"): HARNESS_YAML,
     ("uze.hooks.wrapper_script", "fnmatch"):
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
@@ -368,7 +368,7 @@ LAZY_IMPORTS = {
     ("uze.projections.config_toml", "tomlkit"): TOMLKIT,
     ("uze.projections.config_toml", "tomlkit.exceptions"): TOMLKIT,
     ("uze.projections.config_toml", "tomlkit.items"): TOMLKIT,
-    ("uze.verbs.catalogs", "uze.commands"): OWN,
+    ("uze.verbs.catalogs", "uze.commands.marketplace"): OWN,
     ("uze.verbs.catalogs", "uze.commands.store"): OWN,
     ("uze.verbs.everyday", "uze.commands.acquire"): OWN,
     ("uze.verbs.everyday", "uze.commands.check"): OWN,
@@ -383,6 +383,17 @@ LAZY_IMPORTS = {
 SOURCE = Path(__file__).parents[2] / "uze"
 
 
+def _imported(source: Path, node: ast.ImportFrom) -> str:
+    """The module a `from M import N` loads: `M.N` when N is a module of the package at
+    `source` (`from uze import render`), else M."""
+    module = node.module or ""
+    if len(node.names) == 1:
+        child = source.parent.joinpath(*module.split("."), node.names[0].name)
+        if child.with_suffix(".py").is_file() or (child / "__init__.py").is_file():
+            return f"{module}.{node.names[0].name}"
+    return module
+
+
 def _function_imports(source: Path) -> dict[tuple[str, str], list[str]]:
     """(module, imported module) -> where, for every import statement inside a function."""
     found: dict[tuple[str, str], list[str]] = {}
@@ -394,7 +405,7 @@ def _function_imports(source: Path) -> dict[tuple[str, str], list[str]]:
                 continue
             for node in ast.walk(function):
                 names = [alias.name for alias in node.names] if isinstance(node, ast.Import) \
-                    else [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                    else [_imported(source, node)] if isinstance(node, ast.ImportFrom) else []
                 for name in names:
                     where = f"{path.relative_to(source.parent)}:{node.lineno}"  # type: ignore[attr-defined]
                     found.setdefault((module, name), []).append(where)
@@ -422,4 +433,4 @@ def test_the_function_import_finder_finds_them(tmp_path: Path) -> None:
         "class C:\n    def m(self):\n        from pkg import mod\n")
     assert _function_imports(package) == {
         ("pkg.mod", "json"): ["pkg/mod.py:4"], ("pkg.mod", "os"): ["pkg/mod.py:5"],
-        ("pkg.mod", "pkg"): ["pkg/mod.py:9"]}
+        ("pkg.mod", "pkg.mod"): ["pkg/mod.py:9"]}
