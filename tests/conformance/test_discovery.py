@@ -12,13 +12,14 @@ tool call) is test_behaviour.py. Each case that runs records `<kind>.discovery` 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
 
 from tests.conformance.contracts import EXPECTED, KINDS, NoOracle, Oracle, RealHarness, Seen
 from tests.conformance.evidence import EvidenceRun
-from tests.conformance.lab import PINS, Lab, require
+from tests.conformance.lab import PACKAGE, PINS, Lab, require
 from tests.conformance.oracles import NOT_RUNNABLE, REAL_HARNESSES
 from uze.capabilities.map import lookup
 from uze.harnesses import HARNESS_IDS
@@ -88,6 +89,19 @@ def assert_none(seen: Seen, names: tuple[str, ...], command: str) -> None:
     assert not counts, f"`{command}` still lists {counts} after uninstall\n{_show(seen)}"
 
 
+LABELLED = ("skill", "agent", "command")
+
+
+def assert_labels_listed(lab: Lab, harness: str, kind: str, scope: str,
+                         names: tuple[str, ...]) -> None:
+    """The labels `uze status --json` shows for the harness's delivered resources of `kind`
+    are the names the harness itself listed."""
+    status = json.loads(lab.uze("status", PACKAGE, "--json", "--scope", scope).stdout)
+    labels = {p["label"] for p in status["packages"][0]["projections"]
+              if p["harness"] == harness and p["kind"] == kind and p["state"] == "matched"}
+    assert labels == set(names), f"status labels {sorted(labels)} != listed {sorted(names)}"
+
+
 @pytest.mark.parametrize(("harness", "kind", "scope"), list(_cases()))
 def test_real_harness_discovers_each_installed_resource_once_and_none_after_uninstall(
     lab: Lab, evidence: EvidenceRun, harness: RealHarness, kind: str, scope: str
@@ -98,6 +112,8 @@ def test_real_harness_discovers_each_installed_resource_once_and_none_after_unin
     with evidence.check(harness.id, f"{kind}.discovery", scope):
         lab.install(harness.id, scope)
         assert_each_once(oracle.read(lab), names, oracle.command)
+        if kind in LABELLED:  # status shows the name the harness lists (adr/0041)
+            assert_labels_listed(lab, harness.id, kind, scope, names)
         lab.uninstall(scope)
         assert_none(oracle.read(lab), names, oracle.command)
 
