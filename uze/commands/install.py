@@ -24,6 +24,7 @@ from uze.commands.context import (
 )
 from uze.commands.results import InstallResult
 from uze.consent import Consent, dump_consent, load_consent
+from uze.envelopes import envelope_warnings
 from uze.errors import (
     Blocked,
     ConfigBroken,
@@ -550,10 +551,13 @@ def _apply(
 
 def read_source(source: Path, location: Location, *, strict: bool = False) -> Package:
     """read_package; when the package folder is the project itself (`uze install .` in a
-    repository that is a package), without what uze writes there, so installs converge."""
+    repository that is a package), without what uze writes there, so installs converge. What
+    the package's own envelopes for other harnesses carry and uze does not deliver is warned
+    about (uze.envelopes)."""
     same = location.scope == "project" and source.resolve() == location.project.resolve()
     return read_package(source, strict=strict,
-                        skip=project_outputs(location) if same else frozenset())
+                        skip=project_outputs(location) if same else frozenset(),
+                        extra_warnings=envelope_warnings)
 
 
 def _prepare(

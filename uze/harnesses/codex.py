@@ -184,6 +184,14 @@ def trusted_hook_files(paths: Paths) -> set[str]:
             if isinstance(value, dict) and value.get("trusted_hash")}
 
 
+# A package's own Codex plugin manifest (probes 3.2). uze does not install it as a Codex plugin
+# (ADR 0043); `skills` naming the default folder is read anyway, other component keys are not.
+PLUGIN_MANIFEST: Final = ".codex-plugin/plugin.json"
+PLUGIN_KEYS: Final = ("skills", "hooks", "mcpServers", "apps")
+ENVELOPE_REASON: Final = "uze delivers the package to Codex resource by resource, " \
+    "not as a Codex plugin"
+
+
 HARNESS = Harness(
     id="codex",
     binary="codex",

@@ -184,6 +184,12 @@ COMMANDS: Final = CommandSurface(
 )
 
 
+# A package's own OpenCode plugin modules (probes 5.1). uze does not load them (ADR 0045).
+PLUGIN_FOLDERS: Final = (".opencode/plugins/", ".opencode/plugin/")
+PLUGIN_SUFFIXES: Final = (".js", ".mjs", ".ts")
+ENVELOPE_REASON: Final = "uze does not run a package's own OpenCode plugin"
+
+
 HARNESS = Harness(
     id="opencode",
     binary="opencode",

@@ -5,6 +5,7 @@ The PackageInvalid lists every problem at once. Reading never writes anything.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 
@@ -13,7 +14,7 @@ from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.layout import component_paths, detect_layout
 from uze.package.model import Package
-from uze.package.tree import read_tree
+from uze.package.tree import Tree, read_tree
 from uze.package.validate import (
     validate_agents,
     validate_instructions,
@@ -30,8 +31,12 @@ def _check_source(source: Path) -> Path:
     return source.resolve()
 
 
+ExtraWarnings = Callable[[Tree, str | None], list[str]]
+
+
 def read_package(
-    source: Path, *, strict: bool = False, skip: frozenset[str] = frozenset()
+    source: Path, *, strict: bool = False, skip: frozenset[str] = frozenset(),
+    extra_warnings: ExtraWarnings | None = None,
 ) -> Package:
     """Read and validate the package folder `source`.
 
@@ -41,6 +46,8 @@ def read_package(
     read leniently (a Claude manifest's unknown keys, one skill or agent that cannot be read)
     is a warning in `Package.warnings`, or a problem too when `strict`. The root entries
     named in `skip` are not read (what uze writes when the package folder is the project).
+    `extra_warnings(tree, instructions)` adds warnings a caller knows more about (what a
+    package's own envelopes for other harnesses carry: uze.envelopes).
     """
     root = _check_source(source)
     tree = read_tree(root, skip)
@@ -61,6 +68,8 @@ def read_package(
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
     claude_default = layout.hooks if layout.hooks_are_claude else None
     claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)
+    if extra_warnings is not None:
+        warnings += extra_warnings(tree, instructions)
     if strict:
         issues += warnings
     if issues or manifest is None:
