@@ -6,6 +6,9 @@ Another program writes 400 MiB and does not flush it (`dd`, as a build or a down
 then 20 new skill files are made durable, once with `uze.fs.barrier` (fsync of each file and
 folder from a thread pool) and once with one `syncfs` of the file system. syncfs also waits for
 the other program's data. Linux only; runs in a temp folder under /tmp.
+
+Since ADR 0046 `fs.barrier` itself calls syncfs when the system holds at most 16 MiB of other
+unwritten data; with `dd`'s 400 MiB waiting it takes the per-file fsync, as this shows.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ def main() -> int:
     libc = ctypes.CDLL(None, use_errno=True)
     base = Path(tempfile.mkdtemp(prefix="uze-stall-", dir="/tmp"))
     try:
-        for label in ("uze fs.barrier (fsync each file)", "one syncfs") * 2:
+        for label in ("uze fs.barrier (busy: fsyncs)", "one syncfs") * 2:
             os.sync()
             subprocess.run(["dd", "if=/dev/urandom", f"of={base}/foreign", "bs=1M", "count=400",
                             "status=none"], check=True)
