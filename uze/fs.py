@@ -105,45 +105,88 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
     `durable=False` skips the fsyncs: the caller must pass `path` to `barrier()` before anything
     durable refers to it (ADR 0014).
     """
-    if path.is_symlink():
+    try:
+        old: os.stat_result | None = os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        old = None
+    if old is not None and stat.S_ISLNK(old.st_mode):
         raise UzeError(
             f"refusing to write through a symbolic link: {path}",
             hint="replace the link with a regular file or remove it",
         )
-    try:
-        old = path.stat()
-    except (FileNotFoundError, NotADirectoryError):
-        old = None
     if old is not None:
         _check_replaceable(path)
         mode = stat.S_IMODE(old.st_mode) if mode is None else mode
-    import tempfile  # here: a re-install of an unchanged package writes nothing (ADR 0016)
+    _replace(path, data, 0o644 if mode is None else mode, old, durable=durable)
 
+
+def write_absent(path: Path, data: bytes, mode: int) -> None:
+    """`atomic_write(path, data, mode, durable=False)` for a `path` the caller found absent
+    and nobody else writes (a store object under the store lock): temp file + rename, without
+    looking at the target again. The caller passes `path` to `barrier()` (ADR 0014)."""
+    _replace(path, data, mode, None, durable=False)
+
+
+_NEW_FILE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_temp_names = iter(range(1 << 62))
+
+
+def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
+             durable: bool) -> None:
+    """Write `data` to a new temp file beside `path` and rename it onto `path`."""
     with _writing(path):
-        prefix = f".{path.name}{TEMP_MARK}"
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
-        except FileNotFoundError:  # the folder first (most writes go to one that exists)
-            _mkdir(path.parent, parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=prefix, dir=path.parent)
+        prefix = f"{path.parent}/.{path.name}{TEMP_MARK}{os.getpid()}-"
+        fd, tmp = _open_temp(prefix, path)
         renamed = False
         try:
             # Unbuffered: one write call for the bytes, no tell or tty check on the way in.
             with os.fdopen(fd, "wb", buffering=0) as handle:
                 _put(handle, data)
-                os.fchmod(handle.fileno(), 0o644 if mode is None else mode)
+                os.fchmod(handle.fileno(), mode)
                 if old is not None and old.st_uid != os.geteuid():  # keep it its owner's
                     os.fchown(handle.fileno(), old.st_uid, old.st_gid)
                 if durable:
                     os.fsync(handle.fileno())
-            os.replace(tmp, path)  # noqa: PTH105 (tmp is mkstemp's str; no Path on the hot path)
+            os.replace(tmp, path)  # noqa: PTH105 (tmp is a str; no Path on the hot path)
             renamed = True
             if durable:
                 _fsync_dir(path.parent)
         finally:
             if not renamed:
                 with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)  # noqa: PTH108 (tmp is mkstemp's str, as above)
+                    os.unlink(tmp)  # noqa: PTH108 (tmp is a str, as above)
+
+
+def _open_temp(prefix: str, path: Path) -> tuple[int, str]:
+    """Create a new private temp file named `prefix` + a number (the folder first if it is
+    missing; most writes go to one that exists). A name a killed process left is skipped."""
+    while True:
+        tmp = f"{prefix}{next(_temp_names)}"
+        try:
+            return os.open(tmp, _NEW_FILE, 0o600), tmp
+        except FileExistsError:
+            continue
+        except FileNotFoundError:
+            _mkdir(path.parent, parents=True, exist_ok=True)
+            return os.open(tmp, _NEW_FILE, 0o600), tmp
+
+
+def create_new(path: Path, data: bytes, mode: int) -> None:
+    """Create the file `path`, which must not exist, holding `data`, under its own name.
+
+    For files inside a folder a transaction created (its rollback removes the folder with
+    whatever a kill left in it, so no temp file + rename is needed: ADR 0046); the folders a
+    file needs inside it are made here. Not durable: the caller passes `path` to `barrier()`.
+    """
+    with _writing(path):
+        try:
+            fd = os.open(path, _NEW_FILE, mode)
+        except FileNotFoundError:
+            _mkdir(path.parent, parents=True, exist_ok=True)
+            fd = os.open(path, _NEW_FILE, mode)
+        with os.fdopen(fd, "wb", buffering=0) as handle:
+            _put(handle, data)
+            os.fchmod(handle.fileno(), mode)  # exactly `mode`, whatever the umask
 
 
 def _check_replaceable(path: Path) -> None:

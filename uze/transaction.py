@@ -119,9 +119,10 @@ class Transaction:
         fs.make_dir(path)
 
     def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
-        """Write a file inside a folder made by create_folder (no backup needed; atomic_write
-        makes the subfolders a file needs, which go with that folder on rollback)."""
-        fs.atomic_write(path, data, mode, durable=False)
+        """Write a file inside a folder made by create_folder, under its own name (no backup,
+        no temp file: rollback removes the folder with whatever is in it, ADR 0046; the
+        subfolders a file needs are made on the way and go with that folder too)."""
+        fs.create_new(path, data, 0o644 if mode is None else mode)
         self._unsynced.append(path)
         self.writes += 1
 

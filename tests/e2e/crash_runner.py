@@ -24,8 +24,8 @@ def _arm(limit: int) -> None:
         return step
 
     # `_put` is a kill point inside a write: the temp file exists, the rename has not happened.
-    for name in ("atomic_write", "append_durable", "make_dir", "remove_file",
-                 "remove_dir_if_empty", "_put"):
+    for name in ("atomic_write", "write_absent", "create_new", "append_durable", "make_dir",
+                 "remove_file", "remove_dir_if_empty", "_put"):
         setattr(fs, name, wrap(getattr(fs, name)))
     transaction.fs = fs  # the module already holds `fs`; the patched functions live on it
 

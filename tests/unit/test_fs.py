@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from uze import fs
-from uze.errors import DiskFull, LockBusy, UzeError
+from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
 
 @pytest.fixture
@@ -206,3 +206,39 @@ def test_put_raises_rather_than_spin_on_a_handle_that_takes_nothing() -> None:
 
     with pytest.raises(OSError, match="took no bytes"):
         fs._put(Stuck(), b"x")  # type: ignore[arg-type]
+
+
+def test_create_new_makes_subfolders_sets_the_exact_mode_and_never_replaces(
+    folder: Path,
+) -> None:
+    """ADR 0046: a file of a new folder is created under its own name, no temp file."""
+    target = folder / "skill" / "scripts" / "run.sh"
+    old_mask = os.umask(0o077)
+    try:
+        fs.create_new(target, b"#!/bin/sh\n", 0o755)
+    finally:
+        os.umask(old_mask)
+    assert target.read_bytes() == b"#!/bin/sh\n"
+    assert target.stat().st_mode & 0o777 == 0o755
+    assert [p.name for p in target.parent.iterdir()] == ["run.sh"]
+    with pytest.raises(WriteFailed):
+        fs.create_new(target, b"other", 0o644)
+    assert target.read_bytes() == b"#!/bin/sh\n"
+    link = folder / "skill" / "link"
+    link.symlink_to(folder / "elsewhere")
+    with pytest.raises(WriteFailed):
+        fs.create_new(link, b"x", 0o644)
+    assert not (folder / "elsewhere").exists()
+
+
+def test_an_atomic_write_skips_a_temp_name_a_killed_writer_left(folder: Path) -> None:
+    target = folder / "f"
+    fs.atomic_write(target, b"one", durable=False)
+    number = next(fs._temp_names) + 1  # the name the next write will try first
+    stale = folder / f".f{fs.TEMP_MARK}{os.getpid()}-{number}"
+    stale.write_bytes(b"left by a killed writer")
+    fs.atomic_write(target, b"three")
+    fs.write_absent(folder / "g", b"two", 0o444)
+    assert (target.read_bytes(), (folder / "g").read_bytes()) == (b"three", b"two")
+    assert (folder / "g").stat().st_mode & 0o777 == 0o444
+    assert stale.read_bytes() == b"left by a killed writer"

@@ -255,7 +255,10 @@ class Store:
                 return
             fs.remove_read_only(path)
         try:
-            fs.atomic_write(path, data, mode=_READ_ONLY, durable=durable)
+            if durable:
+                fs.atomic_write(path, data, mode=_READ_ONLY)
+            else:  # nothing is there now (removed above), and the caller holds the store lock
+                fs.write_absent(path, data, _READ_ONLY)
         except BaseException:
             # Roll back the fan-out folder atomic_write may have created, then re-raise.
             fs.remove_dir_if_empty(path.parent)
