@@ -2,7 +2,7 @@
 side by side with `python -c pass`, `cp -r` and peer installers (issue 8).
 
     python benchmarks/run.py [--quick] [--only SECTION ...] [--profile] [--setup-peers]
-                             [--uze-ref REF | --uze-src DIR]
+                             [--setup-real [--skills-from URL]] [--uze-ref REF | --uze-src DIR]
 
 Every uze run is a real subprocess, `[sys.executable, "-m", "uze", ...]`, in a throw-away
 sandbox: its own HOME, UZE_HOME, XDG_* folders and a fresh git project, so the real home is
@@ -588,6 +588,65 @@ def bench_large(mode: Mode, work: Path) -> dict[str, Any]:
             "uninstall": uninstall, **{key: summary(samples) for key, samples in baselines.items()}}
 
 
+# The 17 public Anthropic skills (anthropics/skills, 409 files, 10.5 MB) at a pinned commit:
+# `--setup-real` clones them into benchmarks/.cache/ (`--skills-from` names another clone URL,
+# e.g. a local mirror); the package is that checkout's skills/ folder with a plugin.json.
+REAL_SKILLS_URL = "https://github.com/anthropics/skills"
+REAL_SKILLS_COMMIT = "9d2f1ae187231d8199c64b5b762e1bdf2244733d"
+REAL_SKILLS_CLONE = CACHE / "anthropic-skills"
+
+
+def setup_real(url: str = REAL_SKILLS_URL) -> None:
+    """Clone anthropics/skills at the pinned commit into benchmarks/.cache/ (once)."""
+    if not (REAL_SKILLS_CLONE / ".git").exists():
+        subprocess.run(["git", "clone", "-q", "--no-checkout", url, str(REAL_SKILLS_CLONE)],
+                       check=True)
+    subprocess.run(["git", "-C", str(REAL_SKILLS_CLONE), "checkout", "-q", REAL_SKILLS_COMMIT],
+                   check=True)
+
+
+def real_package(work: Path) -> Fixture | None:
+    """The real skills as a uze package (plugin.json + skills/), or None when not set up."""
+    skills = REAL_SKILLS_CLONE / "skills"
+    if not skills.is_dir():
+        return None
+    root = work / "fixtures" / "anthropic-skills"
+    shutil.copytree(skills, root / "skills", symlinks=True)
+    _write(root / "plugin.json", json.dumps({"name": "anthropic-skills", "version": "1.0.0"}))
+    names = tuple(sorted(p.name for p in (root / "skills").iterdir() if p.is_dir()))
+    files = [p for p in root.rglob("*") if p.is_file()]
+    return Fixture(root, "anthropic-skills", names, len(files),
+                   sum(p.stat().st_size for p in files))
+
+
+def bench_real(mode: Mode, work: Path) -> dict[str, Any]:
+    """The 17 public Anthropic skills into seven harnesses, round robin with the durable floor
+    (`cp -r` of the skills to the 3 places uze writes, then `sync -f`) and plain `cp -r` to the
+    2 skill roots; every run after an untimed sync."""
+    fixture = real_package(work)
+    if fixture is None:
+        return {"error": "not set up (run with --setup-real)"}
+    log(f"real: {len(fixture.skills)} skills, {fixture.files} files, "
+        f"{fixture.bytes / MiB:.1f} MiB; fresh installs and the durable floor, round robin")
+    installs, floor, cp, layout = [], [], [], {}
+    cp_work = Path(tempfile.mkdtemp(prefix="cp-real-", dir=work))
+    for _ in range(mode.large_reps + 2):
+        os.sync()
+        sb = Sandbox(work, "real")
+        installs.append(sb.uze("install", str(fixture.path), "--harness", "all", "--trust",
+                               "--json"))
+        layout = skill_layout(sb.project, fixture)
+        sb.remove()
+        os.sync()
+        floor.append(_cp_once(fixture, 3, cp_work, sync=True))
+        os.sync()
+        cp.append(_cp_once(fixture, 2, cp_work))
+    shutil.rmtree(cp_work)
+    return {"skills": len(fixture.skills), "files": fixture.files, "bytes": fixture.bytes,
+            "commit": REAL_SKILLS_COMMIT, "layout": layout, "install_fresh": summary(installs),
+            "floor": summary(floor), "cp_same_destinations": summary(cp)}
+
+
 def bench_dedup(mode: Mode, work: Path) -> dict[str, Any]:
     """Install (upgrade) versions of one package that differ in one file; the store after each."""
     sb = Sandbox(work, "dedup")
@@ -864,10 +923,32 @@ def evaluate_targets(res: dict[str, Any]) -> dict[str, Any]:
     peer_res = res.get("peers")
     if peer_res:
         out["faster_than_every_peer"] = _peer_verdict(peer_res["tools"])
+    # Issue 23
+    if fleet and fleet.get("status_target") and "status_human" in fleet["status_target"]:
+        t = fleet["status_target"]
+        r = ratio(t["status_human"], t["python -c pass"])
+        out["plain_status_within_5x_of_python"] = _verdict(
+            r is not None and r <= 5, f"{r:.2f}x", "<= 5x",
+            f"uze status (no --json), {t['packages']} packages x 7 harnesses; CPU time ratio "
+            f"{_x(ratio(t['status_human'], t['python -c pass'], 'cpu_median'))}")
+    real = res.get("real")
+    if real and "error" not in real:
+        r = ratio(real["install_fresh"], real["floor"])
+        out["real_skills_within_2x_of_durable_floor"] = _verdict(
+            r is not None and r <= 2, f"{r:.2f}x", "<= 2x",
+            f"{real['skills']} skills, {real['files']} files; "
+            "floor: cp -r to 3 places, then sync -f")
+    if large and "cp_plus_store_copy_then_syncfs" in large:
+        r = ratio(large["install_fresh"], large["cp_plus_store_copy_then_syncfs"])
+        out["large_install_within_2x_of_durable_floor"] = _verdict(
+            r is not None and r <= 2, f"{r:.2f}x", "<= 2x",
+            "floor: cp -r to 3 places, then sync -f")
+    if peer_res:
+        out["1.5x_faster_than_every_peer"] = _peer_verdict(peer_res["tools"], limit=1 / 1.5)
     return out
 
 
-def _peer_verdict(tools: dict[str, Any]) -> dict[str, Any]:
+def _peer_verdict(tools: dict[str, Any], limit: float = 1.0) -> dict[str, Any]:
     uze = tools.get("uze", {})
     lines, met, measured = [], True, False
     for name, peer in tools.items():
@@ -880,9 +961,10 @@ def _peer_verdict(tools: dict[str, Any]) -> dict[str, Any]:
                 if q is None:
                     continue
                 measured = True
-                met = met and q < 1
-                lines.append(f"{name} {size} {op}: uze {q:.2f}x")
-    return _verdict(met if measured else None, "; ".join(lines) or "no peer measured", "< 1x each")
+                met = met and q < limit
+                lines.append(f"{name} {size} {op}: uze {q:.2f}x" + ("" if q < limit else " (NOT)"))
+    return _verdict(met if measured else None, "; ".join(lines) or "no peer measured",
+                    f"< {limit:.2f}x each")
 
 
 # --------------------------------------------------------------------------- report
@@ -983,6 +1065,24 @@ def report_large(res: dict[str, Any]) -> list[str]:
     return lines + [_row(*r) for r in rows]
 
 
+def report_real(res: dict[str, Any]) -> list[str]:
+    real = res["real"]
+    if "error" in real:
+        return [f"Real skills: {real['error']}"]
+    floor, cp = real["floor"], real["cp_same_destinations"]
+    roots = real["layout"].get("roots", [])
+    return [
+        f"Real skills: the {real['skills']} public Anthropic skills (anthropics/skills "
+        f"{real['commit'][:7]}), {real['files']} files, {real['bytes'] / MiB:.1f} MiB; "
+        f"skill folders land in {len(roots)} roots ({', '.join(roots)}); round robin, each after an untimed sync",
+        _row("install, fresh store (7 harnesses)", real["install_fresh"],
+             f"{_x(ratio(real['install_fresh'], floor))} of the durable floor"),
+        _row("floor: cp -r to 3 places, then sync -f", floor, ""),
+        _row(f"baseline: cp -r to {len(roots)} destinations", cp,
+             f"install {_x(ratio(real['install_fresh'], cp))} of it"),
+    ]
+
+
 def report_dedup(res: dict[str, Any]) -> list[str]:
     d = res["dedup"]
     lines = [f"Store dedup: {len(d['versions'])} versions of a {d['package_files']}-file package "
@@ -1027,7 +1127,7 @@ def report_peers(res: dict[str, Any]) -> list[str]:
 
 
 def report_targets(res: dict[str, Any]) -> list[str]:
-    lines = ["Targets (issue 8)"]
+    lines = ["Targets (issue 8; from plain_status_within_5x_of_python on, issue 23)"]
     for key, v in res["targets"].items():
         state = {True: "MET", False: "NOT MET", None: "NOT MEASURED"}[v["met"]]
         lines.append(f"  {state:<12} {key}: {v['value']} (limit {v['limit']}){'; ' + v['note'] if v['note'] else ''}")
@@ -1041,7 +1141,7 @@ def render(res: dict[str, Any]) -> str:
              f"Python {meta['python']}, {meta['cpus']} CPUs, load {meta['load_start']} -> {meta['load_end']}, "
              f"{meta['seconds']:.0f} s", ""]
     for key, fn in (("startup", report_startup), ("fleet", report_fleet), ("large", report_large),
-                    ("dedup", report_dedup), ("peers", report_peers), ("targets", report_targets)):
+                    ("real", report_real), ("dedup", report_dedup), ("peers", report_peers), ("targets", report_targets)):
         if res.get(key):
             lines += [*fn(res), ""]
     return "\n".join(lines)
@@ -1108,7 +1208,7 @@ def export_ref(ref: str) -> Path:
 
 
 SECTIONS: dict[str, Callable[[Mode, Path], dict[str, Any]]] = {
-    "startup": bench_startup, "fleet": bench_fleet, "large": bench_large,
+    "startup": bench_startup, "fleet": bench_fleet, "large": bench_large, "real": bench_real,
     "dedup": bench_dedup, "peers": bench_peers,
 }
 
@@ -1140,6 +1240,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", choices=sorted(SECTIONS), help="run only these sections")
     parser.add_argument("--profile", action="store_true", help="also write pyinstrument profiles")
     parser.add_argument("--setup-peers", action="store_true", help="install the peer tools, then run")
+    parser.add_argument("--setup-real", action="store_true",
+                        help="clone the 17 public Anthropic skills (pinned), then run")
+    parser.add_argument("--skills-from", default=REAL_SKILLS_URL, help="where --setup-real "
+                        "clones anthropics/skills from (default: %(default)s)")
     parser.add_argument("--output", type=Path, default=RESULTS, help="results JSON (default: %(default)s)")
     parser.add_argument("--keep", action="store_true", help="keep the temp work folder")
     parser.add_argument("--uze-src", type=Path, help="folder holding the uze package to measure "
@@ -1155,6 +1259,8 @@ def main(argv: list[str] | None = None) -> int:
     mode = QUICK if args.quick else FULL
     if args.setup_peers:
         setup_peers()
+    if args.setup_real:
+        setup_real(args.skills_from)
     started = time.perf_counter()
     res: dict[str, Any] = {"meta": _meta(mode)}
     work = Path(tempfile.mkdtemp(prefix="uze-bench-"))
