@@ -242,3 +242,23 @@ def test_an_atomic_write_skips_a_temp_name_a_killed_writer_left(folder: Path) ->
     assert (target.read_bytes(), (folder / "g").read_bytes()) == (b"three", b"two")
     assert (folder / "g").stat().st_mode & 0o777 == 0o444
     assert stale.read_bytes() == b"left by a killed writer"
+
+
+@pytest.mark.parametrize("count", [3, 200])  # one by one, and from the pool of threads
+def test_remove_tree_removes_every_file_and_folder_and_follows_no_link(
+    folder: Path, count: int
+) -> None:
+    outside = folder / "outside"
+    (outside / "keep").mkdir(parents=True)
+    (outside / "keep" / "file").write_bytes(b"not uze's")
+    tree = folder / "tree"
+    for i in range(count):
+        path = tree / f"d{i % 7}" / f"sub{i % 3}" / f"f{i}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(b"x")
+    (tree / "empty" / "deeper").mkdir(parents=True)
+    (tree / "d0" / "to-folder").symlink_to(outside / "keep")
+    (tree / "d1" / "dangling").symlink_to(folder / "nowhere")
+    fs.remove_tree(tree)
+    assert not tree.exists()
+    assert (outside / "keep" / "file").read_bytes() == b"not uze's"
