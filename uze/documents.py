@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from uze.commands.artifacts import Action
+    from uze.artifacts.kind import Action
     from uze.commands.check import CheckResult
     from uze.commands.results import InstallResult
     from uze.commands.uninstall import UninstallResult

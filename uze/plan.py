@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, Literal
 
 import msgspec
 
@@ -65,6 +65,8 @@ class PlannedProjection(msgspec.Struct, frozen=True):
 class PlannedTree(msgspec.Struct, frozen=True):
     """A folder to write whole: relative path -> bytes."""
 
+    type: ClassVar[Literal["tree"]] = "tree"  # its kind (uze.artifacts.registry)
+
     path: Path
     target: str
     files: Mapping[str, bytes]
@@ -74,6 +76,8 @@ class PlannedTree(msgspec.Struct, frozen=True):
 
 class PlannedRegion(msgspec.Struct, frozen=True):
     """A region with id `region_id` in the text file at `path`."""
+
+    type: ClassVar[Literal["region"]] = "region"  # its kind (uze.artifacts.registry)
 
     path: Path
     target: str
@@ -85,6 +89,8 @@ class PlannedRegion(msgspec.Struct, frozen=True):
 class PlannedFile(msgspec.Struct, frozen=True):
     """A whole file to write (an agent definition)."""
 
+    type: ClassVar[Literal["file"]] = "file"  # its kind (uze.artifacts.registry)
+
     path: Path
     target: str
     data: bytes
@@ -93,6 +99,8 @@ class PlannedFile(msgspec.Struct, frozen=True):
 
 class PlannedEntry(msgspec.Struct, frozen=True):
     """One entry at `key_path` in the config file at `path` (an MCP server)."""
+
+    type: ClassVar[Literal["entry"]] = "entry"  # its kind (uze.artifacts.registry)
 
     path: Path
     target: str
@@ -104,6 +112,8 @@ class PlannedEntry(msgspec.Struct, frozen=True):
 
 class PlannedElement(msgspec.Struct, frozen=True):
     """One element appended to the array at `key_path` (a hook group); `marker` is its command."""
+
+    type: ClassVar[Literal["element"]] = "element"  # its kind (uze.artifacts.registry)
 
     path: Path
     target: str

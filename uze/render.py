@@ -21,7 +21,7 @@ from uze.harnesses import HARNESS_IDS, REGISTRY
 from uze.inert import inert
 
 if TYPE_CHECKING:
-    from uze.commands.artifacts import Action
+    from uze.artifacts.kind import Action
     from uze.commands.check import CheckResult
     from uze.commands.listing import Installed
     from uze.commands.results import InstallResult

@@ -310,6 +310,8 @@ TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
 PROBES = "start-up: the probes' readers (uze.probes) load only for `uze doctor`"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 LAZY_IMPORTS = {
+    ("uze.artifacts.config", "uze.trust"):
+        "start-up: trust (it reads the package models) loads only to show a kept config value",
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
     ("uze.agents_render", "tomlkit"): TOMLKIT,
@@ -324,10 +326,9 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.commands.marketplace"): MARKET,
     ("uze.commands.acquire", "uze.package"): READER,
     ("uze.commands.acquire", "uze.sources.git"): GIT,
-    ("uze.commands.artifacts", "uze.receipts"): RECEIPTS,
     ("uze.commands.context", "uze.lock"): DECLARED,
     ("uze.commands.context", "uze.receipts"): RECEIPTS,
-    ("uze.commands.converge", "uze.commands.artifacts"):
+    ("uze.commands.converge", "uze.artifacts.registry"):
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
     ("uze.commands.converge", "uze.package"): READER,
@@ -338,6 +339,7 @@ LAZY_IMPORTS = {
     ("uze.commands.marketplace", "uze.sources.git"): GIT,
     ("uze.commands.reinstall", "uze.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
+    ("uze.commands.status", "uze.artifacts.registry"): RECEIPTS,
     ("uze.commands.update", "uze.commands.converge"): "start-up: `outdated` installs nothing",
     ("uze.commands.update", "uze.commands.marketplace"): MARKET,
     ("uze.commands.update", "uze.sources.git"): GIT,

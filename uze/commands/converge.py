@@ -59,12 +59,12 @@ def converge_json(result: ConvergeResult) -> dict[str, Any]:
 
 
 def _is_present(ctx: ScopeContext, pin: LockedPackage) -> bool:
-    from uze.commands import artifacts as arts
+    from uze.artifacts import registry as kinds
 
     receipt = ctx.receipt(pin.name)
     return (receipt is not None and receipt.tree == pin.tree and receipt.status == "complete"
             and sorted(receipt.harnesses) == sorted(pin.harnesses)
-            and all(arts.inspect_record(ctx, r) == "matched" for r in receipt.artifacts))
+            and all(kinds.inspect_record(ctx, r) == "matched" for r in receipt.artifacts))
 
 
 def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],

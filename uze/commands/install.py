@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import msgspec
 
 from uze import fs, progress
-from uze.commands import artifacts as arts
-from uze.commands import reinstall, upgrade
-from uze.commands.artifacts import Action
+from uze.artifacts import registry as kinds
+from uze.artifacts.kind import Action
+from uze.commands import reinstall
 from uze.commands.context import (
     Created,
     Extra,
@@ -25,47 +24,15 @@ from uze.commands.context import (
 from uze.commands.results import InstallResult
 from uze.consent import Consent, dump_consent, load_consent
 from uze.envelopes import envelope_warnings
-from uze.errors import (
-    Blocked,
-    ConfigBroken,
-    Conflict,
-    ForeignFile,
-    MarkersBroken,
-    RequirementUnmet,
-    TrustRequired,
-    UzeError,
-)
+from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.package import Package, read_package
 from uze.paths import Paths
-from uze.plan import (
-    Plan,
-    PlannedArtifact,
-    PlannedElement,
-    PlannedEntry,
-    PlannedFile,
-    PlannedRegion,
-    PlannedTree,
-    plan_install,
-)
-from uze.projections import config_entry, element, entry, file, region, region_file, tree
-from uze.projections.config_entry import format_key_path
-from uze.projections.digest import content_digest
-from uze.receipts import (
-    Artifact,
-    ElementArtifact,
-    EntryArtifact,
-    FileArtifact,
-    ProjectionRecord,
-    Receipt,
-    RegionArtifact,
-    TreeArtifact,
-    dump_receipt,
-)
+from uze.plan import Plan, PlannedArtifact, plan_install
+from uze.receipts import Artifact, ProjectionRecord, Receipt, dump_receipt
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
-from uze.trust import HIDDEN, hide_secrets
 from uze.vocabulary import Scope
 
 
@@ -73,17 +40,6 @@ class _Step(msgspec.Struct, frozen=True):
     action: Action
     planned: PlannedArtifact | None
     old: Artifact | None
-
-
-def planned_key(artifact: PlannedArtifact) -> str:
-    """Identity of a planned artifact: its target, plus `#id` for a region."""
-    if isinstance(artifact, PlannedRegion):
-        return f"{artifact.target}#{artifact.region_id}"
-    if isinstance(artifact, PlannedEntry):
-        return f"{artifact.target}#{format_key_path(artifact.key_path)}"
-    if isinstance(artifact, PlannedElement):
-        return f"{artifact.target}#{format_key_path(artifact.key_path)}[{artifact.group}]"
-    return artifact.target
 
 
 def choose_harnesses(option: str | None, previous: Receipt | None,
@@ -111,124 +67,34 @@ def package_tree(package: Package) -> tuple[list[TreeEntry], dict[str, str], str
     return entries, meta, digest_bytes(encode_manifest(entries, meta))
 
 
-def _check_free(ctx: ScopeContext, artifact: PlannedArtifact, owners: dict[str, str]) -> None:
-    key = planned_key(artifact)
+def _check_free(ctx: ScopeContext, planned: PlannedArtifact, key: str,
+                owners: dict[str, str]) -> None:
+    """Raise unless `planned` can be created: no other package's, a place uze may write, and
+    nothing in the way there (its kind's check)."""
     if key in owners:
         raise Conflict(key, f"already delivered by package {owners[key]}")
-    path = artifact.path
-    why = fs.replace_problem(path)
+    why = fs.replace_problem(planned.path)
     if why == "is read-only":
-        raise UzeError(f"{artifact.target} is read-only; uze edits only files you can write",
+        raise UzeError(f"{planned.target} is read-only; uze edits only files you can write",
                        hint="make it writable (chmod u+w) if uze may add to it, or leave out "
                             "that harness")
     if why is not None:
-        raise UzeError(f"{artifact.target} {why}; uze replaces only files you may write",
+        raise UzeError(f"{planned.target} {why}; uze replaces only files you may write",
                        hint="ask its owner to make it yours (or writable for you), or leave out "
                             "that harness")
-    if isinstance(artifact, PlannedEntry):
-        _check_entry_free(artifact, key)
-        return
-    if isinstance(artifact, PlannedElement):
-        if artifact.path.is_symlink() or (artifact.path.exists() and not artifact.path.is_file()):
-            raise ForeignFile(artifact.target)
-        entry.check_reachable(artifact.path, artifact.fmt, artifact.key_path, artifact.target)
-        element.check_writable(artifact.path, artifact.fmt, artifact.key_path, artifact.target)
-        return
-    if not isinstance(artifact, PlannedRegion):
-        if path.exists() or path.is_symlink():
-            raise ForeignFile(artifact.target)
-        return
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise ForeignFile(artifact.target)
-    if artifact.region_id in region_file.read_regions(path, artifact.target):
-        raise Conflict(key, "a uze region with this id exists but no receipt owns it",
-                       hint="remove that region by hand (both marker lines), then run again")
-
-
-def _check_config_shape(planned: PlannedArtifact) -> None:
-    """Raise ConfigShape (or Blocked) before anything is written when a config on the way to
-    the entry or element holds another kind of value there; other kinds pass."""
-    if isinstance(planned, PlannedEntry | PlannedElement):
-        entry.check_reachable(planned.path, planned.fmt, planned.key_path, planned.target)
-    if isinstance(planned, PlannedElement):
-        element.check_writable(planned.path, planned.fmt, planned.key_path, planned.target)
-
-
-def _check_entry_free(artifact: PlannedEntry, key: str) -> None:
-    path = artifact.path
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise ForeignFile(artifact.target)
-    entry.check_reachable(path, artifact.fmt, artifact.key_path, artifact.target)
-    found = entry.read_value(path, artifact.fmt, artifact.key_path, artifact.target)
-    if found is not config_entry.MISSING:
-        raise Conflict(key, "an entry with this name is there and uze did not write it",
-                       hint="rename the server in the package, or remove that entry yourself")
-
-
-def _digests(artifact: PlannedArtifact) -> dict[str, str] | str:
-    if isinstance(artifact, PlannedTree):
-        return tree.digests_of(artifact.files)
-    if isinstance(artifact, PlannedFile):
-        return content_digest(artifact.data)
-    if isinstance(artifact, PlannedEntry | PlannedElement):
-        return entry.value_digest(artifact.value)
-    return region_file.body_digest(artifact.body)
-
-
-def _old_digests(record: Artifact) -> dict[str, str] | str:
-    return record.files if isinstance(record, TreeArtifact) else record.digest
-
-
-def _blocked(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact) -> Blocked:
-    """Why an owned artifact reads as blocked: its config file does not parse (the parser's
-    line:column when it can be read again), or its region markers are broken."""
-    path = arts.record_path(ctx, old)
-    try:
-        if old.type == "entry":
-            entry.read_value(path, old.format, tuple(old.key_path), planned.target)
-        elif old.type == "element":
-            element.check_writable(path, old.format, tuple(old.key_path), planned.target)
-    except Blocked as exc:
-        return exc
-    if old.type in ("entry", "element"):
-        return ConfigBroken(planned.target, "it does not parse; "
-                                            "uze never rewrites a file it cannot read")
-    return MarkersBroken(planned.target, "its uze markers are broken")
-
-
-_VALUES_HIDDEN = frozenset({"env", "environment", "headers", "http_headers", "env_http_headers"})
-
-
-def redacted(value: object) -> object:
-    """A config entry as it may be shown: environment and header values hidden, secret-looking
-    arguments hidden (`uze.trust.hide_secrets`, ADR 0021)."""
-
-    if isinstance(value, list):
-        return [redacted(item) for item in value]
-    if not isinstance(value, dict):
-        return value
-    out: dict[str, object] = {}
-    for key, item in value.items():
-        if key in _VALUES_HIDDEN and isinstance(item, dict):
-            out[key] = dict.fromkeys(item, HIDDEN)
-        elif key in ("args", "command") and isinstance(item, list) \
-                and all(isinstance(a, str) for a in item):
-            head = item[:1] if key == "command" else []
-            out[key] = [*head, *hide_secrets(item[len(head):])[0]]
-        else:
-            out[key] = redacted(item)
-    return out
+    kinds.of(planned).check_free(ctx, planned, key)
 
 
 def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
                     force: bool) -> _Step:
-    key = planned_key(planned)
-    state = arts.inspect_record(ctx, old)
-    same = _digests(planned) == _old_digests(old)
+    kind = kinds.of(planned)
+    key = kind.planned_key(planned)
+    state = kinds.inspect_record(ctx, old)
+    same = old.type == planned.type and kind.unchanged(planned, old)
     if state == "blocked":
-        raise _blocked(ctx, planned, old)
+        raise kinds.of(old).blocked(ctx, old)
     if state == "missing":
-        _check_config_shape(planned)
+        kind.check_shape(planned)
         return _Step(Action(key, "create", "missing; delivered again"), planned, old)
     if state == "matched":
         return _Step(Action(key, "unchanged" if same else "replace"), planned, old)
@@ -236,65 +102,20 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
         return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
     if same or state != "drifted":
         return _Step(Action(key, "kept", f"{state} since install; kept"), None, old)
-    if isinstance(planned, PlannedRegion | PlannedEntry | PlannedElement):
-        detail = "edited since install; kept (new version not applied; --force takes it)"
-        new = (planned.body.decode("utf-8", "replace") if isinstance(planned, PlannedRegion)
-               else json.dumps(redacted(planned.value), indent=2, sort_keys=True))
-        return _Step(Action(key, "kept", detail, new), None, old)
-    detail = "edited since install; kept, the new version written beside it as .uze-new"
-    if isinstance(planned, PlannedFile):  # a .uze-new already there is the user's
-        beside, _write = upgrade.beside_path(planned.path, planned.data)
-        detail = f"edited since install; kept, the new version beside it as {beside.name}"
-    return _Step(Action(key, "merge", detail), planned, old)
+    if old.type != planned.type:  # a folder where a file was, or back: nothing to merge into
+        return _Step(Action(key, "kept", "edited since install; kept (new version not applied; "
+                                         "--force takes it)"), None, old)
+    action = kind.edited(planned, key)
+    return _Step(action, planned if action.action == "merge" else None, old)
 
 
 def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
-    key = arts.record_key(old)
-    state = arts.inspect_record(ctx, old)
+    key = kinds.record_key(old)
+    state = kinds.inspect_record(ctx, old)
     if state == "matched" or (force and state == "drifted"):
         return _Step(Action(key, "remove"), None, old)
     return _Step(Action(key, "kept", f"{state}; no longer in the package, left as it is"), None,
                  None)
-
-
-def _adopted_lead(planned: PlannedRegion) -> str:
-    """The separator uze would have put before an existing region (what uninstall takes out
-    with it), read back from the bytes before it; "" when none fits. Several can fit: the one
-    leaving the file ending in exactly one newline is taken, as most files do."""
-    try:
-        text = planned.path.read_bytes()
-        span = region.scan_regions(text).get(planned.region_id)
-    except (OSError, region.BrokenMarkers):
-        return ""
-    if span is None:
-        return ""
-    before = text[:span.start]
-    eol = region.detect_eol(text)
-    for lead in (eol, eol + eol, b""):  # ambiguous bytes: a file ending in one newline wins
-        base = before[:len(before) - len(lead)]
-        if before.endswith(lead) and region.insert_region(base, planned.region_id,
-                                                          planned.body)[1] == lead:
-            return lead.decode()
-    return ""
-
-
-def _adopted(ctx: ScopeContext, planned: PlannedArtifact) -> Artifact | None:
-    """The record of a folder, file or region already there exactly as planned (a teammate's
-    clone of a project whose delivered files are committed), else None. Only what uze would
-    write byte for byte is taken over, so no byte of anyone else's changes owner silently."""
-    record: Artifact
-    if isinstance(planned, PlannedTree):
-        record = _tree_record(planned)
-    elif isinstance(planned, PlannedFile):
-        record = FileArtifact(target=planned.target, digest=content_digest(planned.data),
-                              harnesses=list(planned.harnesses))
-    elif isinstance(planned, PlannedRegion):
-        record = RegionArtifact(target=planned.target, region=planned.region_id,
-                                digest=region_file.body_digest(planned.body),
-                                lead=_adopted_lead(planned), harnesses=list(planned.harnesses))
-    else:
-        return None
-    return record if arts.inspect_record(ctx, record) == "matched" else None
 
 
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
@@ -308,126 +129,53 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
     for path in (ctx.receipt_file(plan.package.name), ctx.created_file,
                  *(planned.path for planned in plan.artifacts)):
         ctx.roots.check_write(path)
-    owned = {arts.record_key(r): r for r in (previous.artifacts if previous else [])}
+    owned = {kinds.record_key(r): r for r in (previous.artifacts if previous else [])}
     owners = {
-        arts.record_key(r): receipt.name
+        kinds.record_key(r): receipt.name
         for receipt in ctx.receipts() if receipt.name != plan.package.name
         for r in receipt.artifacts
     }
     steps: list[_Step] = []
     for planned in plan.artifacts:
-        old = owned.pop(planned_key(planned), None)
-        adopted = _adopted(ctx, planned) if adopt and old is None \
-            and planned_key(planned) not in owners else None
+        kind = kinds.of(planned)
+        key = kind.planned_key(planned)
+        old = owned.pop(key, None)
+        adopted = kind.adopt(ctx, planned) if adopt and old is None and key not in owners \
+            else None
         if adopted is not None:
-            steps.append(_Step(Action(planned_key(planned), "unchanged", "already there as "
-                                      "planned; adopted"), planned, adopted))
+            steps.append(_Step(Action(key, "unchanged", "already there as planned; adopted"),
+                               planned, adopted))
         elif old is None:
-            _check_free(ctx, planned, owners)
-            steps.append(_Step(Action(planned_key(planned), "create"), planned, None))
+            _check_free(ctx, planned, key, owners)
+            steps.append(_Step(Action(key, "create"), planned, None))
         else:
             steps.append(_step_for_owned(ctx, planned, old, force))
     steps += [_step_for_dropped(ctx, old, force) for old in owned.values()]
     return steps
 
 
-def _tree_record(planned: PlannedTree) -> TreeArtifact:
-    return TreeArtifact(
-        target=planned.target,
-        files=tree.digests_of(planned.files),
-        executables=sorted(planned.executables),
-        harnesses=list(planned.harnesses),
-    )
-
-
-def _write_region(
-    tx: Transaction, planned: PlannedRegion, old: Artifact | None, created: Created
-) -> RegionArtifact:
-    regions = region_file.read_regions(planned.path, planned.target)
-    if isinstance(old, RegionArtifact) and planned.region_id in regions:
-        region_file.replace(tx, planned.path, planned.region_id, planned.body)
-        lead = old.lead
-    else:
-        lead, made_file = region_file.add(tx, planned.path, planned.region_id, planned.body)
-        if made_file:
-            created.files.add(planned.target)
-    return RegionArtifact(
-        target=planned.target, region=planned.region_id,
-        digest=region_file.body_digest(planned.body),
-        lead=lead, harnesses=list(planned.harnesses),
-    )
-
-
 def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step,
                 created: Created) -> Artifact | None:
-    kind = step.action.action
-    if kind in ("unchanged", "kept"):
-        return step.old
-    if kind == "remove":
-        assert step.old is not None
-        arts.remove_record(tx, ctx, step.old, created)
+    action, planned, old = step.action.action, step.planned, step.old
+    if action in ("unchanged", "kept"):
+        return old
+    if action == "remove":
+        assert old is not None
+        kinds.remove_record(tx, ctx, old, created)
         return None
-    planned = step.planned
-    if kind == "merge":
-        return _merge(tx, planned, step.old)
-    if isinstance(planned, PlannedRegion):
-        return _write_region(tx, planned, step.old, created)
-    if isinstance(planned, PlannedEntry):
-        return _write_entry(tx, ctx, planned, step.old, created)
-    if isinstance(planned, PlannedElement):
-        return _write_element(tx, ctx, planned, step.old, created)
-    if isinstance(planned, PlannedFile):
-        file.write(tx, planned.path, planned.data)
-        return FileArtifact(target=planned.target, digest=content_digest(planned.data),
-                            harnesses=list(planned.harnesses))
-    assert isinstance(planned, PlannedTree)
-    if step.old is not None and arts.inspect_record(ctx, step.old) != "missing":
-        arts.remove_record(tx, ctx, step.old, created)
-    tree.write(tx, planned.path, planned.files, planned.executables)
-    return _tree_record(planned)
-
-
-def _write_entry(
-    tx: Transaction, ctx: ScopeContext, planned: PlannedEntry, old: Artifact | None,
-    created: Created,
-) -> EntryArtifact:
-    if isinstance(old, EntryArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
-        entry.replace(tx, planned.path, planned.fmt, planned.key_path, planned.value)
-        info, seq = old.add_info, old.seq
-    else:
-        added, made_file = entry.add(tx, planned.path, planned.fmt, planned.key_path,
-                                     planned.value, planned.target)
-        info, seq = added.to_json(), tx.writes  # tx.writes only grows: adds are ordered
-        if made_file:
-            created.files.add(planned.target)
-    return EntryArtifact(target=planned.target, format=planned.fmt, key_path=list(planned.key_path),
-                         digest=entry.value_digest(planned.value), add_info=dict(info), seq=seq,
-                         harnesses=list(planned.harnesses))
-
-
-def _write_element(
-    tx: Transaction, ctx: ScopeContext, planned: PlannedElement, old: Artifact | None,
-    created: Created,
-) -> ElementArtifact:
-    if isinstance(old, ElementArtifact) and arts.inspect_record(ctx, old) in ("matched", "drifted"):
-        arts.remove_record(tx, ctx, old, created)  # a changed group: take ours out, put the new in
-    info, made_file = element.append(tx, planned.path, planned.fmt, planned.key_path,
-                                     planned.value, planned.target)
-    if made_file:
-        created.files.add(planned.target)
-    return ElementArtifact(target=planned.target, format=planned.fmt,
-                           key_path=list(planned.key_path),
-                           group=planned.group, digest=entry.value_digest(planned.value),
-                           marker=planned.marker, info=dict(info.to_json()), seq=tx.writes,
-                           harnesses=list(planned.harnesses))
-
-
-def _merge(tx: Transaction, planned: PlannedArtifact | None, old: Artifact | None) -> Artifact:
-    if isinstance(planned, PlannedTree) and isinstance(old, TreeArtifact):
-        return upgrade.merge_tree(tx, planned, old)[0]
-    assert isinstance(planned, PlannedFile) and isinstance(old, FileArtifact)
-    upgrade.write_beside(tx, planned)
-    return upgrade.kept_file_record(planned, old)
+    assert planned is not None
+    kind = kinds.of(planned)
+    record: Artifact
+    if action == "merge":
+        assert old is not None
+        record = kind.merge(tx, planned, old)
+        return record
+    if old is not None and old.type != planned.type:  # a folder where a file was, or back
+        if kinds.inspect_record(ctx, old) != "missing":
+            kinds.remove_record(tx, ctx, old, created)
+        old = None
+    record = kind.write(tx, ctx, planned, old, created)
+    return record
 
 
 def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
@@ -443,7 +191,7 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
                              route=p.route, reason=p.reason, target=p.target, label=p.label)
             for p in plan.projections
         ],
-        artifacts=sorted(artifacts, key=arts.record_key),
+        artifacts=sorted(artifacts, key=kinds.record_key),
         trust=plan.trust,
         executions=[e.describe() for e in plan.executions],
     )

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from uze import fs
-from uze.commands import artifacts as arts
-from uze.commands.artifacts import Action
+from uze.artifacts import registry as kinds
+from uze.artifacts.kind import Action
 from uze.commands.context import ScopeContext, load_created, open_scope, registered_projects
 from uze.commands.results import InstallResult, RecordedPlan
 from uze.consent import accepted
@@ -151,7 +151,7 @@ def _unchanged(
         return None
     if not _same_files(Store(paths.store), source, receipt):
         return None
-    if any(arts.inspect_record(ctx, r) != "matched" for r in receipt.artifacts):
+    if any(kinds.inspect_record(ctx, r) != "matched" for r in receipt.artifacts):
         return None
     if not _bookkeeping_current(ctx) or ctx.journal_root.exists():
         return None
@@ -176,7 +176,7 @@ def _stamped_receipt(ctx: ScopeContext, name: str) -> tuple[Receipt | None, list
     keys = stamp.get("actions")
     if receipt.name != name or receipt.status != "complete" or not isinstance(keys, list) \
             or not all(isinstance(k, str) for k in keys) or len(set(keys)) != len(keys) \
-            or set(keys) != {arts.record_key(r) for r in receipt.artifacts} \
+            or set(keys) != {kinds.record_key(r) for r in receipt.artifacts} \
             or not _same_inputs(stamp.get("inputs"), ctx):
         return None, []
     return receipt, keys

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 if TYPE_CHECKING:
-    from uze.commands.artifacts import Action
+    from uze.artifacts.kind import Action
     from uze.location import Location
     from uze.plan import Plan
     from uze.receipts import ProjectionRecord, Receipt

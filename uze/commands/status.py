@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from uze.commands import artifacts as arts
 from uze.commands.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
@@ -54,7 +53,10 @@ class StatusResult(msgspec.Struct, frozen=True):
 
 
 def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]) -> PackageStatus:
-    live = {arts.record_key(a): arts.inspect_record(ctx, a) for a in receipt.artifacts}
+    # The kinds build receipt records: they load once there is a receipt (ADR 0015).
+    from uze.artifacts.registry import inspect_record, record_key
+
+    live = {record_key(a): inspect_record(ctx, a) for a in receipt.artifacts}
     states: tuple[State, ...] = tuple(
         "undelivered" if p.route == "unsupported" else live.get(p.target, "missing")
         for p in receipt.projections

@@ -7,8 +7,8 @@ from pathlib import Path
 import msgspec
 
 from uze import progress
-from uze.commands import artifacts as arts
-from uze.commands.artifacts import Action
+from uze.artifacts import registry as kinds
+from uze.artifacts.kind import Action
 from uze.commands.context import (
     Created,
     ScopeContext,
@@ -42,8 +42,8 @@ class UninstallResult(msgspec.Struct, frozen=True):
 def _decide(ctx: ScopeContext, receipt: Receipt, force: bool) -> list[tuple[Action, bool]]:
     decisions = []
     for record in receipt.artifacts:
-        key = arts.record_key(record)
-        state = arts.inspect_record(ctx, record)
+        key = kinds.record_key(record)
+        state = kinds.inspect_record(ctx, record)
         if state == "matched" or (force and state == "drifted"):
             detail = "" if state == "matched" else "changed since install; removed (--force)"
             decisions.append((Action(key, "remove", detail), True))
@@ -83,8 +83,8 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bo
     with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
         doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
         progress.stage(f"removing {receipt.name}", total=len(doomed))
-        for record in arts.removal_order(doomed):
-            arts.remove_record(tx, ctx, record, created)
+        for record in kinds.removal_order(doomed):
+            kinds.remove_record(tx, ctx, record, created)
             progress.advance()
         tx.remove(ctx.receipt_file(receipt.name))
         forget(tx, ctx, created, receipt.name)  # its declaration and pin, in this transaction
