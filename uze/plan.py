@@ -35,7 +35,7 @@ from uze.hooks.opencode_plugin import plugin_file_name
 from uze.mcp_dialects import without_defaults
 from uze.overrides import Overrides, read_overrides
 from uze.package import Agent, InvokePolicy, Package, Skill
-from uze.plugin_root import hook_folder, plugin_root, resolve_server
+from uze.plugin_root import as_written, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
 from uze.projections.frontmatter import edit_frontmatter
 from uze.skill_roots import choose_roots
@@ -337,13 +337,27 @@ def _translated_cap(cap: Capability, harness: str, translated: Any) -> Capabilit
     return cap
 
 
+def _machine_bound(b: _Builder, harness: str, cap: Capability, what: str) -> Capability:
+    """`cap` made `degraded` where a project-scope entry names this machine's absolute path
+    (the harness has no project-relative form proven, adr/0039)."""
+    if b.loc.scope != "project" or cap.route == "unsupported":
+        return cap
+    why = (f"{what} names this machine's absolute path to the package copy: {harness} has no "
+           "project-relative form proven with its binary, so a teammate's clone needs "
+           "`uze install` and differs in this entry (adr/0039)")
+    return Capability("degraded", "; ".join(filter(None, [cap.reason, why])), cap.source)
+
+
 def _plan_mcp(b: _Builder) -> None:
     root = plugin_root(b.loc, b.package.name)
     users: list[str] = []
     for portable in b.package.mcp_servers:
-        server, needs_root = resolve_server(portable, root)
         for harness in b.harnesses:
+            written = as_written(b.loc, root, REGISTRY[harness].project_forms.mcp)
+            server, needs_root = resolve_server(portable, written or str(root))
             cap, target = _mcp_cap(b, harness), REGISTRY[harness].mcp
+            if needs_root and written is None:
+                cap = _machine_bound(b, harness, cap, "the server's command")
             if cap.route == "unsupported" or target is None:
                 b.add("mcp", server.name, harness, cap, None)
                 continue
@@ -375,6 +389,8 @@ def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path
     route, reason = (d.route, d.reason) if path or d.route == "unsupported" else (
         "unsupported", f"{harness} reads hooks only from its user config; use --scope user")
     cap = Capability(route, reason, "uze/hooks/delivery.py")
+    if REGISTRY[harness].project_forms.hook is None:
+        cap = _machine_bound(b, harness, cap, "the hook command")
     if path is None or d.wrapper is None or route == "unsupported":
         b.add("hook", d.group, harness, cap, None)
         return False
@@ -389,8 +405,10 @@ def _plan_hook_group(b: _Builder, harness: str, d: GroupDelivery, wrappers: Path
         b.artifacts.append(entry)
         return True
     b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
+    wrapper = wrappers / d.wrapper.path  # the marker: what the command names, in any form
+    marker = b.loc.display(wrapper) if b.loc.scope == "project" else str(wrapper)
     b.artifacts.append(PlannedElement(path, display, d.element.fmt, key, owner, d.element.value,
-                                      str(wrappers / d.wrapper.path), (harness,)))
+                                      marker, (harness,)))
     return True
 
 
@@ -404,11 +422,13 @@ def _plan_hooks(b: _Builder) -> None:
     files: dict[str, bytes] = {}
     for harness in b.harnesses:
         delivered: tuple[GroupDelivery, ...] = ()
+        written = as_written(b.loc, wrappers, REGISTRY[harness].project_forms.hook)
         if b.package.hooks is not None:
-            delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root)
+            delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root,
+                                      written)
         if not REGISTRY[harness].claude_hooks_verbatim:  # else verbatim: _plan_claude_hooks
             delivered += tuple(deliver_claude_group(harness, group, b.package.name, wrappers,
-                                                    root) for group in claude)
+                                                    root, written) for group in claude)
         for d in delivered:
             if _plan_hook_group(b, harness, d, wrappers) and d.wrapper is not None:
                 files[d.wrapper.path] = d.wrapper.data
@@ -442,7 +462,8 @@ def _plan_claude_hooks(b: _Builder) -> None:
                                  "uze/hooks/claude.py")
                 b.add("hook", group.name, harness, cap, None)
                 continue
-            value, marker = claude_code_group(group, root)
+            written = as_written(b.loc, root, REGISTRY[harness].project_forms.hook)
+            value, marker = claude_code_group(group, written or str(root))
             key, owner = ("hooks", group.event), f"{b.package.name}/{group.name}"
             cap = Capability("native", "", "uze/hooks/claude.py")
             b.add("hook", group.name, harness, cap, settings,

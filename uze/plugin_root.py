@@ -32,17 +32,28 @@ def hook_folder(loc: Location, package: str) -> Path:
     return loc.paths.uze_home / "hooks" / package
 
 
-def _resolve(text: str, root: Path) -> str:
+def as_written(loc: Location, path: Path, form: str | None) -> str | None:
+    """`path` (a place uze writes inside the project) as a project-scope entry names it: the
+    harness's form of the project root (`.`, `${CLAUDE_PROJECT_DIR}`, adr/0039) joined to the
+    project-relative path. None in user scope, or where the harness has no form: the entry
+    then names `path` itself, which holds only on this machine."""
+    if loc.scope != "project" or form is None:
+        return None
+    return f"{form}/{path.relative_to(loc.project).as_posix()}"
+
+
+def _resolve(text: str, root: str) -> str:
     for variable in _VARIABLES:
-        text = text.replace(variable, str(root))
+        text = text.replace(variable, root)
     return text
 
 
-def resolve_server(server: McpServer, root: Path) -> tuple[McpServer, bool]:
-    """The server with package-relative paths made absolute; True if it needs the copy."""
+def resolve_server(server: McpServer, root: str) -> tuple[McpServer, bool]:
+    """The server with package-relative paths resolved against `root` (the package copy, as
+    the entry names it); True if it needs the copy."""
     command = server.command
     if command is not None and command.startswith("./"):
-        command = str(root / command[2:])
+        command = f"{root}/{command[2:]}"
     resolved = msgspec.structs.replace(
         server,
         command=_resolve(command, root) if command is not None else None,

@@ -221,6 +221,10 @@ def _edit_json(path: Path, edit: Callable[[Any], object]) -> None:
     path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+# The params of one JSON-RPC call, or a function of the results of the calls before it.
+Params = dict[str, object] | Callable[[list[dict[str, object]]], dict[str, object]]
+
+
 @dataclass
 class Lab:
     """One test's harness lab: the sandbox, the package, and runners for uze and harnesses."""
@@ -307,11 +311,13 @@ class Lab:
         return "".join(seen)
 
     def rpc(
-        self, binary: str, args: tuple[str, ...], calls: list[tuple[str, dict[str, object]]]
+        self, binary: str, args: tuple[str, ...], calls: list[tuple[str, Params]]
     ) -> list[dict[str, object]]:
         """Drive a JSON-RPC-over-stdio server (codex app-server): initialize, then each call.
 
-        Returns the `result` of each call in order; fails on an error, EOF or the timeout.
+        A call's params may be a function of the results so far (a thread id from
+        `thread/start`). Returns the `result` of each call in order; fails on an error, EOF or
+        the timeout.
         """
         proc = self.start(binary, *args, stdin=subprocess.PIPE, stderr=subprocess.DEVNULL)
         lines: queue.Queue[str | None] = queue.Queue()
@@ -324,10 +330,11 @@ class Lab:
             }
             _call(proc, lines, 0, "initialize", init, deadline)
             _send(proc, {"jsonrpc": "2.0", "method": "initialized"})
-            return [
-                _call(proc, lines, i, method, params, deadline)
-                for i, (method, params) in enumerate(calls, start=1)
-            ]
+            results: list[dict[str, object]] = []
+            for i, (method, params) in enumerate(calls, start=1):
+                given = params(results) if callable(params) else params
+                results.append(_call(proc, lines, i, method, given, deadline))
+            return results
         finally:
             _end(proc)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import tomllib
@@ -17,13 +18,18 @@ pytestmark = pytest.mark.e2e
 EVERY_KIND = DATA / "every-kind"
 
 
-def _wrapper(config: dict, event: str) -> Path:  # type: ignore[type-arg]
-    return Path(config["hooks"][event][0]["hooks"][0]["command"])
+def _wrapper(config: dict, event: str) -> str:  # type: ignore[type-arg]
+    return str(config["hooks"][event][0]["hooks"][0]["command"])
 
 
-def _call(wrapper: Path, native_input: dict) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
-    return subprocess.run([str(wrapper)], input=json.dumps(native_input), capture_output=True,
-                          text=True, timeout=60, check=False)
+def _call(command: str, native_input: dict) -> subprocess.CompletedProcess[str]:  # type: ignore[type-arg]
+    """Run a hook command as the harnesses do: through the shell, in the project, with the
+    project-root variables Claude Code and Gemini CLI set (the command names the wrapper
+    relative to the project, adr/0039)."""
+    project = native_input.get("cwd") or str(Path.cwd())
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": project, "GEMINI_PROJECT_DIR": project}
+    return subprocess.run(command, shell=True, input=json.dumps(native_input), cwd=project,
+                          env=env, capture_output=True, text=True, timeout=60, check=False)
 
 
 @pytest.fixture
@@ -165,7 +171,7 @@ def test_opencode_plugin_and_antigravity_entries_round_trip_next_to_the_users_ow
 def test_the_antigravity_wrapper_reads_tool_calls_and_always_decides(sandbox: Sandbox) -> None:
     _install_bridges(sandbox, "project")
     entries = json.loads((sandbox.project / ".agents/hooks.json").read_text())
-    wrapper = Path(entries["uze-every-kind-no-force-push"]["PreToolUse"][0]["hooks"][0]["command"])
+    wrapper = entries["uze-every-kind-no-force-push"]["PreToolUse"][0]["hooks"][0]["command"]
     call = {"toolCall": {"name": "run_command", "args": {"command": "git push --force"}},
             "stepIdx": 2, "conversationId": "c1", "workspacePaths": [str(sandbox.project)]}
     assert json.loads(_call(wrapper, call).stdout) == {

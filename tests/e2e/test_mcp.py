@@ -167,8 +167,9 @@ def test_a_foreign_entry_with_the_same_name_is_a_conflict_found_while_planning(
 def test_plugin_root_commands_run_from_a_copy_the_receipt_owns(sandbox: Sandbox) -> None:
     _install(sandbox, "codex", "project")
     config = tomllib.loads((sandbox.project / ".codex/config.toml").read_text())
-    command = Path(config["mcp_servers"]["docs"]["command"])
-    assert command == sandbox.project / ".uze/packages/every-kind/scripts/server.sh"
+    written = config["mcp_servers"]["docs"]["command"]  # relative to the project (adr/0039)
+    assert written == "./.uze/packages/every-kind/scripts/server.sh"
+    command = sandbox.project / written
     assert command.read_bytes() == (EVERY_KIND / "scripts/server.sh").read_bytes()
     assert command.stat().st_mode & 0o111
     assert run_uze("uninstall", "every-kind", cwd=sandbox.project).returncode == 0

@@ -64,7 +64,15 @@ class ElementKind:
         return config.kept_edit(key, planned.value)
 
     def adopt(self, ctx: ScopeContext, planned: PlannedElement) -> ElementArtifact | None:
-        return None
+        """A hook element already there as planned (adr/0040): the record claims the element
+        alone, appended to an array that was there (TOML: its own `[[...]]` table)."""
+        info = ElementInfo("table" if planned.fmt == "toml" else "element")
+        record = ElementArtifact(target=planned.target, format=planned.fmt,
+                                 key_path=list(planned.key_path), group=planned.group,
+                                 digest=entry.value_digest(planned.value),
+                                 marker=planned.marker, info=dict(info.to_json()),
+                                 harnesses=list(planned.harnesses))
+        return record if self.inspect(ctx, record) == "matched" else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedElement,
               old: ElementArtifact | None, created: Created) -> ElementArtifact:

@@ -65,7 +65,15 @@ class EntryKind:
         return config.kept_edit(key, planned.value)
 
     def adopt(self, ctx: ScopeContext, planned: PlannedEntry) -> EntryArtifact | None:
-        return None
+        """An MCP server (or named hook) entry already there as planned (adr/0040). uze did not
+        see it added, so the record claims the entry's own key only: an uninstall takes the
+        entry out and leaves the containers around it (`first_new_key` is the last key)."""
+        info = AddInfo("tables" if planned.fmt == "toml" else "member", len(planned.key_path) - 1)
+        record = EntryArtifact(target=planned.target, format=planned.fmt,
+                               key_path=list(planned.key_path),
+                               digest=entry.value_digest(planned.value),
+                               add_info=dict(info.to_json()), harnesses=list(planned.harnesses))
+        return record if self.inspect(ctx, record) == "matched" else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedEntry,
               old: EntryArtifact | None, created: Created) -> EntryArtifact:

@@ -185,6 +185,26 @@ NO_OFFLINE_BINARY: Final = ("not one of the four CLIs installable offline here f
                             "(issue 7): no real binary has been run")
 
 
+class ProjectForms(msgspec.Struct, frozen=True):
+    """How a project-scope entry names a file of the project without an absolute path, as the
+    real binary was measured to accept (adr/0039). None: no form proven; the entry keeps this
+    machine's absolute path and its route is `degraded`.
+
+    `mcp`: what a stdio server's command, args, cwd and env write for the project root (`.`:
+    relative to the folder the harness starts servers in, which is the folder it was started
+    in). `hook`: what a hook command writes for the project root (`${CLAUDE_PROJECT_DIR}`: a
+    variable the harness sets for hooks; `.`: relative to the hook's working folder; for
+    OpenCode, relative to the plugin file). `source`: where the measurement is.
+    """
+
+    mcp: str | None = None
+    hook: str | None = None
+    source: str = ""
+
+
+NO_PROJECT_FORMS: Final = ProjectForms()
+
+
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
@@ -212,6 +232,7 @@ class Harness(msgspec.Struct, frozen=True):
     `not_runnable` says why none can run here. `column` is its label in `uze status`
     (default: the id). `claude_plugins`: the harness loads a Claude-native package whole as
     its own plugin (uze/claude_plugin.py, adr/0041).
+    `project_forms` says how project-scope MCP and hook entries name the project root.
     """
 
     id: str
@@ -244,6 +265,7 @@ class Harness(msgspec.Struct, frozen=True):
     not_runnable: str = ""
     column: str = ""
     claude_plugins: bool = False
+    project_forms: ProjectForms = NO_PROJECT_FORMS
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

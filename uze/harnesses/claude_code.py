@@ -17,6 +17,7 @@ from uze.harnesses.base import (
     HookTarget,
     McpTarget,
     Power,
+    ProjectForms,
     SkillDialect,
     cap,
     hook_events,
@@ -135,9 +136,18 @@ COMMANDS: Final = CommandSurface(
 )
 
 
+# Project scope (adr/0039, measured with claude 2.1.197 in tests/conformance/test_teammate.py):
+# `claude mcp list` connects a `./`-relative .mcp.json command (claude starts servers in the
+# folder it was started in) but not `${CLAUDE_PROJECT_DIR}/...` ("Missing environment
+# variables: CLAUDE_PROJECT_DIR"); hook commands see $CLAUDE_PROJECT_DIR, the project root.
+PROJECT_FORMS = ProjectForms(mcp=".", hook="${CLAUDE_PROJECT_DIR}",
+                             source="adr/0039, tests/conformance/test_teammate.py")
+
+
 HARNESS = Harness(
     id="claude_code",
     binary="claude",
+    project_forms=PROJECT_FORMS,
     markers=(".claude", "CLAUDE.md"),
     home=config_dir,
     instructions_file=lambda loc: loc.pick("CLAUDE.md", config_dir(loc.paths) / "CLAUDE.md"),

@@ -15,6 +15,7 @@ from uze.harnesses.base import (
     HookTarget,
     McpTarget,
     Power,
+    ProjectForms,
     SkillDialect,
     cap,
     hook_events,
@@ -192,9 +193,17 @@ ENVELOPE_REASON: Final = "uze delivers the package to Codex resource by resource
     "not as a Codex plugin"
 
 
+# Project scope (adr/0039, measured with codex 0.171.0 in tests/conformance/test_teammate.py):
+# the app-server connects a `./`-relative MCP command and a relative `cwd` (servers start in
+# the session's folder); hook commands run in the session's folder, so `./.uze/hooks/...`.
+PROJECT_FORMS = ProjectForms(mcp=".", hook=".",
+                             source="adr/0039, tests/conformance/test_teammate.py")
+
+
 HARNESS = Harness(
     id="codex",
     binary="codex",
+    project_forms=PROJECT_FORMS,
     markers=(".codex",),
     home=codex_home,
     instructions_file=lambda loc: loc.pick("AGENTS.md", codex_home(loc.paths) / "AGENTS.md"),

@@ -14,6 +14,7 @@ from uze.harnesses.base import (
     HookTarget,
     McpTarget,
     Power,
+    ProjectForms,
     cap,
     hook_events,
 )
@@ -138,9 +139,18 @@ ENVELOPE_REASON: Final = "uze delivers the package to Gemini CLI resource by res
     "not as an extension"
 
 
+# Project scope (adr/0039, measured with gemini 0.61.0 in tests/conformance/test_teammate.py):
+# `gemini mcp list` connects a `./`-relative command (servers start in the folder gemini was
+# started in); `$GEMINI_PROJECT_DIR` is not expanded in settings.json (it is not in gemini's
+# own environment) but hook commands see it.
+PROJECT_FORMS = ProjectForms(mcp=".", hook="${GEMINI_PROJECT_DIR}",
+                             source="adr/0039, tests/conformance/test_teammate.py")
+
+
 HARNESS = Harness(
     id="gemini_cli",
     binary="gemini",
+    project_forms=PROJECT_FORMS,
     markers=(".gemini", "GEMINI.md"),
     home=gemini_dir,
     instructions_file=lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md"),

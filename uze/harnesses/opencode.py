@@ -14,6 +14,7 @@ from uze.harnesses.base import (
     HookTarget,
     McpTarget,
     Power,
+    ProjectForms,
     cap,
     hook_events,
 )
@@ -190,9 +191,18 @@ PLUGIN_SUFFIXES: Final = (".js", ".mjs", ".ts")
 ENVELOPE_REASON: Final = "uze does not run a package's own OpenCode plugin"
 
 
+# Project scope (adr/0039, measured with opencode 1.18.33 in tests/conformance/test_teammate.py):
+# `opencode mcp list` connects a `./`-relative command (servers start in the folder opencode
+# was started in); the hook plugin in .opencode/plugins finds its wrappers relative to its own
+# file (import.meta.url), two folders below the project root.
+PROJECT_FORMS = ProjectForms(mcp=".", hook="../..",
+                             source="adr/0039, tests/conformance/test_teammate.py")
+
+
 HARNESS = Harness(
     id="opencode",
     binary="opencode",
+    project_forms=PROJECT_FORMS,
     markers=(".opencode", "opencode.json", "opencode.jsonc"),
     home=config_dir,
     instructions_file=lambda loc: loc.pick("AGENTS.md", config_dir(loc.paths) / "AGENTS.md"),

@@ -64,7 +64,7 @@ def claude_problem(harness: str, group: ClaudeHookGroup) -> str | None:
     return None
 
 
-def resolve_value(value: object, root: PurePath) -> object:
+def resolve_value(value: object, root: PurePath | str) -> object:
     """`value` with every `${CLAUDE_PLUGIN_ROOT}` and `${PLUGIN_ROOT}` in its strings (at any
     depth) replaced by `root`; everything else as it was."""
     if isinstance(value, str):
@@ -76,7 +76,9 @@ def resolve_value(value: object, root: PurePath) -> object:
     return value
 
 
-def claude_code_group(group: ClaudeHookGroup, root: PurePath) -> tuple[dict[str, object], str]:
+def claude_code_group(
+    group: ClaudeHookGroup, root: PurePath | str
+) -> tuple[dict[str, object], str]:
     """The element for Claude Code's settings and its marker: the first handler's command (or
     prompt), resolved, by which an edited element is still recognised as this group's."""
     value = cast("dict[str, object]", resolve_value(dict(group.value), root))  # dict in, dict out

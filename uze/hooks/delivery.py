@@ -14,6 +14,7 @@ instead, and `opencode_bridge` renders the one plugin file of the package that r
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from pathlib import PurePath
@@ -160,9 +161,23 @@ def _element(harness: str, event: str, group: HookGroup, command: str, label: st
     return HookElement(role, fmt, ("hooks", native), value)
 
 
+def _where(rel: str, wrapper_dir: PurePath, plugin_root: PurePath,
+           written_dir: str | None) -> tuple[str, str, str]:
+    """The wrapper `rel` as its config element runs it (a shell word), as the OpenCode bridge
+    spawns it, and the package copy relative to the wrapper's own folder (its PLUGIN_ROOT).
+    `written_dir` is the wrapper folder as a project-scope entry names it (adr/0039): a
+    `${VAR}`-led or relative path; None: the absolute folder."""
+    root = posixpath.relpath(plugin_root.as_posix(), (wrapper_dir / rel).parent.as_posix())
+    if written_dir is None:
+        return shlex.quote(str(wrapper_dir / rel)), str(wrapper_dir / rel), root
+    head, _, tail = written_dir.partition("/")
+    head = f'"{head}"' if head.startswith("$") else head
+    return f"{head}/{shlex.quote(f'{tail}/{rel}')}", f"{written_dir}/{rel}", root
+
+
 def _deliver_group(
     harness: str, event: str, index: int, group: HookGroup, package: str,
-    wrapper_dir: PurePath, plugin_root: PurePath,
+    wrapper_dir: PurePath, plugin_root: PurePath, written_dir: str | None,
 ) -> GroupDelivery:
     name = group_name(event, index, group)
     problem = _problem(harness, event, group)
@@ -171,16 +186,16 @@ def _deliver_group(
     label = f"{package}/{name}"
     slug = _SLUG.sub("-", group.id).strip("-") if group.id else ""
     rel = f"{harness}/{event}-{index}{'-' + slug if slug else ''}.py"
-    script = render_wrapper(harness, event, group, str(plugin_root), label)
-    command = shlex.quote(str(wrapper_dir / rel))
+    command, spawned, root = _where(rel, wrapper_dir, plugin_root, written_dir)
+    script = render_wrapper(harness, event, group, root, label)
     route, reason = _route(harness, event, group, _notes(harness, event, group, package))
     wrapper = WrapperFile(rel, script)
     layout = _target(harness).layout
     if layout == "plugin":
         has_tool = event in ("PreToolUse", "PostToolUse")
         tools = native_names(harness, group.matcher) if has_tool else None
-        bridge = BridgeGroup(label, event, tools, group.effect in BLOCKING,
-                             str(wrapper_dir / rel), _timeout(group) * 1000)
+        bridge = BridgeGroup(label, event, tools, group.effect in BLOCKING, spawned,
+                             _timeout(group) * 1000)
         return GroupDelivery(name, event, route, reason, wrapper, bridge=bridge)
     if layout == "named":
         element = _named_entry(_target(harness), event, index, group, command, package)
@@ -190,13 +205,15 @@ def _deliver_group(
 
 
 def deliver_hooks(
-    harness: str, hooks: HooksFile, package: str, wrapper_dir: PurePath, plugin_root: PurePath
+    harness: str, hooks: HooksFile, package: str, wrapper_dir: PurePath, plugin_root: PurePath,
+    written_dir: str | None = None,
 ) -> tuple[GroupDelivery, ...]:
     """Each group of `hooks` as delivered to `harness`, in file order. Pure.
 
     `wrapper_dir` is the absolute folder the wrapper files go to (their `path` is relative to
-    it, and the config elements name them by absolute path); `plugin_root` is the package copy
-    handlers see as `PLUGIN_ROOT`.
+    it); the config elements name them through `written_dir`, the harness's project-relative
+    form of that folder (adr/0039), or by absolute path when it is None. `plugin_root` is the
+    package copy handlers see as `PLUGIN_ROOT` (each wrapper finds it relative to itself).
     """
     groups = [
         (event, index, group)
@@ -209,7 +226,8 @@ def deliver_hooks(
             GroupDelivery(group_name(e, i, g), e, "unsupported", why) for e, i, g in groups
         )
     return tuple(
-        _deliver_group(harness, e, i, g, package, wrapper_dir, plugin_root) for e, i, g in groups
+        _deliver_group(harness, e, i, g, package, wrapper_dir, plugin_root, written_dir)
+        for e, i, g in groups
     )
 
 
@@ -221,7 +239,7 @@ def opencode_bridge(package: str, delivered: tuple[GroupDelivery, ...]) -> bytes
 
 def deliver_claude_group(
     harness: str, group: ClaudeHookGroup, package: str, wrapper_dir: PurePath,
-    plugin_root: PurePath,
+    plugin_root: PurePath, written_dir: str | None = None,
 ) -> GroupDelivery:
     """One Claude-protocol group on a harness other than Claude Code: a translating wrapper
     and the element that runs it on the native event, or `unsupported` with the reason. The
@@ -234,14 +252,13 @@ def deliver_claude_group(
     native = REGISTRY[harness].claude_events[group.event]
     label = f"{package}/{group.name}"
     rel = f"{harness}/claude-{_SLUG.sub('-', group.name).strip('-')}.py"
-    script = render_claude_wrapper(harness, group, native, str(plugin_root), label)
-    command = shlex.quote(str(wrapper_dir / rel))
+    command, spawned, root = _where(rel, wrapper_dir, plugin_root, written_dir)
+    script = render_claude_wrapper(harness, group, native, root, label)
     seconds = sum(int(float(str(h["timeout"]))) for h in claude_handlers(group)) + GRACE
     if target.layout == "plugin":  # the plugin filters nothing: the wrapper applies the matcher
         notes = [TRANSLATED.format(harness=harness),
                  target.note.format(plugin=plugin_file_name(package))]
-        bridge = BridgeGroup(label, group.event, None, False, str(wrapper_dir / rel),
-                             seconds * 1000)
+        bridge = BridgeGroup(label, group.event, None, False, spawned, seconds * 1000)
         return GroupDelivery(group.name, group.event, "adapted", "; ".join(notes),
                              WrapperFile(rel, script), bridge=bridge)
     handler: dict[str, object] = {"type": "command", "command": command,

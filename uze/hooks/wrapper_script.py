@@ -23,6 +23,7 @@ from typing import Any  # uze:module-only
 CONFIG: Any = {}
 # uze:module-only-end
 
+HERE = os.path.dirname(os.path.abspath(__file__))  # before anything could change the cwd
 REASON_LIMIT = 4096
 TRANSFORM_LIMIT = 64 * 1024
 ENV_INPUT_LIMIT = 96 * 1024  # Linux rejects one environment string above 128 KiB
@@ -33,6 +34,12 @@ QUERY_KEYS = ("query", "pattern", "url", "prompt", "Url")
 COMMAND_KEYS = ("command", "CommandLine")
 PATCH_KEYS = ("command", "input", "patchText")
 PATCH_FILE = ("*** Add File: ", "*** Update File: ", "*** Delete File: ")
+
+
+def plugin_root():
+    """PLUGIN_ROOT: CONFIG's `plugin_root` is relative to this script's folder, so a project
+    that moves or is cloned elsewhere still finds its package copy (adr/0039)."""
+    return os.path.normpath(os.path.join(HERE, CONFIG["plugin_root"]))
 
 
 def tool_fields(alias, tool_input):
@@ -95,8 +102,8 @@ def context(native):
         "HOOK_TOOL": aliases[0] if aliases else "",
         "HOOK_TOOL_NATIVE": tool,
         "HOOK_CWD": cwd,
-        "PLUGIN_ROOT": CONFIG["plugin_root"],
-        "CLAUDE_PLUGIN_ROOT": CONFIG["plugin_root"],
+        "PLUGIN_ROOT": plugin_root(),
+        "CLAUDE_PLUGIN_ROOT": plugin_root(),
     })
     if aliases:
         env.update(tool_fields(aliases[0], tool_input))
@@ -104,7 +111,7 @@ def context(native):
 
 
 def argv(handler):
-    root = CONFIG["plugin_root"]
+    root = plugin_root()
     command = handler["command"]
     if handler.get("args") is not None:  # exec form: the args reach the handler untouched
         for variable in ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}"):
@@ -337,7 +344,8 @@ def claude_if(condition, data):
 
 def run_claude(handler, data, cwd):
     """(exit status or None when it did not finish, stdout, stderr) of one command handler."""
-    env = dict(_ENV, CLAUDE_PLUGIN_ROOT=CONFIG["plugin_root"], PLUGIN_ROOT=CONFIG["plugin_root"])
+    root = plugin_root()
+    env = dict(_ENV, CLAUDE_PLUGIN_ROOT=root, PLUGIN_ROOT=root)
     env.setdefault("CLAUDE_PROJECT_DIR", cwd)
     with tempfile.TemporaryFile() as stdin, tempfile.TemporaryFile() as out, \
             tempfile.TemporaryFile() as err:
