@@ -115,10 +115,11 @@ class Stall:
         self.release = threading.Event()
 
 
-def _backend(root: Path, password: str | None, stall: Stall | None = None) -> Any:
+def _backend(root: Path, password: str | None, stall: Stall | None = None,
+             user: str = "user") -> Any:
     def app(environ: dict[str, Any], start: Any) -> list[bytes]:
         if password is not None:
-            expected = "Basic " + base64.b64encode(f"user:{password}".encode()).decode()
+            expected = "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()
             if environ.get("HTTP_AUTHORIZATION") != expected:
                 start("401 Unauthorized", [("WWW-Authenticate", 'Basic realm="git"')])
                 return [b"authentication required\n"]
@@ -148,11 +149,11 @@ def _backend(root: Path, password: str | None, stall: Stall | None = None) -> An
 
 
 @contextmanager
-def smart_http(root: Path, password: str | None = None, stall: Stall | None = None
-               ) -> Iterator[str]:
+def smart_http(root: Path, password: str | None = None, stall: Stall | None = None,
+               user: str = "user") -> Iterator[str]:
     """`git http-backend` over HTTP for every repository under `root` (with Basic auth for
-    user `user` when `password` is given); yields `http://127.0.0.1:<port>`."""
-    server: WSGIServer = make_server("127.0.0.1", 0, _backend(root, password, stall),
+    `user` when `password` is given); yields `http://127.0.0.1:<port>`."""
+    server: WSGIServer = make_server("127.0.0.1", 0, _backend(root, password, stall, user),
                                      handler_class=_Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

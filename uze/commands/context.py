@@ -172,8 +172,14 @@ def locked(ctx: ScopeContext, *, store: bool) -> Iterator[None]:
 def sweep_stamps(ctx: ScopeContext) -> None:
     """Remove the temp files a command killed while it wrote a re-install stamp (outside any
     journal) left in this scope's stamp folder. Safe without the lock: a stamp is a cache, and
-    a writer whose temp file goes keeps no stamp (reinstall.record ignores the failure)."""
+    a writer whose temp file goes keeps no stamp (reinstall.record ignores the failure). Also
+    the scratch folder of a new git mirror whose command was killed (ADR 0040)."""
     fs.remove_temp_files(ctx.stamp_file("x").parent)
+    mirrors = ctx.paths.uze_home / "git"
+    if mirrors.is_dir() and any(mirrors.glob(".new-*")):
+        from uze.sources.git import sweep_scratch  # here: most commands never see a scratch
+
+        sweep_scratch(mirrors)
 
 
 class Created(msgspec.Struct):

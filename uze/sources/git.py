@@ -19,7 +19,9 @@ credential-free one.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -145,7 +147,7 @@ def mirror_path(paths: Paths, source: Source) -> Path:
 def mirror(paths: Paths, source: Source) -> Iterator[Path]:
     """Hold the mirror's lock; create the mirror first if there is none (whole, or not at all)."""
     path = mirror_path(paths, source)
-    with fs.file_lock(paths.uze_home / "locks" / f"git-{path.name}.lock", paths.lock_timeout):
+    with fs.file_lock(_lock_file(paths, path), paths.lock_timeout):
         if not (path / "HEAD").is_file():
             fs.make_dir(path.parent, parents=True)
             with tempfile.TemporaryDirectory(dir=path.parent, prefix=".new-") as scratch:
@@ -154,6 +156,56 @@ def mirror(paths: Paths, source: Source) -> Iterator[Path]:
                 fs.atomic_write(fresh / "info" / "attributes", _ATTRIBUTES)
                 fs.rename(fresh, path)
         yield path
+
+
+@contextlib.contextmanager
+def _new_mirror(paths: Paths, source: Source) -> Iterator[Path]:
+    """A new mirror, built in a scratch folder beside its place and put there (under the
+    mirror's lock, unless another command made one meanwhile) only when the caller's block
+    ends without an error: an install refused after the fetch (consent, a conflict, a digest)
+    leaves no new mirror, lock or folder behind under $UZE_HOME."""
+    path = mirror_path(paths, source)
+    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+    made = missing[-1] if missing else None  # the topmost folder this creates
+    fs.make_dir(path.parent, parents=True)
+    sweep_scratch(path.parent)
+    scratch = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".new-{os.getpid()}-"))
+    try:
+        fresh = scratch / "repo.git"
+        run_git(paths, ["init", "--bare", "--quiet", str(fresh)])
+        fs.atomic_write(fresh / "info" / "attributes", _ATTRIBUTES)
+        yield fresh
+        with fs.file_lock(_lock_file(paths, path), paths.lock_timeout):
+            if not (path / "HEAD").is_file():
+                fs.rename(fresh, path)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+        if made is not None:
+            for folder in (path.parent, *path.parent.parents):
+                with contextlib.suppress(OSError):
+                    folder.rmdir()  # only if empty: another command's files stay
+                if folder == made:
+                    break
+
+
+def sweep_scratch(folder: Path) -> None:
+    """Remove the scratch folders of new mirrors in `folder` ($UZE_HOME/git) whose command was
+    killed (its pid is gone): a kill between the fetch and the end of the install leaves one
+    behind. Safe without a lock: a live command's scratch is never touched."""
+    for scratch in folder.glob(".new-*"):
+        pid = scratch.name.split("-")[1]
+        if not pid.isdigit():
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(scratch, ignore_errors=True)
+        except OSError:
+            pass  # alive, another user's: not ours to remove
+
+
+def _lock_file(paths: Paths, path: Path) -> Path:
+    return paths.uze_home / "locks" / f"git-{path.name}.lock"
 
 
 def remote_refs(paths: Paths, source: Source) -> dict[str, str]:
@@ -246,8 +298,8 @@ def fetched(paths: Paths, source: Source, commit: str = "", *, cache: bool = Tru
     present = cached if (cached / "HEAD").is_file() else None
     name, commit = _wanted(paths, present, source, commit)
     if cache:
-        with mirror(paths, source) as path, \
-                _checked_out(paths, path, source, name, commit) as found:
+        with (mirror(paths, source) if present is not None else _new_mirror(paths, source)) \
+                as path, _checked_out(paths, path, source, name, commit) as found:
             yield found
         return
     if present is not None and has_commit(paths, present, commit):
