@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -179,11 +178,12 @@ def _new_mirror(paths: Paths, source: Source) -> Iterator[Path]:
             if not (path / "HEAD").is_file():
                 fs.rename(fresh, path)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            fs.remove_tree(scratch)
         if made is not None:
             for folder in (path.parent, *path.parent.parents):
                 with contextlib.suppress(OSError):
-                    folder.rmdir()  # only if empty: another command's files stay
+                    fs.remove_dir_if_empty(folder)  # another command's files stay
                 if folder == made:
                     break
 
@@ -199,7 +199,8 @@ def sweep_scratch(folder: Path) -> None:
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
-            shutil.rmtree(scratch, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                fs.remove_tree(scratch)
         except OSError:
             pass  # alive, another user's: not ours to remove
 
