@@ -31,8 +31,8 @@ from typing import Any
 
 from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
-    CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookTarget, McpTarget, cap,
-    hook_events,
+    CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookTarget, McpTarget,
+    ProjectForms, cap, hook_events,
 )
 from uze.location import Location
 from uze.paths import Paths
@@ -58,6 +58,8 @@ def _mcp(server: Any) -> mcp.Translated:
 HARNESS = Harness(
     id="acme_agent",
     binary="acme",
+    # How its project entries name the project root (adr/0039); without it: `degraded`.
+    project_forms=ProjectForms(mcp=".", hook="."),
     markers=(".acme",),
     home=acme_home,
     instructions_file=_place("ACME.md", "ACME.md"),
