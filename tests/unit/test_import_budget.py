@@ -327,6 +327,7 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.package"): READER,
     ("uze.commands.acquire", "uze.sources.git"): GIT,
     ("uze.commands.context", "uze.lock"): DECLARED,
+    ("uze.commands.context", "uze.sources.git"): GIT + " (or a killed one's scratch mirror)",
     ("uze.commands.context", "uze.receipts"): RECEIPTS,
     ("uze.commands.converge", "uze.artifacts.registry"):
         "start-up: artifact checks load only when a pinned package has a receipt",
