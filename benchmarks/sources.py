@@ -111,6 +111,7 @@ def converge_present(base: Path, runs: int) -> dict[str, object]:
         bare = _package_repo(base, f"pkg{i}", 3)
         _run(_uze("install", f"git+{bare.as_uri()}", "--harness", "claude_code,codex"),
              project, env)
+    _run(_uze("status"), project, env)  # warms the digest cache (ADR 0011), as any status does
     before = _files(root)
     ours, status = [], []
     for _ in range(runs):
