@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -64,13 +65,16 @@ def _connected(lab: Lab, harness: str) -> frozenset[str]:
     """The MCP servers the harness's own health check reports connected."""
     if harness == "codex":  # `codex mcp list` reads config only: ask a session instead
         start: dict[str, object] = {"cwd": str(lab.sandbox.project), "ephemeral": True}
-        _, status = lab.rpc("codex", probes.CODEX_APP_SERVER, [
-            ("thread/start", start),
-            ("mcpServerStatus/list", lambda done: {"threadId": done[0]["thread"]["id"]}),  # type: ignore[index]
-        ])
-        servers = status["data"]
-        assert isinstance(servers, list)
-        return frozenset(s["name"] for s in servers if s["runtimeStatus"] == "connected")
+
+        def status(done: list[dict[str, object]]) -> dict[str, object]:
+            time.sleep(0.5)  # a stdio server the session starts may still be starting
+            return {"threadId": done[0]["thread"]["id"]}  # type: ignore[index]
+
+        results = lab.rpc("codex", probes.CODEX_APP_SERVER,
+                          [("thread/start", start), *[("mcpServerStatus/list", status)] * 20])
+        return frozenset(server["name"] for result in results[1:]
+                         for server in result["data"]  # type: ignore[attr-defined]
+                         if server["runtimeStatus"] == "connected")
     oracle = REAL_HARNESSES[harness].entry("mcp", "project")
     assert isinstance(oracle, Oracle)
     seen = oracle.read(lab)
