@@ -91,7 +91,7 @@ def _asking(verb: Verb, call: Call) -> Any:
         if not (verb.asks and not call.get("as_json") and sys.stdin.isatty()
                 and sys.stderr.isatty()):
             raise
-        from click import confirm  # start-up: the prompt loads only when it asks
+        from typer import confirm  # start-up: the prompt loads only when it asks
 
         err = _err()
         for line in needed.details:

@@ -185,7 +185,8 @@ def test_mcp_as_claude_writes_it_resolves_the_root_everywhere_and_reports_defaul
     document = as_json(assert_ok(uze("install", DATA / "claude-mcp", "--harness",
                                      "claude_code,opencode", "--trust", "--json")))
 
-    root = str(sandbox.project / ".uze" / "packages" / "claude-mcp")
+    # project scope: the package copy is named relative to the project root (ADR 0039)
+    root = "./.uze/packages/claude-mcp"
     claude = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
     assert claude["api"] == {
         "command": f"{root}/bin/api", "args": ["--config", f"{root}/api.toml"],

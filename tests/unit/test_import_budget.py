@@ -315,7 +315,6 @@ LAZY_IMPORTS = {
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
     ("uze.agents_render", "tomlkit"): TOMLKIT,
-    ("uze.cli", "click"): "start-up: click's prompt loads only when a command asks for consent",
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,
