@@ -14,7 +14,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from uze.cli import command  # noqa: E402 - after the path of the repository
-from uze.cli_docs import markdown  # noqa: E402
+from uze.ui.cli_docs import markdown  # noqa: E402
 
 DOC = REPO / "docs" / "cli.md"
 

@@ -21,8 +21,8 @@ from tests.conformance.evidence import (  # noqa: E402 - after the path of the r
     RUNS_DIR,
     publish,
 )
-from uze.compatibility import markdown  # noqa: E402
-from uze.evidence import load  # noqa: E402
+from uze.doctor.compatibility import markdown  # noqa: E402
+from uze.doctor.evidence import load  # noqa: E402
 
 
 def main(args: list[str]) -> int:

@@ -1,7 +1,7 @@
 """The command line: parse, call the core through the command table, print, map errors to exits.
 
 The only module that prints a command's output and errors (ADR 0037; the progress line of
-ADR 0027 is drawn by `uze.progress_view` while a command runs). Each command is defined once,
+ADR 0027 is drawn by `uze.ui.progress_view` while a command runs). Each command is defined once,
 in `uze.verbs`. A plain line of a `fast` verb (`status`, `list`, `install`, `uninstall` with
 the options of the table) is parsed from the table without typer, whose app (built from the
 same table, on first use) parses every other line and writes `--help`; both run `execute`, so
@@ -29,8 +29,8 @@ _color = "auto"
 
 
 def _render() -> Any:
-    """`uze.render` (rich), in the colour of the command line."""
-    from uze import render  # start-up: rich loads only to print a view or an error
+    """`uze.ui.render` (rich), in the colour of the command line."""
+    from uze.ui import console as render  # start-up: rich loads only to print a view or an error
 
     render.set_color(_color)
     return render
@@ -72,10 +72,10 @@ def failure_code(exc: BaseException) -> int:
 
 def _attempt(verb: Verb, call: Call) -> Any:
     """The core call, inside the progress display of a command that has one (at a terminal,
-    without --json; `uze.progress_view` is imported only then)."""
+    without --json; `uze.ui.progress_view` is imported only then)."""
     if verb.progress is None or call.get("as_json") or not sys.stderr.isatty():
         return verb.run(call)
-    from uze.progress_view import shown  # start-up: rich's live display, only at a terminal
+    from uze.ui.progress_view import shown  # start-up: rich's live display, only at a terminal
 
     with shown(verb.progress(call)):
         return verb.run(call)
@@ -205,10 +205,10 @@ def _app(typer: Any) -> Any:
 
 
 def command() -> Any:
-    """The click command tree of the table, its help in click's conventions (`uze.cli_help`)."""
+    """The click command tree of the table, its help in click's conventions (`uze.ui.cli_help`)."""
     import typer  # start-up: the parser loads only for a line the fast parse does not take
 
-    from uze.cli_help import conventional_help
+    from uze.ui.cli_help import conventional_help
 
     tree = typer.main.get_command(_app(typer))
     conventional_help(tree)

@@ -2,7 +2,7 @@
 
 A package name, version, command or description could carry ESC (terminal escape sequences that
 move the cursor and overwrite a prompt line), CR, NUL, other C0 and C1 controls, or Unicode
-line and bidi controls that reorder what a person reads. Every human renderer (uze.render's
+line and bidi controls that reorder what a person reads. Every human renderer (uze.ui.render's
 lines and table cells, uze.cli's error printer) passes such text through `inert` first.
 """
 

@@ -2,7 +2,7 @@
 person sees it (issue 23; ADR 0027).
 
 The core calls `stage("storing 409 files", total=409)` and `advance()` as it goes; both do
-nothing unless a command runs them `under` a reporter (`uze.progress_view` draws one on a
+nothing unless a command runs them `under` a reporter (`uze.ui.progress_view` draws one on a
 terminal). A module-level reporter, not a parameter, so a fetch, an install step or a store
 loop can report without every signature between the command and it changing.
 """

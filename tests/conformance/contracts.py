@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from tests.conformance.lab import MARKER, PACKAGE, Lab, hook_log
-from uze.probes import ANSI as ANSI  # the readers' vocabulary lives in uze (one copy)
-from uze.probes import Seen as Seen
-from uze.probes import count as count
-from uze.probes import lines as lines
-from uze.probes import strings as strings
+from uze.doctor.probes import ANSI as ANSI  # the readers' vocabulary lives in uze (one copy)
+from uze.doctor.probes import Seen as Seen
+from uze.doctor.probes import count as count
+from uze.doctor.probes import lines as lines
+from uze.doctor.probes import strings as strings
 
 KINDS: Final = ("skill", "agent", "mcp", "instructions", "hook", "command")
 EXPECTED: Final[dict[str, tuple[str, ...]]] = {

@@ -4,7 +4,7 @@ Each contract records its outcome per harness, capability and scope:
 `evidence.record("codex", "skill.discovery", "project", "passed")`, or wraps the contract in
 `with evidence.check(...)`, which records `passed`, or `failed` with the assertion text when it
 raises (a skip records nothing). Records carry the real binary's version (`--version`) and the
-digest of the environment that matters (uze.evidence). One pytest session appends them to
+digest of the environment that matters (uze.doctor.evidence). One pytest session appends them to
 `.cache/evidence/run-<UTC time>-<pid>.jsonl`; with UZE_RECORD_EVIDENCE=1 the session end merges
 that run into uze/data/evidence.json and regenerates docs/compatibility.md (ADR 0009).
 """
@@ -27,7 +27,7 @@ from tests.conformance import lab
 from tests.conformance.oracles import REAL_HARNESSES
 from tests.helpers import REPO
 from uze import __version__
-from uze.evidence import (
+from uze.doctor.evidence import (
     Record,
     Result,
     environment_digest,
@@ -152,7 +152,7 @@ def publish(run_file: Path) -> int:
 
     Returns how many records of the run were merged.
     """
-    from uze.compatibility import markdown  # the generator the docs test compares against
+    from uze.doctor.compatibility import markdown  # the generator the docs test compares against
 
     records = read_run(run_file)
     merged = merge(load(EVIDENCE_FILE), records)

@@ -30,7 +30,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.helpers import DATA, REPO, run_uze
-from uze.probes import OFFLINE_ENV
+from uze.doctor.probes import OFFLINE_ENV
 
 INSTALL_SCRIPT = REPO / "scripts" / "install-harnesses.sh"
 BIN_DIR = Path(os.environ.get("UZE_HARNESS_CACHE", REPO / ".cache" / "harnesses")) / "bin"

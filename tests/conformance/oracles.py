@@ -1,7 +1,7 @@
 """The oracle table: per real harness and resource kind, the offline command that shows what the
 harness discovered (docs/reference/real-harness-probes.md, section 0 and each harness's
 "Oracles"), or why there is none that runs without a model server. The commands and the
-readers of their output live in uze/probes.py (`uze doctor --probe` runs the same ones); this
+readers of their output live in uze/doctor/probes.py (`uze doctor --probe` runs the same ones); this
 table adds how the lab runs them and what the contracts expect.
 
 A harness joins the suite by adding one `RealHarness` here (and its pin to
@@ -28,7 +28,7 @@ from tests.conformance.contracts import (
     session_runs,
 )
 from tests.conformance.lab import PACKAGE, Lab
-from uze import evidence, probes
+from uze.doctor import evidence, probes
 
 
 # --- Claude Code (probes 2.3) ---------------------------------------------------------------
@@ -224,7 +224,7 @@ GEMINI = RealHarness(
 
 # --- OpenCode (probes 5.2) ------------------------------------------------------------------
 def _opencode(args: tuple[str, ...], read: Callable[[str], Seen]) -> Callable[[Lab], Seen]:
-    """Run `opencode ARGS` and read its stdout with one of uze.probes' readers."""
+    """Run `opencode ARGS` and read its stdout with one of uze.doctor.probes' readers."""
     return lambda lab: read(lab.run("opencode", *args).stdout)
 
 

@@ -30,7 +30,7 @@ from tests.conformance.lab import Lab, model_run, prepare_user_state, require
 from tests.conformance.model_server import ModelServer, Script, model_server, tool_names
 from tests.conftest import Sandbox
 from tests.helpers import tree_bytes
-from uze import probes
+from uze.doctor import probes
 
 pytestmark = pytest.mark.conformance
 NAME = "plan-kit"

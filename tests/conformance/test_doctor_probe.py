@@ -14,7 +14,7 @@ import pytest
 from tests.conformance.lab import BIN_DIR, Lab, harness_env, require
 from tests.conformance.oracles import REAL_HARNESSES
 from tests.helpers import run_uze
-from uze.probe_run import DOCTOR_PROBES
+from uze.doctor.probe_run import DOCTOR_PROBES
 
 pytestmark = pytest.mark.conformance
 

@@ -33,7 +33,7 @@ from tests.conformance.lab import (
 )
 from tests.conformance.model_server import model_server
 from tests.conformance.oracles import REAL_HARNESSES
-from uze import probes
+from uze.doctor import probes
 from uze.harnesses import REGISTRY
 
 pytestmark = pytest.mark.conformance

@@ -14,7 +14,7 @@ import pytest
 from tests.conformance.lab import NODE_DIR, PINS, require
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
-from uze.evidence import shipped
+from uze.doctor.evidence import shipped
 from uze.harnesses import HARNESS_IDS
 
 pytestmark = pytest.mark.e2e

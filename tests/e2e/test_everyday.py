@@ -16,7 +16,7 @@ from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, assert_ok, copy_package
 from tests.e2e.test_status import validate_status
 from tests.helpers import REPO, build_tree, run_uze
-from uze.progress_view import DELAY
+from uze.ui.progress_view import DELAY
 
 pytestmark = pytest.mark.e2e
 
@@ -256,7 +256,7 @@ def test_work_shorter_than_the_delay_draws_nothing_on_a_terminal(
 def test_the_progress_delay_setting_takes_only_a_sane_number_of_seconds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from uze.progress_view import _delay
+    from uze.ui.progress_view import _delay
 
     for value, delay in (("0", 0.0), ("2.5", 2.5), ("abc", DELAY), ("nan", DELAY),
                          ("-1", DELAY), ("1e9", DELAY)):

@@ -20,11 +20,11 @@ import pytest
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, copy_package, snapshot
 from tests.helpers import DATA
-from uze.commands import reinstall
-from uze.commands.context import open_scope
 from uze.commands.install import install
-from uze.documents import install_json
+from uze.install import reinstall
 from uze.paths import Paths
+from uze.state.context import open_scope
+from uze.ui.documents import install_json
 
 pytestmark = pytest.mark.e2e
 
@@ -258,14 +258,14 @@ def test_the_code_digest_covers_every_file_of_the_uze_package(tmp_path: Path) ->
     before = reinstall.code_digest(copy, later)
     assert before is not None and reinstall.code_digest(copy, later) == before
     (copy / "data").mkdir(exist_ok=True)
-    shutil.copy(copy / "plan.py", copy / "data" / "x")
+    shutil.copy(copy / "plan" / "planner.py", copy / "data" / "x")
     assert reinstall.code_digest(copy, later) != before
     (copy / "data" / "x").unlink()
     assert reinstall.code_digest(copy, later) == before
-    info = (copy / "plan.py").stat()
-    (copy / "plan.py").write_bytes((copy / "plan.py").read_bytes())
-    os.utime(copy / "plan.py", ns=(info.st_atime_ns, info.st_mtime_ns))
-    assert (copy / "plan.py").stat().st_mtime_ns == info.st_mtime_ns
+    info = (copy / "plan" / "planner.py").stat()
+    (copy / "plan" / "planner.py").write_bytes((copy / "plan" / "planner.py").read_bytes())
+    os.utime(copy / "plan" / "planner.py", ns=(info.st_atime_ns, info.st_mtime_ns))
+    assert (copy / "plan" / "planner.py").stat().st_mtime_ns == info.st_mtime_ns
     assert reinstall.code_digest(copy, later) != before
 
 

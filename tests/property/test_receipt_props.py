@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from uze.receipts import (
+from uze.state.receipts import (
     ProjectionRecord,
     Receipt,
     RegionArtifact,

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from uze.errors import UsageError
-from uze.lock import LockedPackage, dump_lock, parse_lock
-from uze.project_manifest import parse_manifest, render_manifest, updated_manifest
+from uze.sources.lockfile import LockedPackage, dump_lock, parse_lock
+from uze.sources.manifest import parse_manifest, render_manifest, updated_manifest
 from uze.sources.spec import Source, parse_source
 
 ROOT = Path("/nonexistent-root-for-source-tests")

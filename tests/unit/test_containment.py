@@ -13,7 +13,8 @@ from uze.harness_ids import HARNESS_IDS
 from uze.location import Location
 from uze.package import read_package
 from uze.paths import Paths
-from uze.plan import PlannedFile, PlannedTree, plan_install
+from uze.plan.model import PlannedFile, PlannedTree
+from uze.plan.planner import plan_install
 
 PACKAGES = tuple(  # every valid fixture package: each kind of artifact uze plans
     p.name for p in sorted(DATA.iterdir()) if not p.name.startswith("invalid-"))

@@ -24,8 +24,8 @@ PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
 # Install-only modules and the libraries only install, the parser or the tables need. The
 # harness modules (uze.harnesses.*) may load: containment and the trust gate read them, and
 # they import none of these (adr/0035).
-HEAVY = ("uze.plan", "uze.commands.install", "uze.package", "uze.store",
-         "uze.cli_help", "uze.render", "tomlkit", "yaml", "typer", "click", "rich")
+HEAVY = ("uze.plan.planner", "uze.commands.install", "uze.package", "uze.store",
+         "uze.ui.cli_help", "uze.ui.render", "tomlkit", "yaml", "typer", "click", "rich")
 SHOW_MODULES = """
 import contextlib, io, json, sys
 sys.argv = ["uze", *sys.argv[1:]]
@@ -66,7 +66,7 @@ def test_read_only_json_command_imports_no_install_parser_or_table_module(instal
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert "uze.receipts" in loaded
+    assert "uze.state.receipts" in loaded
     assert _heavy(loaded, (*HEAVY, "pydantic")) == []
 
 
@@ -75,7 +75,7 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
                                                                        command: str) -> None:
     done = _python("-c", SHOW_MODULES, command, "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
-    assert _heavy(json.loads(done.stdout), (*HEAVY, "pydantic", "uze.receipts")) == []
+    assert _heavy(json.loads(done.stdout), (*HEAVY, "pydantic", "uze.state.receipts")) == []
 
 
 @pytest.mark.parametrize("command", ["status", "list"])
@@ -86,9 +86,9 @@ def test_read_only_human_command_prints_its_table_without_the_parser(installed: 
     done = _python("-c", SHOW_MODULES, command, cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert {"uze.render", "rich.table"} <= set(loaded)
-    assert _heavy(loaded, ("uze.cli_help", "typer", "click", "pydantic", "uze.plan", "uze.package",
-                           "uze.store", "tomlkit", "yaml")) == []
+    assert {"uze.ui.render", "rich.table"} <= set(loaded)
+    assert _heavy(loaded, ("uze.ui.cli_help", "typer", "click", "pydantic", "uze.plan.planner",
+                           "uze.package", "uze.store", "tomlkit", "yaml")) == []
 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
@@ -100,9 +100,9 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert "uze.commands.uninstall" in loaded
-    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "uze.package",
-                           "uze.store", "yaml", "uze.cli_help", "uze.render", "typer", "click",
-                           "rich", "pydantic")) == []  # harness modules: see HEAVY
+    assert _heavy(loaded, ("uze.plan.planner", "uze.commands.install", "uze.package",
+                           "uze.store", "yaml", "uze.ui.cli_help", "uze.ui.render", "typer",
+                           "click", "rich", "pydantic")) == []  # harness modules: see HEAVY
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
 
@@ -116,7 +116,7 @@ def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
     assert {"uze.commands.install", "uze.package.manifest", "uze.package.hooks"} <= set(loaded)
-    assert _heavy(loaded, ("uze.cli_help", "uze.render", "typer", "click", "rich",
+    assert _heavy(loaded, ("uze.ui.cli_help", "uze.ui.render", "typer", "click", "rich",
                            "pydantic")) == []
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
@@ -128,7 +128,7 @@ def test_install_without_agents_or_mcp_loads_no_toml_writer(sandbox: Sandbox) ->
                    "--json", cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert "uze.agents_render" in loaded
+    assert "uze.plan.agents" in loaded
     assert _heavy(loaded, ("tomlkit", "pydantic")) == []
     assert json.loads((sandbox.project / ".uze" / "receipts" / "minimal.json").read_text())
 
@@ -176,12 +176,12 @@ def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(
     done = _python("-c", SHOW_MODULES, "install", str(PACKAGE), "--json", cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert {"uze.commands.reinstall", "uze.package.tree"} <= set(loaded)
+    assert {"uze.install.reinstall", "uze.package.tree"} <= set(loaded)
     assert set(_heavy(loaded, ("uze.package",))) <= {
         "uze.package", "uze.package.tree", "uze.package.layout", "uze.package.names",
         "uze.package.issues", "uze.package.nesting"}
-    assert _heavy(loaded, ("uze.plan", "uze.commands.install", "yaml", "tomlkit", "pydantic",
-                           *HEAVY[4:])) == []
+    assert _heavy(loaded, ("uze.plan.planner", "uze.commands.install", "yaml", "tomlkit",
+                           "pydantic", *HEAVY[4:])) == []
     # the registry checks --harness; harness modules may load (containment reads them; they
     # import no package reader, YAML or TOML writer: adr/0035)
     assert (installed / ".uze" / "receipts" / "every-kind.json").read_bytes() == before
@@ -307,67 +307,68 @@ GIT = "start-up: git sources load only for a git source or marketplace"
 MARKET = "start-up: marketplaces load only for plugin@marketplace"
 DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
-PROBES = "start-up: the probes' readers (uze.probes) load only for `uze doctor`"
+PROBES = "start-up: the probes' readers (uze.doctor.probes) load only for `uze doctor`"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 LAZY_IMPORTS = {
     ("uze.artifacts.config", "uze.trust"):
         "start-up: trust (it reads the package models) loads only to show a kept config value",
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
-    ("uze.agents_render", "tomlkit"): TOMLKIT,
+    ("uze.plan.agents", "tomlkit"): TOMLKIT,
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,
-    ("uze.cli", "uze.render"): RICH,
-    ("uze.cli", "uze.cli_help"): PARSER,
-    ("uze.cli", "uze.progress_view"): RICH,
+    ("uze.cli", "uze.ui.console"): RICH,
+    ("uze.cli", "uze.ui.cli_help"): PARSER,
+    ("uze.cli", "uze.ui.progress_view"): RICH,
     ("uze.commands.acquire", "uze.commands.install_verb"): PLANNER,
     ("uze.commands.acquire", "uze.commands.marketplace"): MARKET,
     ("uze.commands.acquire", "uze.package"): READER,
     ("uze.commands.acquire", "uze.sources.git"): GIT,
-    ("uze.commands.context", "uze.lock"): DECLARED,
-    ("uze.commands.context", "uze.sources.git"): GIT + " (or a killed one's scratch mirror)",
-    ("uze.commands.context", "uze.receipts"): RECEIPTS,
+    ("uze.state.context", "uze.sources.lockfile"): DECLARED,
+    ("uze.state.context", "uze.sources.git"): GIT + " (or a killed one's scratch mirror)",
+    ("uze.state.context", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.converge", "uze.artifacts.registry"):
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
     ("uze.commands.converge", "uze.package"): READER,
     ("uze.commands.converge", "uze.sources.git"): GIT,
-    ("uze.commands.doctor", "uze.probe_run"): "start-up: harness probes load only with --probe",
+    ("uze.commands.doctor", "uze.doctor.probe_run"):
+        "start-up: harness probes load only with --probe",
     ("uze.commands.install_verb", "uze.commands.install"): PLANNER,
     ("uze.commands.marketplace", "uze.package"): READER,
     ("uze.commands.marketplace", "uze.sources.git"): GIT,
-    ("uze.commands.reinstall", "uze.receipts"): RECEIPTS,
+    ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
     ("uze.commands.status", "uze.artifacts.registry"): RECEIPTS,
     ("uze.commands.update", "uze.commands.converge"): "start-up: `outdated` installs nothing",
     ("uze.commands.update", "uze.commands.marketplace"): MARKET,
     ("uze.commands.update", "uze.sources.git"): GIT,
-    ("uze.compatibility", "uze.hooks.delivery"):
+    ("uze.doctor.compatibility", "uze.hooks.delivery"):
         "start-up: hook delivery loads only when doctor checks a hook capability",
-    ("uze.documents", "uze.package"):
+    ("uze.ui.documents", "uze.package"):
         "start-up: the re-install shortcut's document reads no package model (ADR 0016)",
     ("uze.fs", "concurrent.futures"):
         "start-up: threads start only for the durability barrier and for removing many files",
     ("uze.fs", "ctypes"): "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
     ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
-    ("uze.harnesses.claude_code", "uze.probes"): PROBES,
-    ("uze.harnesses.codex", "uze.probes"): PROBES,
+    ("uze.harnesses.claude_code", "uze.doctor.probes"): PROBES,
+    ("uze.harnesses.codex", "uze.doctor.probes"): PROBES,
     ("uze.harnesses.codex", "tomllib"):
         "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
     ("uze.harnesses.codex", "yaml"): HARNESS_YAML,
-    ("uze.harnesses.gemini_cli", "uze.probes"): PROBES,
-    ("uze.harnesses.opencode", "uze.probes"): PROBES,
+    ("uze.harnesses.gemini_cli", "uze.doctor.probes"): PROBES,
+    ("uze.harnesses.opencode", "uze.doctor.probes"): PROBES,
     ("uze.harnesses.opencode", "yaml"): HARNESS_YAML,
     ("uze.hooks.wrapper_script", "fnmatch"):
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
     ("uze.hooks.wrapper_script", "re"):
         "start-up: the hook wrapper runs on every tool call; only a Claude matcher needs it",
     ("uze.paths", "platformdirs"): "start-up: platformdirs loads only when UZE_HOME is unset",
-    ("uze.progress_view", "rich.progress"): RICH,
-    ("uze.progress_view", "uze.render"): RICH,
-    ("uze.project_manifest", "tomlkit"): TOMLKIT,
+    ("uze.ui.progress_view", "rich.progress"): RICH,
+    ("uze.ui.progress_view", "uze.ui.console"): RICH,
+    ("uze.sources.manifest", "tomlkit"): TOMLKIT,
     ("uze.projections.config_array", "tomlkit"): TOMLKIT,
     ("uze.projections.config_toml", "tomlkit"): TOMLKIT,
     ("uze.projections.config_toml", "tomlkit.exceptions"): TOMLKIT,
@@ -382,7 +383,8 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.status"): OWN,
     ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
-    ("uze.verbs.everyday", "uze.render"): RICH,
+    ("uze.verbs.everyday", "uze.ui.console"): RICH,
+    ("uze.verbs.everyday", "uze.ui.render"): RICH,
 }
 SOURCE = Path(__file__).parents[2] / "uze"
 

@@ -6,8 +6,11 @@ import re
 from pathlib import Path
 from typing import Any, get_args
 
-from uze import evidence, overrides, render, vocabulary
-from uze.receipts import Artifact
+from uze import vocabulary
+from uze.doctor import evidence
+from uze.plan import overrides
+from uze.state.receipts import Artifact
+from uze.ui import render
 
 
 def _words(alias: Any) -> set[str]:

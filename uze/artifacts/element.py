@@ -12,12 +12,12 @@ from uze.errors import Blocked
 from uze.projections import element, entry
 from uze.projections.config_array import ElementInfo
 from uze.projections.config_entry import format_key_path
-from uze.receipts import ElementArtifact
+from uze.state.receipts import ElementArtifact
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import PlannedElement
+    from uze.plan.model import PlannedElement
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 

@@ -10,12 +10,12 @@ from uze.artifacts.kind import Action
 from uze.errors import Blocked, Conflict
 from uze.projections import entry
 from uze.projections.config_entry import MISSING, AddInfo, format_key_path
-from uze.receipts import EntryArtifact
+from uze.state.receipts import EntryArtifact
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import PlannedEntry
+    from uze.plan.model import PlannedEntry
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 

@@ -10,12 +10,12 @@ from uze.artifacts.kind import Action
 from uze.errors import Blocked, ForeignFile
 from uze.projections import file
 from uze.projections.digest import content_digest
-from uze.receipts import FileArtifact
+from uze.state.receipts import FileArtifact
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import PlannedFile
+    from uze.plan.model import PlannedFile
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 

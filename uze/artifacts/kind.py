@@ -2,7 +2,7 @@
 ask of one artifact, answered by its kind.
 
 `P` is the kind's planned shape (`uze.plan.PlannedTree`, ...), `R` its receipt record
-(`uze.receipts.TreeArtifact`, ...). A kind never sees another kind's values: the callers look
+(`uze.state.receipts.TreeArtifact`, ...). A kind never sees another kind's values: the callers look
 the kind up by the value's `type` (`uze.artifacts.registry`).
 """
 
@@ -16,8 +16,8 @@ from uze import vocabulary
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
     from uze.errors import Blocked
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 P = TypeVar("P", contravariant=True)

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Final
 from uze.artifacts.kind import Action
 from uze.errors import Blocked, Conflict, ForeignFile, MarkersBroken
 from uze.projections import region, region_file
-from uze.receipts import RegionArtifact
+from uze.state.receipts import RegionArtifact
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import PlannedRegion
+    from uze.plan.model import PlannedRegion
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 

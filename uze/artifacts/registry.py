@@ -16,8 +16,7 @@ from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
     from uze.artifacts.kind import Kind
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import (
+    from uze.plan.model import (
         PlannedArtifact,
         PlannedElement,
         PlannedEntry,
@@ -25,7 +24,8 @@ if TYPE_CHECKING:
         PlannedRegion,
         PlannedTree,
     )
-    from uze.receipts import (
+    from uze.state.context import Created, ScopeContext
+    from uze.state.receipts import (
         Artifact,
         ElementArtifact,
         EntryArtifact,

@@ -9,12 +9,12 @@ from uze.artifacts import beside
 from uze.artifacts.kind import Action
 from uze.errors import Blocked, ForeignFile
 from uze.projections import tree
-from uze.receipts import TreeArtifact
+from uze.state.receipts import TreeArtifact
 from uze.vocabulary import LiveState
 
 if TYPE_CHECKING:
-    from uze.commands.context import Created, ScopeContext
-    from uze.plan import PlannedTree
+    from uze.plan.model import PlannedTree
+    from uze.state.context import Created, ScopeContext
     from uze.transaction import Transaction
 
 

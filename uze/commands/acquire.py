@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from uze.commands import declare
-from uze.commands.context import (
+from uze.paths import Paths
+from uze.sources.spec import Source, parse_source
+from uze.state.context import (
     Created,
     Extra,
     ScopeContext,
@@ -21,14 +23,12 @@ from uze.commands.context import (
     open_scope,
     save_created,
 )
-from uze.paths import Paths
-from uze.sources.spec import Source, parse_source
 from uze.transaction import Transaction
 from uze.vocabulary import Scope
 
 if TYPE_CHECKING:
-    from uze.commands.results import InstallResult
-    from uze.receipts import Receipt
+    from uze.install.results import InstallResult
+    from uze.state.receipts import Receipt
 
 
 class Options(msgspec.Struct, frozen=True, kw_only=True):

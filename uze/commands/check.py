@@ -6,11 +6,12 @@ from pathlib import Path
 
 import msgspec
 
-from uze.commands.context import open_scope
 from uze.commands.install import choose_harnesses, package_tree, read_source
 from uze.harnesses import HARNESS_IDS
 from uze.paths import Paths
-from uze.plan import Plan, plan_install
+from uze.plan.model import Plan
+from uze.plan.planner import plan_install
+from uze.state.context import open_scope
 
 
 class CheckResult(msgspec.Struct, frozen=True):

@@ -18,11 +18,11 @@ import msgspec
 
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
-from uze.commands.context import ScopeContext, load_created, locked, open_scope, save_created
 from uze.errors import UzeError
-from uze.lock import LockedPackage, dump_lock
 from uze.paths import Paths
+from uze.sources.lockfile import LockedPackage, dump_lock
 from uze.sources.spec import Source
+from uze.state.context import ScopeContext, load_created, locked, open_scope, save_created
 from uze.transaction import Transaction
 
 

@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from uze.commands.context import Created, ScopeContext
 from uze.errors import UzeError
-from uze.lock import LockedPackage, dump_lock, read_lock
-from uze.project_manifest import read_manifest, render_manifest, updated_manifest
+from uze.sources.lockfile import LockedPackage, dump_lock, read_lock
+from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
 from uze.sources.spec import Source
+from uze.state.context import Created, ScopeContext
 
 if TYPE_CHECKING:
-    from uze.receipts import Receipt
+    from uze.state.receipts import Receipt
     from uze.transaction import Transaction
 
 MANIFEST = "uze.toml"

@@ -3,8 +3,8 @@ proves for that exact version, the skill roots it reads here and the skill names
 
 `verified` needs a `passed` record for the exact version found on PATH, in every scope
 considered (shipped evidence, or local evidence a `--probe` run recorded). `--probe` runs the
-installed harness's own listing commands (uze/probes.py) and reports what it sees of each item
-the receipts say uze delivered. Nothing here prints.
+installed harness's own listing commands (uze/doctor/probes.py) and reports what it sees of
+each item the receipts say uze delivered. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -19,15 +19,16 @@ from typing import Any, Final, Literal
 
 import msgspec
 
-from uze import __version__, compatibility, evidence
-from uze.commands.context import ScopeContext, open_scope
-from uze.evidence import Record, Status
+from uze import __version__
+from uze.doctor import compatibility, evidence
+from uze.doctor.evidence import Record, Status
+from uze.doctor.probes import ProbeItem, Runner, probe_env
 from uze.harnesses import REGISTRY
 from uze.harnesses.base import Harness
 from uze.location import Location
 from uze.paths import Paths
-from uze.probes import ProbeItem, Runner, probe_env
-from uze.receipts import TreeArtifact
+from uze.state.context import ScopeContext, open_scope
+from uze.state.receipts import TreeArtifact
 from uze.vocabulary import Scope
 
 Problem = Literal[
@@ -209,7 +210,7 @@ def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
     notes = [f"{path} --version printed no version"] if path and version is None else []
     items = None
     if probe and path and version:
-        from uze.probe_run import probe_harness
+        from uze.doctor.probe_run import probe_harness
 
         items = probe_harness(harness.id, path, world.paths, world.scopes, world.run)
         world = _with_local(world, harness.id, version, items)
@@ -285,7 +286,7 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
     records = (*evidence.shipped().records, *evidence.load(evidence.local_path(paths)).records)
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if run is None:
-        from uze.probe_run import run_command
+        from uze.doctor.probe_run import run_command
 
         run = run_command
     world = _World(paths, scopes, records, now, run, _owned(scopes))
@@ -324,7 +325,7 @@ def probe_lines(record: HarnessRecord) -> list[str]:
     ]
     skipped = sorted({p.kind for p in items if p.state == "unverified" and not p.command})
     if skipped:
-        from uze.probe_run import NOT_PROBED
+        from uze.doctor.probe_run import NOT_PROBED
 
         shown.append(f"{record.id}: not probed: {', '.join(skipped)} ({NOT_PROBED})")
     return shown

@@ -9,8 +9,17 @@ import msgspec
 from uze import fs, progress
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
-from uze.commands import reinstall
-from uze.commands.context import (
+from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
+from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
+from uze.install import reinstall
+from uze.install.results import InstallResult
+from uze.package import Package, read_package
+from uze.paths import Paths
+from uze.plan.envelopes import envelope_warnings
+from uze.plan.model import Plan, PlannedArtifact
+from uze.plan.planner import plan_install
+from uze.state.consent import Consent, dump_consent, load_consent
+from uze.state.context import (
     Created,
     Extra,
     ScopeContext,
@@ -21,15 +30,7 @@ from uze.commands.context import (
     registered_projects,
     save_created,
 )
-from uze.commands.results import InstallResult
-from uze.consent import Consent, dump_consent, load_consent
-from uze.envelopes import envelope_warnings
-from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
-from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
-from uze.package import Package, read_package
-from uze.paths import Paths
-from uze.plan import Plan, PlannedArtifact, plan_install
-from uze.receipts import Artifact, ProjectionRecord, Receipt, dump_receipt
+from uze.state.receipts import Artifact, ProjectionRecord, Receipt, dump_receipt
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
@@ -301,7 +302,7 @@ def read_source(source: Path, location: Location, *, strict: bool = False) -> Pa
     """read_package; when the package folder is the project itself (`uze install .` in a
     repository that is a package), without what uze writes there, so installs converge. What
     the package's own envelopes for other harnesses carry and uze does not deliver is warned
-    about (uze.envelopes)."""
+    about (uze.plan.envelopes)."""
     same = location.scope == "project" and source.resolve() == location.project.resolve()
     return read_package(source, strict=strict,
                         skip=project_outputs(location) if same else frozenset(),

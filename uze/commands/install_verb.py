@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from uze.commands import reinstall
-from uze.commands.context import Extra
-from uze.commands.results import InstallResult
+from uze.install import reinstall
+from uze.install.results import InstallResult
 from uze.paths import Paths
+from uze.state.context import Extra
 from uze.vocabulary import Scope
 
 

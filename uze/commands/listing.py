@@ -7,8 +7,8 @@ from typing import Any
 
 import msgspec
 
-from uze.commands.context import open_scope
 from uze.paths import Paths
+from uze.state.context import open_scope
 
 
 class Installed(msgspec.Struct, frozen=True):

@@ -24,11 +24,11 @@ import msgspec
 
 from uze import fs
 from uze.commands import declare
-from uze.commands.context import ScopeContext
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.sources.catalog import Catalog, Entry, find_catalog, parse_catalog
 from uze.sources.spec import Source, parse_source
+from uze.state.context import ScopeContext
 
 REGISTRY_SCHEMA: Final = 1
 

@@ -7,14 +7,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from uze.commands.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
+from uze.state.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.vocabulary import State
 
 if TYPE_CHECKING:
-    from uze.receipts import Receipt
+    from uze.state.receipts import Receipt
 
 
 class PackageStatus(msgspec.Struct, frozen=True):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from uze import fs
-from uze.commands.context import registered_projects
 from uze.paths import Paths
-from uze.receipts import list_receipts
+from uze.state.context import registered_projects
+from uze.state.receipts import list_receipts
 from uze.store import GcReport, Store, VerifyReport
 
 

@@ -9,7 +9,9 @@ import msgspec
 from uze import progress
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
-from uze.commands.context import (
+from uze.errors import NotInstalled
+from uze.paths import Paths
+from uze.state.context import (
     Created,
     ScopeContext,
     load_created,
@@ -19,9 +21,7 @@ from uze.commands.context import (
     registered_projects,
     save_created,
 )
-from uze.errors import NotInstalled
-from uze.paths import Paths
-from uze.receipts import Receipt
+from uze.state.receipts import Receipt
 from uze.transaction import Transaction
 from uze.vocabulary import Scope
 

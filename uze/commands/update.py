@@ -16,12 +16,12 @@ import msgspec
 
 from uze.commands import declare
 from uze.commands.acquire import Options, install_folder, materialised
-from uze.commands.context import ScopeContext, open_scope
 from uze.commands.declare import source_of
 from uze.errors import UzeError
-from uze.lock import LockedPackage
 from uze.paths import Paths
+from uze.sources.lockfile import LockedPackage
 from uze.sources.spec import Source
+from uze.state.context import ScopeContext, open_scope
 
 
 class Drift(msgspec.Struct, frozen=True):

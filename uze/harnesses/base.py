@@ -14,8 +14,8 @@ from uze.paths import Paths
 from uze.vocabulary import ConfigFormat, Route
 
 if TYPE_CHECKING:
+    from uze.doctor.probes import Probe
     from uze.package import Command, InvokePolicy
-    from uze.probes import Probe
 
 
 class Capability(msgspec.Struct, frozen=True):
@@ -93,9 +93,9 @@ class AgentFormat(msgspec.Struct, frozen=True):
 
 class McpTarget(msgspec.Struct, frozen=True):
     """Where a harness keeps MCP servers: one config file, its format, the key of an entry,
-    and its dialect (portable server -> `uze.mcp_dialects.Translated`). `expands_defaults`:
+    and its dialect (portable server -> `uze.plan.mcp.Translated`). `expands_defaults`:
     the harness expands `${NAME:-default}` itself; elsewhere the defaults are dropped and named
-    in a degraded reason (`uze.mcp_dialects.without_defaults`)."""
+    in a degraded reason (`uze.plan.mcp.without_defaults`)."""
 
     file: Callable[[Location], Path]
     fmt: ConfigFormat
@@ -228,10 +228,10 @@ class Harness(msgspec.Struct, frozen=True):
     `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
     trust (`uze status` names the others). `commands`: its own command files, if any.
     `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
-    lists the commands that run its real binary (uze.probes, imported only by doctor);
+    lists the commands that run its real binary (uze.doctor.probes, imported only by doctor);
     `not_runnable` says why none can run here. `column` is its label in `uze status`
     (default: the id). `claude_plugins`: the harness loads a Claude-native package whole as
-    its own plugin (uze/claude_plugin.py, adr/0041).
+    its own plugin (uze/plan/claude_plugin.py, adr/0041).
     `project_forms` says how project-scope MCP and hook entries name the project root.
     """
 

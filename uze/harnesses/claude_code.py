@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     CLAUDE_TOOLS,
     INLINE_SHELL,
@@ -24,10 +23,11 @@ from uze.harnesses.base import (
 )
 from uze.location import Location
 from uze.paths import Paths
+from uze.plan import mcp
 
 if TYPE_CHECKING:
+    from uze.doctor.probes import Probe
     from uze.package import Command, InvokePolicy, McpServer
-    from uze.probes import Probe
     from uze.vocabulary import Route
 
 
@@ -116,7 +116,7 @@ POWERS: Final = (
 )
 def doctor_probes() -> tuple[Probe, ...]:
     """The listings `uze doctor --probe` runs with the real binary."""
-    from uze import probes  # here: only doctor needs the readers
+    from uze.doctor import probes  # here: only doctor needs the readers
 
     return (
         probes.Probe(probes.CLAUDE_CONTEXT, ("skill", "agent", "instructions"),

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from uze import mcp_dialects as mcp
 from uze.harnesses.base import (
     AS_SKILL,
     AgentFormat,
@@ -20,10 +19,11 @@ from uze.harnesses.base import (
 )
 from uze.location import Location
 from uze.paths import Paths
+from uze.plan import mcp
 
 if TYPE_CHECKING:
+    from uze.doctor.probes import Probe
     from uze.package import McpServer
-    from uze.probes import Probe
 
 
 def gemini_dir(paths: Paths) -> Path:
@@ -119,7 +119,7 @@ CLAUDE_TOOL_NAMES: Final = {
 POWERS: Final = (Power("agent", "mcpServers", "runs", "harnesses.md 4.4"),)
 def doctor_probes() -> tuple[Probe, ...]:
     """The listings `uze doctor --probe` runs with the real binary."""
-    from uze import probes  # here: only doctor needs the readers
+    from uze.doctor import probes  # here: only doctor needs the readers
 
     return (
         probes.Probe(probes.GEMINI_SKILLS, ("skill",),

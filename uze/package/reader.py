@@ -47,7 +47,7 @@ def read_package(
     is a warning in `Package.warnings`, or a problem too when `strict`. The root entries
     named in `skip` are not read (what uze writes when the package folder is the project).
     `extra_warnings(tree, instructions)` adds warnings a caller knows more about (what a
-    package's own envelopes for other harnesses carry: uze.envelopes).
+    package's own envelopes for other harnesses carry: uze.plan.envelopes).
     """
     root = _check_source(source)
     tree = read_tree(root, skip)

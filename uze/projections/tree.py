@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from uze.projections.digest import content_digest
-from uze.statcache import DigestCache
+from uze.state.statcache import DigestCache
 from uze.transaction import Transaction
 from uze.vocabulary import LiveState
 

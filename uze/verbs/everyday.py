@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Final
 
-from uze.documents import check_json, install_json, uninstall_json
 from uze.errors import UsageError
 from uze.inert import inert
 from uze.location import checked_scope
+from uze.ui.documents import check_json, install_json, uninstall_json
 from uze.verbs.base import (
     DRY_RUN,
     FORCE,
@@ -59,7 +59,7 @@ def _install_json(result: Any) -> dict[str, Any]:
 def _install_view(result: Any, _call: Call) -> list[Any]:
     if not hasattr(result, "result"):  # a converge
         return list(result.lines())
-    from uze.render import install_view  # start-up: rich loads only for a human view
+    from uze.ui.render import install_view  # start-up: rich loads only for a human view
 
     return install_view(result.result)
 
@@ -93,7 +93,7 @@ def _uninstall(call: Call) -> Any:
 
 
 def _uninstall_view(result: Any, _call: Call) -> list[Any]:
-    from uze.render import uninstall_view  # start-up: rich loads only for a human view
+    from uze.ui.render import uninstall_view  # start-up: rich loads only for a human view
 
     return uninstall_view(result)
 
@@ -149,7 +149,7 @@ def _status(call: Call) -> Any:
 
 
 def _status_view(result: Any, call: Call) -> list[Any]:
-    from uze.render import status_view  # start-up: rich loads only for a human view
+    from uze.ui.render import status_view  # start-up: rich loads only for a human view
 
     return status_view(result, full=call["name"] is not None)
 
@@ -175,7 +175,7 @@ def _list_json(result: Any) -> dict[str, Any]:
 
 
 def _list_view(result: Any, _call: Call) -> list[Any]:
-    from uze.render import list_view  # start-up: rich loads only for a human view
+    from uze.ui.render import list_view  # start-up: rich loads only for a human view
 
     return list_view(result[1])
 
@@ -195,7 +195,7 @@ def _check(call: Call) -> Any:
 
 
 def _check_view(result: Any, _call: Call) -> list[Any]:
-    from uze.render import check_view  # start-up: rich loads only for a human view
+    from uze.ui.render import check_view  # start-up: rich loads only for a human view
 
     return check_view(result)
 
@@ -217,7 +217,7 @@ def _doctor(call: Call) -> Any:
 
 def _doctor_view(result: Any, _call: Call) -> list[Any]:
     from uze.commands.doctor import explain, probe_lines  # start-up: one command's module
-    from uze.render import add_row, new_table  # start-up: rich loads only for a human view
+    from uze.ui.console import add_row, new_table  # start-up: rich loads only for a human view
 
     table = new_table("harness", "installed", "version", "discovery", "behavior", "status",
                       "skill roots")

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from uze.envelopes import envelope_warnings
 from uze.errors import PackageInvalid
 from uze.package import Package
 from uze.package import read_package as read_without_envelopes
+from uze.plan.envelopes import envelope_warnings
 
 Builder = Callable[..., Path]
 GEMINI = "uze delivers the package to Gemini CLI resource by resource, not as an extension"

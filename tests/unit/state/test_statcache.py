@@ -1,0 +1,174 @@
+"""statcache: unchanged files are not read again; any edit, a racy one or a damaged cache
+re-reads."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from uze.projections import file, tree
+from uze.projections.digest import content_digest
+from uze.state import statcache
+from uze.state.statcache import DigestCache
+
+SECOND = 1_000_000_000
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
+    """Every file the cache reads, in order."""
+    seen: list[Path] = []
+    real = statcache.read_file
+
+    def counting(path: str) -> bytes:
+        seen.append(Path(path))
+        return real(path)
+
+    monkeypatch.setattr(statcache, "read_file", counting)
+    return seen
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> tuple[Path, Path]:
+    """A delivered file and the cache file (in a folder of their own)."""
+    root = tmp_path / "sc"
+    root.mkdir()
+    target = root / "skill" / "SKILL.md"
+    target.parent.mkdir()
+    target.write_bytes(b"Do the thing.\n")
+    return target, root / "cache" / "digests.json"
+
+
+def _later(path: Path, seconds: float = 1.0) -> int:
+    """A command that starts `seconds` after the file's last change (its ctime)."""
+    return path.lstat().st_ctime_ns + int(seconds * SECOND)
+
+
+def _digest(cache: DigestCache, path: Path) -> str:
+    return cache.digest(path, path.lstat())
+
+
+def test_a_settled_file_is_read_once_then_known_by_its_stat(work: tuple[Path, Path],
+                                                            reads: list[Path]) -> None:
+    target, cache_path = work
+    first = DigestCache(cache_path, started_ns=_later(target))
+    assert _digest(first, target) == content_digest(b"Do the thing.\n")
+    first.save(merge=False)
+
+    second = DigestCache(cache_path, started_ns=_later(target, 5))
+    assert _digest(second, target) == content_digest(b"Do the thing.\n")
+    assert reads == [target]  # the second command did not open it
+    assert tree.inspect(target.parent, {"SKILL.md": content_digest(b"Do the thing.\n")},
+                        second) == "matched"
+    assert reads == [target]
+
+
+def test_an_edit_that_keeps_size_and_forces_mtime_back_is_read_and_seen(
+    work: tuple[Path, Path], reads: list[Path]
+) -> None:
+    target, cache_path = work
+    first = DigestCache(cache_path, started_ns=_later(target))
+    _digest(first, target)
+    first.save(merge=False)
+    before = target.stat()
+
+    target.write_bytes(b"Do the thong.\n")  # same size
+    os.utime(target, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the old mtime
+    assert (target.stat().st_size, target.stat().st_mtime_ns) == (before.st_size,
+                                                                  before.st_mtime_ns)
+
+    second = DigestCache(cache_path, started_ns=_later(target))
+    assert _digest(second, target) == content_digest(b"Do the thong.\n")  # ctime moved: re-read
+    assert file.inspect(target, content_digest(b"Do the thing.\n"), second) == "drifted"
+    assert reads == [target, target]
+
+
+def test_a_file_changed_just_before_the_command_started_is_never_remembered(
+    work: tuple[Path, Path], reads: list[Path]
+) -> None:
+    target, cache_path = work
+    racy = DigestCache(cache_path, started_ns=target.lstat().st_ctime_ns + 1)  # the same tick
+    _digest(racy, target)
+    racy.save(merge=False)
+    assert not cache_path.exists()  # nothing settled: nothing to write
+
+    again = DigestCache(cache_path, started_ns=_later(target))
+    _digest(again, target)
+    assert reads == [target, target]
+
+
+def test_whole_second_timestamps_need_two_seconds_to_settle() -> None:
+    whole = SimpleNamespace(st_mtime_ns=10 * SECOND, st_ctime_ns=10 * SECOND)  # FAT, HFS+, ext3
+    assert not DigestCache(None, started_ns=11 * SECOND)._settled(whole)  # type: ignore[arg-type]
+    assert DigestCache(None, started_ns=12 * SECOND + 1)._settled(whole)  # type: ignore[arg-type]
+    fine = SimpleNamespace(st_mtime_ns=10 * SECOND + 1, st_ctime_ns=10 * SECOND + 1)
+    assert not DigestCache(None, started_ns=10 * SECOND + 50_000_000)._settled(fine)  # type: ignore[arg-type]
+    assert DigestCache(None, started_ns=10 * SECOND + 100_000_002)._settled(fine)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "newer", "empty"])
+def test_a_damaged_cache_only_costs_a_re_read(
+    work: tuple[Path, Path], reads: list[Path], damage: str
+) -> None:
+    target, cache_path = work
+    first = DigestCache(cache_path, started_ns=_later(target))
+    _digest(first, target)
+    first.save(merge=False)
+    data = cache_path.read_bytes()
+    wrong = content_digest(b"something else")
+    damaged = {
+        "flip": data.replace(content_digest(b"Do the thing.\n").encode(), wrong.encode()),
+        "truncate": data[: len(data) // 2],
+        "garbage": b"\x00\xff not a cache",
+        "newer": (statcache.blake3(b'{"schema":2,"entries":{}}').hexdigest().encode()
+                  + b'\n{"schema":2,"entries":{}}\n'),
+        "empty": b"",
+    }[damage]
+    cache_path.write_bytes(damaged)
+
+    second = DigestCache(cache_path, started_ns=_later(target))
+    assert _digest(second, target) == content_digest(b"Do the thing.\n")
+    assert reads == [target, target]
+
+
+def test_saving_an_unchanged_cache_writes_nothing_and_a_failed_save_is_ignored(
+    work: tuple[Path, Path], tmp_path: Path
+) -> None:
+    target, cache_path = work
+    first = DigestCache(cache_path, started_ns=_later(target))
+    _digest(first, target)
+    first.save(merge=False)
+    written = cache_path.stat()
+
+    second = DigestCache(cache_path, started_ns=_later(target, 2))
+    _digest(second, target)
+    second.save(merge=False)
+    assert (cache_path.stat().st_ino, cache_path.stat().st_mtime_ns) == (written.st_ino,
+                                                                         written.st_mtime_ns)
+
+    blocked = tmp_path / "sc" / "not-a-folder"
+    blocked.write_bytes(b"")
+    third = DigestCache(blocked / "digests.json", started_ns=_later(target))
+    _digest(third, target)
+    third.save(merge=False)  # cannot create the folder: the command goes on
+    assert sorted(p.name for p in cache_path.parent.iterdir()) == ["digests.json"]  # no temp left
+
+
+def test_save_keeps_only_what_was_seen_unless_merging(work: tuple[Path, Path]) -> None:
+    target, cache_path = work
+    other = target.with_name("other.md")
+    other.write_bytes(b"x")
+    both = DigestCache(cache_path, started_ns=_later(other))
+    _digest(both, target)
+    _digest(both, other)
+    both.save(merge=False)
+
+    only_target = DigestCache(cache_path, started_ns=_later(other))
+    _digest(only_target, target)
+    only_target.save(merge=True)
+    assert str(other) in statcache._load(cache_path)
+    only_target.save(merge=False)
+    assert set(statcache._load(cache_path)) == {str(target)}

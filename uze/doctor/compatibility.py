@@ -1,0 +1,196 @@
+"""What uze claims per harness, whether evidence backs it, and docs/compatibility.md.
+
+A claim is a capability cell (e.g. `mcp.discovery` in user scope) that the capability map's
+route for the kind (native or adapted) promises. A cell is backed only by a `passed` record
+for that exact harness version and scope; documentation never promotes anything. A
+`<kind>.discovery` cell recorded `unverified` because no offline oracle shows it is backed by
+the same kind's `<kind>.request` record: the model request is the stronger proof.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import PurePosixPath
+from typing import Final
+
+import msgspec
+
+from uze.capabilities.map import lookup
+from uze.doctor.evidence import (
+    CAPABILITY_IDS,
+    CLAUDE_HOOK_BEHAVIOURS,
+    CLAUDE_PLUGIN_CONTRACTS,
+    HOOK_BEHAVIOURS,
+    NOT_RUNNABLE,
+    REQUEST_KINDS,
+    SCOPES,
+    EvidenceFile,
+    Record,
+    Status,
+    latest,
+)
+from uze.harnesses import HARNESS_IDS, REGISTRY
+from uze.package.claude_hooks import ClaudeHookGroup
+from uze.package.hooks import HooksFile
+
+CLAIMED_ROUTES: Final = ("native", "adapted")
+HARNESS_ORDER: Final = HARNESS_IDS
+# The scripted shell call each hook behaviour contract drives, as a portable PreToolUse group.
+_HOOK_EFFECTS: Final = {
+    "hook.deny": "deny", "hook.observe": "observe", "hook.transform": "transform",
+    "hook.ask": "ask",
+}
+
+
+def kind_of(capability: str) -> str:
+    """`skill.discovery` -> `skill`."""
+    return capability.partition(".")[0]
+
+
+def feature(capability: str) -> str:
+    """The capability map feature a capability rests on: `protocol.claude` for the
+    Claude-protocol hook contracts, else `base`."""
+    return "protocol.claude" if capability in CLAUDE_HOOK_BEHAVIOURS else "base"
+
+
+def _hook_claimed(harness: str, capability: str) -> bool:
+    """Whether uze delivers a PreToolUse shell group with this effect as native or adapted."""
+    from uze.hooks.delivery import deliver_hooks
+
+    group = {"matcher": "shell", "effect": _HOOK_EFFECTS[capability],
+             "hooks": [{"type": "command", "command": "true"}]}
+    hooks = msgspec.convert({"hooks": {"PreToolUse": [group]}}, HooksFile)
+    root = PurePosixPath("/uze")
+    (delivery,) = deliver_hooks(harness, hooks, "probe", root, root)
+    return delivery.route in CLAIMED_ROUTES
+
+
+# The Claude-protocol group each of those contracts drives (tests/conformance/test_claude_hooks).
+_CLAUDE_GROUPS: Final = {
+    "hook.claude.deny": ("PreToolUse", {"matcher": "Bash"}),
+    "hook.claude.context": ("SessionStart", {"matcher": "startup"}),
+}
+
+
+def _claude_hook_claimed(harness: str, capability: str) -> bool:
+    """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
+    from uze.hooks.delivery import deliver_claude_group
+
+    if REGISTRY[harness].claude_hooks_verbatim:  # in its settings, or the package's own plugin
+        return True
+    event, value = _CLAUDE_GROUPS[capability]
+    group = ClaudeHookGroup(f"{event}-0", event, {
+        **value, "hooks": [{"type": "command", "command": "true"}]})
+    root = PurePosixPath("/uze")
+    return deliver_claude_group(harness, group, "probe", root, root).route in CLAIMED_ROUTES
+
+
+def claimed(harness: str, capability: str) -> bool:
+    """Whether uze's routes promise that `harness` does `capability`."""
+    if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
+        return False
+    if capability in CLAUDE_PLUGIN_CONTRACTS:  # through Claude Code's own plugin (adr/0041)
+        return REGISTRY[harness].claude_plugins
+    if capability in CLAUDE_HOOK_BEHAVIOURS:
+        return _claude_hook_claimed(harness, capability)
+    return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True
+
+
+def claims(harness: str) -> tuple[str, ...]:
+    """Every capability id uze claims for `harness` (in CAPABILITY_IDS order)."""
+    return tuple(c for c in CAPABILITY_IDS if claimed(harness, c))
+
+
+def backing(records: Sequence[Record], harness: str, version: str, capability: str,
+            scope: str) -> Record | None:
+    """The record that decides one cell: its own, or for a discovery recorded `unverified`
+    (no offline oracle) the same kind's `<kind>.request` record when there is one."""
+    own = latest(records, harness, version, capability, scope)
+    kind = kind_of(capability)
+    if own is not None and own.result == "unverified" and capability.endswith(".discovery"):
+        request = latest(records, harness, version, f"{kind}.request", scope)
+        if kind in REQUEST_KINDS and request is not None:
+            return request
+    return own
+
+
+def status(found: Iterable[Record | None]) -> Status:
+    """The status several cells add up to: any failed, else any denied, else verified when
+    every cell passed, else unverified (a missing record is unverified)."""
+    results = [r.result if r is not None else "unverified" for r in found]
+    if "failed" in results:
+        return "failed"
+    if "denied" in results:
+        return "denied"
+    if results and all(r == "passed" for r in results):
+        return "verified"
+    return "unverified"
+
+
+class Cell(msgspec.Struct, frozen=True):
+    """One harness x capability x scope in the table: status and what it rests on."""
+
+    status: str
+    basis: str
+
+
+def cell(evidence: EvidenceFile, harness: str, capability: str, scope: str) -> Cell:
+    """The table cell: the newest record of any version, or unverified with the reason."""
+    if harness in NOT_RUNNABLE:
+        return Cell("unverified", NOT_RUNNABLE[harness])
+    versions = {r.harness_version for r in evidence.records if r.harness == harness}
+    found = [
+        r for v in versions if (r := backing(evidence.records, harness, v, capability, scope))
+    ]
+    if not found:
+        if not claimed(harness, capability):
+            return Cell("unverified", f"not claimed: {_why_not(harness, capability)}")
+        return Cell("unverified", "claimed but no conformance run recorded it")
+    record = max(found, key=lambda r: r.checked_at)
+    via = "" if record.capability == capability else f" via {record.capability}"
+    basis = f"{record.harness_version}, evidence `{record.evidence_id}`{via}"
+    if record.result != "passed" and record.detail:
+        basis += f": {record.detail.splitlines()[0][:160]}"
+    return Cell(record.result, basis)
+
+
+def _why_not(harness: str, capability: str) -> str:
+    capability_row = lookup(harness, kind_of(capability), feature(capability))
+    if capability_row.route not in CLAIMED_ROUTES:
+        return f"route {capability_row.route} ({capability_row.reason})"
+    if capability in CLAUDE_PLUGIN_CONTRACTS:
+        return "a contract of Claude Code's own plugin (adr/0041); see docs/harnesses.md for " \
+               "the label this harness takes"
+    if capability in _CLAUDE_GROUPS:
+        event = _CLAUDE_GROUPS[capability][0]
+        return f"uze does not deliver a Claude-protocol {event} hook as native or adapted"
+    effect = _HOOK_EFFECTS.get(capability, "")
+    return f"uze does not deliver a PreToolUse `{effect}` shell hook as native or adapted"
+
+
+def _escape(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def markdown(evidence: EvidenceFile) -> str:
+    """docs/compatibility.md, generated from `evidence` and the capability map."""
+    out = [
+        "# Compatibility: what the real harnesses were seen doing",
+        "",
+        "Generated from `uze/data/evidence.json` by `python scripts/update-evidence.py`; do not",
+        "edit by hand (a test compares this file with the generator). Each cell is one",
+        "harness x capability x scope: `passed` / `failed` / `denied` with the harness version",
+        "and the evidence id of the conformance record, or `unverified` with the reason. A cell",
+        "uze claims (`uze doctor`, the capability map) counts as verified only when it passed.",
+        "",
+    ]
+    for harness in HARNESS_ORDER:
+        out += [f"## `{harness}`", "", "| capability | route | project | user |",
+                "|---|---|---|---|"]
+        for capability in CAPABILITY_IDS:
+            route = lookup(harness, kind_of(capability), feature(capability)).route
+            cells = [cell(evidence, harness, capability, scope) for scope in SCOPES]
+            shown = [f"**{c.status}**: {_escape(c.basis)}" for c in cells]
+            out.append(f"| `{capability}` | {route} | " + " | ".join(shown) + " |")
+        out.append("")
+    return "\n".join(out)

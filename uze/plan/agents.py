@@ -1,0 +1,75 @@
+"""Render a portable agent for one harness: Markdown frontmatter or Codex TOML. Pure."""
+
+from __future__ import annotations
+
+import msgspec
+import yaml
+
+from uze.harnesses.base import AgentFormat
+from uze.package import Agent
+from uze.plan.agent_tools import ToolFields, translate_tools
+
+PORTABLE_KEYS = frozenset({"name", "description", "harness"})
+TOOL_KEYS = frozenset({"tools", "disallowedTools"})
+
+
+class RenderedAgent(msgspec.Struct, frozen=True):
+    """The bytes to write, the fields the harness would not read (named in the reason), the
+    restrictions it cannot enforce (`lost`: degraded) and what was translated (`notes`)."""
+
+    data: bytes
+    dropped: tuple[str, ...]
+    lost: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+def agent_label(package: str, agent: Agent) -> str:
+    """`<package>-<subdirs>-<name>`: stable and unique across packages."""
+    return "-".join((package, *agent.subdirs, agent.name))
+
+
+def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, object], list[str],
+                                                                 ToolFields]:
+    """The extra frontmatter keys for `harness`, the keys dropped, and the tool restriction.
+
+    A harness with `claude_keys` (Claude Code) reads a Claude agent file as it is: every
+    top-level key is kept (`tools`, `model`, `color`, `permissionMode`...; keys it does not
+    know it ignores). Elsewhere the tool allowlist is translated (`uze.plan.agent_tools`) and other
+    Claude keys are dropped.
+    """
+    block = dict(agent.harness.get(harness, {}))
+    own = {key: value for key, value in agent.frontmatter.items() if key not in PORTABLE_KEYS}
+    tools = ToolFields({})
+    if fmt.claude_keys:
+        kept = dict(own)
+        dropped: list[str] = []
+    else:
+        tools = translate_tools(harness, agent.frontmatter)
+        kept = dict(tools.fields)
+        dropped = [key for key in own if key not in TOOL_KEYS]
+    kept |= {key: value for key, value in block.items() if key in fmt.allowed}
+    dropped += [f"harness.{harness}.{key}" for key in block if key not in fmt.allowed]
+    return kept, sorted(dropped), tools
+
+
+def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> RenderedAgent:
+    """The agent file for `harness`; fields it would reject are dropped and listed."""
+    label = agent_label(package, agent)
+    extra, dropped, tools = _fields(agent, harness, fmt)
+    description = str(agent.frontmatter.get("description", ""))
+    if fmt.suffix == ".toml":
+        import tomlkit  # here: only a Codex agent needs it (ADR 0013)
+
+        document = tomlkit.document()
+        document.add("name", label)
+        document.add("description", description)
+        for key, value in extra.items():
+            document.add(key, value)
+        document.add("developer_instructions", tomlkit.string(agent.body, multiline=True))
+        return RenderedAgent(tomlkit.dumps(document).encode(), tuple(dropped), tools.lost,
+                             tools.notes)
+    head: dict[str, object] = {"name": label} if fmt.name_key else {}
+    head |= {"description": description, **fmt.fixed, **extra}
+    front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
+    return RenderedAgent(f"---\n{front}---\n{agent.body}".encode(), tuple(dropped), tools.lost,
+                         tools.notes)

@@ -1,0 +1,2 @@
+"""What uze keeps about a scope: its context (receipts folder, journal, lock), receipts, consent
+and the status digest cache."""

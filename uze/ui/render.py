@@ -1,0 +1,181 @@
+"""Human views of command results: rich renderables, and the consoles `uze.cli` prints them
+on (JSON: uze.ui.documents). Nothing here prints a view (ADR 0037)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from rich.console import RenderableType
+from rich.text import Text
+
+from uze.inert import inert
+from uze.ui.console import Cell, add_row, new_table, styled_line
+from uze.ui.documents import instructions_json, planned_rows
+from uze.ui.glance import glance_view
+
+if TYPE_CHECKING:
+    from uze.artifacts.kind import Action
+    from uze.commands.check import CheckResult
+    from uze.commands.listing import Installed
+    from uze.commands.status import StatusResult
+    from uze.commands.uninstall import UninstallResult
+    from uze.install.results import InstallResult
+
+
+_STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
+                "blocked": "red", "undelivered": "dim"}
+
+
+def _projection_table(rows: list[dict[str, Any]], last: str,
+                      labels: bool = False) -> list[RenderableType]:
+    """A table of projections, then each distinct reason once, numbered from the table.
+
+    `labels`: a column `invoke as`, what a user types in that harness (status, adr/0041)."""
+    extra = ("invoke as",) if labels else ()
+    table = new_table("kind", "resource", "harness", *extra, "route", last, "target", "note")
+    reasons: list[str] = []
+    for row in rows:
+        value = row.get(last, "")
+        note = ""
+        if row["reason"]:
+            if row["reason"] not in reasons:
+                reasons.append(row["reason"])
+            note = f"[{reasons.index(row['reason']) + 1}]"
+        label = (row.get("label") or "-",) if labels else ()
+        add_row(table, row["kind"], row["resource"], row["harness"], *label, row["route"],
+                Cell(value, _STATE_STYLE.get(value, "")), row["target"] or "-", note)
+    notes = [styled_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    return [table, *notes]
+
+
+def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    for a in actions:
+        if a.action in ("kept", "merge"):
+            out.append(styled_line(f"kept {a.target}: {a.detail}", style="yellow"))
+        if a.new_value:
+            out.append(Text("  the new version reads:\n" + "\n".join(
+                f"  | {inert(line)}" for line in a.new_value.splitlines())))
+    return out
+
+
+def install_view(result: InstallResult) -> list[RenderableType]:
+    """Lines and tables for a human reading `uze install`."""
+    package, loc = result.plan.package, result.plan.location
+    head = "Dry run, nothing written: would install" if result.dry_run else "Installed"
+    out: list[RenderableType] = [styled_line(
+        f"{head} {package.name} {package.version} ({loc.scope} scope, {loc.project}) "
+        f"for {', '.join(result.plan.harnesses)}"
+    )]
+    rows = planned_rows(result)
+    out += _projection_table(rows, "action")
+    out += delivery_summary(rows, result.plan.harnesses)
+    out += instruction_lines(package) if result.dry_run else []
+    out += warning_lines(package.warnings)
+    out += _kept_lines(result.actions)
+    if result.dry_run and result.plan.executions:
+        out.append(styled_line("It will run (install asks before it does):"))
+        out += [styled_line(f"  {e.describe()}") for e in result.plan.executions]
+    if not result.dry_run and result.writes == 0:
+        out.append(styled_line("Already installed: nothing changed."))
+    return out
+
+
+def uninstall_view(result: UninstallResult) -> list[RenderableType]:
+    """Lines for a human reading `uze uninstall`."""
+    verb = "Would remove" if result.dry_run else "Removed"
+    head = (f"Dry run, nothing written: would uninstall {result.name}" if result.dry_run
+            else f"Uninstalled {result.name}")
+    out: list[RenderableType] = [styled_line(head)]
+    out += [styled_line(f"{verb} {a.target}") for a in result.actions if a.action == "remove"]
+    out += _kept_lines(result.actions)
+    if result.kept:
+        out.append(styled_line("What was kept now belongs to you; uze no longer tracks it."))
+    return out
+
+
+def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableType]:
+    """What a human reads for `uze status NAME` (full: one row per projection) or `uze status`
+    (`glance_view`)."""
+    if not result.packages:
+        return [styled_line(f"No packages installed for {result.project}.")]
+    if not full:
+        return glance_view(result)
+    out: list[RenderableType] = []
+    for package in result.packages:
+        data = package.to_json()
+        title = f"{data['name']} {data['version']} ({data['scope']} scope)"
+        out.append(styled_line(title, style="bold"))
+        out += _projection_table(data["projections"], "state", labels=True)
+        if data["executions"]:
+            out.append(styled_line("Runs (accepted at install):"))
+            out += [styled_line(f"  {line}") for line in data["executions"]]
+    return out
+
+
+def list_view(found: list[Installed]) -> list[RenderableType]:
+    """The table of `uze list`."""
+    if not found:
+        return [styled_line("No packages installed.")]
+    sourced = any(p.source for p in found)
+    table = new_table("package", "version", "scope", "harnesses", *(["source"] if sourced else []))
+    for p in found:
+        origin = [p.source + (f" at {p.commit[:12]}" if p.commit else "")] if sourced else []
+        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses), *origin)
+    return [table]
+
+
+def check_view(result: CheckResult) -> list[RenderableType]:
+    """The matrix: one row per resource, one column per harness, each cell the route."""
+    plan = result.plan
+    table = new_table("resource", *plan.harnesses)
+    rows: dict[tuple[str, str], dict[str, str]] = {}
+    reasons: list[str] = []
+    for p in plan.projections:
+        cell: str = p.route
+        if p.reason:
+            if p.reason not in reasons:
+                reasons.append(p.reason)
+            cell += f" [{reasons.index(p.reason) + 1}]"
+        if p.level == "required" and p.route != "native":
+            cell += " (required: refused)"
+        rows.setdefault((p.kind, p.resource), {})[p.harness] = cell
+    for (kind, resource), cells in rows.items():
+        add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
+    head = styled_line(
+        f"{plan.package.name} {plan.package.version}: valid; routes install would take")
+    notes = [styled_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
+    runs: list[RenderableType] = []
+    if plan.executions:
+        runs.append(styled_line("It would run or allow (install asks before it does):"))
+        runs += [styled_line(f"  {e.describe()}") for e in plan.executions]
+    else:
+        runs.append(styled_line("Nothing runs: install asks no question."))
+    return [head, table, *notes, *instruction_lines(plan.package),
+            *warning_lines(plan.package.warnings), *runs]
+
+
+def delivery_summary(rows: list[dict[str, Any]], harnesses: Iterable[str]) -> list[RenderableType]:
+    """One line: per harness, how many resources it receives and how many it cannot (the
+    table above names each with its reason)."""
+    parts = []
+    for harness in harnesses:
+        mine = [row for row in rows if row["harness"] == harness]
+        lost = sum(row["route"] == "unsupported" for row in mine)
+        parts.append(f"{harness} {len(mine) - lost} delivered" + (f", {lost} not" if lost else ""))
+    return [styled_line("Per harness: " + "; ".join(parts))] if rows else []
+
+
+def instruction_lines(package: object) -> list[RenderableType]:
+    """Before instruction text lands in a user's files: its size and first line (inert)."""
+    found = instructions_json(package)
+    if found is None:
+        return []
+    return [styled_line(f"instructions: {found['file']}, {found['bytes']} bytes, first line: "
+                  f"{found['first_line']}")]
+
+
+def warning_lines(warnings: tuple[str, ...]) -> list[RenderableType]:
+    """One `warning: location: message` line per thing read leniently (shown inert)."""
+    return [styled_line(f"warning: {line}") for line in warnings]
