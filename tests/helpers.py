@@ -56,16 +56,17 @@ def run_uze(*args: str | Path, cwd: Path, env: Mapping[str, str] | None = None,
 
 
 class Flushes:
-    """While patched in: counts the `os.fsync` calls made outside `fs.barrier`, and records each
-    `fs.barrier` call with the files it flushed and what `probe()` returned then (ADR 0014)."""
+    """While patched in: counts the `os.fsync` calls made outside `durability.barrier`, and
+    records each `durability.barrier` call with the files it flushed and what `probe()`
+    returned then (ADR 0014)."""
 
     def __init__(self, patch: Any, probe: Callable[[], object]) -> None:
-        from uze import fs
+        from uze import durability
 
         self.fsyncs = 0
         self.barriers: list[tuple[list[Path], object]] = []
         self._inside = False
-        real_fsync, real_barrier = os.fsync, fs.barrier
+        real_fsync, real_barrier = os.fsync, durability.barrier
 
         def fsync(fd: int) -> None:
             self.fsyncs += not self._inside
@@ -81,4 +82,4 @@ class Flushes:
                 self._inside = False
 
         patch.setattr(os, "fsync", fsync)
-        patch.setattr(fs, "barrier", barrier)
+        patch.setattr(durability, "barrier", barrier)

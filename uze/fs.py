@@ -3,10 +3,10 @@
 Every write is `temp file in the same directory -> fsync -> os.replace -> fsync(dir)`, so a
 reader (or a crash) sees either the old bytes or the new bytes, never a torn file. Files that
 replace no bytes (new files in a folder a transaction created, store objects) skip the fsyncs
-while they are written, and their writer makes them all durable with one `barrier()` before it
-commits (ADR 0014). A full file system (ENOSPC, EDQUOT) raises DiskFull naming the path, never
-a bare OSError. Bytes reach the disk only through `_put` and folders through `_mkdir` (where
-tests inject a full disk).
+while they are written, and their writer makes them all durable with one
+`uze.durability.barrier()` before it commits (ADR 0014). A full file system (ENOSPC, EDQUOT)
+raises DiskFull naming the path, never a bare OSError. Bytes reach the disk only through `_put`
+and folders through `_mkdir` (where tests inject a full disk).
 """
 
 from __future__ import annotations
@@ -15,11 +15,10 @@ import contextlib
 import errno
 import os
 import stat
-import sys
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Final, cast
+from typing import BinaryIO, Final
 
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
@@ -31,7 +30,6 @@ _REFUSED: Final = frozenset({
     errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR, errno.EEXIST,
     errno.ELOOP, errno.ENAMETOOLONG, errno.ENOTEMPTY, errno.ETXTBSY,
 })
-_FLUSHERS: Final = 8  # threads of barrier()
 
 
 def _put(handle: BinaryIO, data: bytes) -> None:
@@ -51,7 +49,7 @@ def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None
 
 
 @contextlib.contextmanager
-def _writing(path: Path) -> Iterator[None]:
+def writing(path: Path) -> Iterator[None]:
     """Turn a full file system into DiskFull(path), a refused write into WriteFailed(path);
     other errors pass unchanged."""
     try:
@@ -87,7 +85,7 @@ def replace_problem(path: Path) -> str | None:
     return None
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     if os.name != "posix":  # pragma: no cover - directories cannot be fsynced on Windows
         return
     fd = os.open(directory, os.O_RDONLY)
@@ -134,7 +132,7 @@ _temp_names = iter(range(1 << 62))
 def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
              durable: bool) -> None:
     """Write `data` to a new temp file beside `path` and rename it onto `path`."""
-    with _writing(path):
+    with writing(path):
         prefix = f"{path.parent}/.{path.name}{TEMP_MARK}{os.getpid()}-"
         fd, tmp = _open_temp(prefix, path)
         renamed = False
@@ -150,7 +148,7 @@ def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
             os.replace(tmp, path)  # noqa: PTH105 (tmp is a str; no Path on the hot path)
             renamed = True
             if durable:
-                _fsync_dir(path.parent)
+                fsync_dir(path.parent)
         finally:
             if not renamed:
                 with contextlib.suppress(FileNotFoundError):
@@ -178,7 +176,7 @@ def create_new(path: Path, data: bytes, mode: int) -> None:
     whatever a kill left in it, so no temp file + rename is needed: ADR 0046); the folders a
     file needs inside it are made here. Not durable: the caller passes `path` to `barrier()`.
     """
-    with _writing(path):
+    with writing(path):
         try:
             fd = os.open(path, _NEW_FILE, mode)
         except FileNotFoundError:
@@ -193,118 +191,6 @@ def _check_replaceable(path: Path) -> None:
     why = replace_problem(path)
     if why is not None:
         raise WriteFailed(path, f"it {why}; uze replaces only files you may write")
-
-
-def barrier(paths: Iterable[Path]) -> None:
-    """Make files written with `durable=False`, and the folders naming them, durable.
-
-    When the system holds little unwritten data besides these files, one `syncfs` per file
-    system they are on does it (a single journal commit and cache flush). Otherwise every file
-    is fsynced from a small pool of threads (the file system's journal folds concurrent fsyncs
-    into shared commits), then each of their folders once: the wait covers these files only,
-    never a large amount of other programs' unwritten data (ADR 0014, ADR 0046). A write-back
-    error surfaces here (ENOSPC as DiskFull): a commit must not stand on bytes that never
-    reached the disk.
-    """
-    files = list(paths)
-    if not files:
-        return
-    found = _stat_all(files)
-    own = sum(st.st_size for _, st in found)
-    syncfs = _syncfs_call()
-    if syncfs is not None and _foreign_dirty(own) <= SYNCFS_FOREIGN_LIMIT:
-        _sync_file_systems(syncfs, found)
-        return
-    from concurrent.futures import ThreadPoolExecutor  # here: read-only commands never flush
-
-    with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
-        list(pool.map(_flush_file, [path for path, _ in found]))  # re-raises the first failure
-        list(pool.map(_flush_folder, sorted({path.parent for path, _ in found})))
-
-
-# Unwritten bytes of other programs (all file systems together) that the barrier may wait for
-# by syncing a whole file system instead of fsyncing each file: a few tens of ms of writing.
-SYNCFS_FOREIGN_LIMIT = 16 * 1024 * 1024
-
-
-def _stat_all(files: list[Path]) -> list[tuple[Path, os.stat_result]]:
-    """Each file still there (a later step of the same transaction may have removed it), with
-    its lstat."""
-    found = []
-    for path in files:
-        try:
-            found.append((path, os.lstat(path)))
-        except FileNotFoundError:
-            continue
-    return found
-
-
-def _syncfs_call() -> Callable[[int], int] | None:
-    """libc's `syncfs(fd)` (Linux), or None where there is none."""
-    if not sys.platform.startswith("linux"):
-        return None
-    import ctypes  # here: only a commit with files to flush needs it
-
-    try:
-        call = ctypes.CDLL(None, use_errno=True).syncfs
-    except (AttributeError, OSError):  # pragma: no cover - a libc without syncfs
-        return None
-    call.argtypes = [ctypes.c_int]
-    call.restype = ctypes.c_int
-    return cast("Callable[[int], int]", call)
-
-
-def _foreign_dirty(own: int) -> int:
-    """Bytes waiting to be written on this system besides `own` (dirty or being written back,
-    from /proc/meminfo); unknown counts as a lot."""
-    try:
-        with open("/proc/meminfo", "rb") as handle:  # noqa: PTH123 (a hot, tiny read)
-            text = handle.read()
-    except OSError:
-        return 1 << 62
-    total = 0
-    for line in text.splitlines():
-        if line.startswith((b"Dirty:", b"Writeback:")):
-            total += int(line.split()[1]) * 1024
-    return max(total - own, 0)
-
-
-def _sync_file_systems(syncfs: Callable[[int], int],
-                       found: list[tuple[Path, os.stat_result]]) -> None:
-    """One `syncfs` on each file system holding one of `found`: its data and metadata, these
-    files and folders included, are on disk when it returns (errors of write-back are reported
-    by syncfs since Linux 5.8)."""
-    devices: dict[int, Path] = {}
-    for path, st in found:
-        devices.setdefault(st.st_dev, path.parent)
-    for folder in devices.values():
-        with _writing(folder):
-            fd = os.open(folder, os.O_RDONLY)
-            try:
-                if syncfs(fd) != 0:
-                    import ctypes
-
-                    code = ctypes.get_errno()
-                    raise OSError(code, os.strerror(code), str(folder))
-            finally:
-                os.close(fd)
-
-
-def _flush_file(path: Path) -> None:
-    with _writing(path):
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except FileNotFoundError:  # a later step of the same transaction removed it
-            return
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def _flush_folder(folder: Path) -> None:
-    with _writing(folder), contextlib.suppress(FileNotFoundError):
-        _fsync_dir(folder)
 
 
 def replace_unsynced(path: Path, data: bytes) -> None:
@@ -341,14 +227,14 @@ def _sweep_stale_temps(folder: Path, max_age: float) -> None:
 
 def make_dir(path: Path, *, parents: bool = False) -> None:
     """Create one folder (`parents`: and missing parents; an existing folder is fine then)."""
-    with _writing(path):
+    with writing(path):
         _mkdir(path, parents=parents, exist_ok=parents)
 
 
 def rename(source: Path, target: Path) -> None:
     """Rename within one folder (atomic on POSIX), then make the rename durable."""
     source.replace(target)
-    _fsync_dir(target.parent)
+    fsync_dir(target.parent)
 
 
 def remove_file(path: Path) -> None:
@@ -402,7 +288,7 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """
     import filelock  # here, not at the top: read-only commands rarely lock
 
-    with _writing(path):
+    with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
     lock = filelock.FileLock(str(path), timeout=timeout)
     owner = path.with_name(path.name + ".pid")
@@ -422,7 +308,7 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
 def _write_in_place(path: Path, data: bytes) -> None:
     """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
     that finds it half-written names no pid, and no temp file can outlive a kill."""
-    with _writing(path):
+    with writing(path):
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
         with os.fdopen(fd, "wb", buffering=0) as handle:
             _put(handle, data)
@@ -435,7 +321,7 @@ def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
     Journals are the one append-only exception to atomic_write: a torn last line is ignored
     when the journal is read back, because each line is written before the change it records.
     """
-    with _writing(path):
+    with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
         with path.open("ab") as handle:
             _put(handle, data)

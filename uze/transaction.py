@@ -5,8 +5,9 @@ replace). A failure rolls every change back in reverse; a crash leaves the journ
 the next command that takes the same lock rolls it back (`recover`). Commit deletes the journal.
 
 Files written inside a folder the transaction created replace nothing, so they skip the
-per-file fsync: commit makes them all durable with one `fs.barrier()` before the journal goes,
-and until then a power cut leaves the journal, whose rollback removes the folder (ADR 0014).
+per-file fsync: commit makes them all durable with one `durability.barrier()` before the
+journal goes, and until then a power cut leaves the journal, whose rollback removes the folder
+(ADR 0014).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Final
 
-from uze import fs
+from uze import durability, fs
 from uze.errors import StateUnreadable, UzeError
 
 Guard = Callable[[Path], None]  # raises for a path the transaction must not touch (ADR 0020)
@@ -160,7 +161,7 @@ class Transaction:
         the trash, forget the journal."""
         if self._unsynced:
             try:
-                fs.barrier(self._unsynced)
+                durability.barrier(self._unsynced)
             except BaseException:  # a write-back error: the changes cannot stand
                 self.rollback()
                 raise

@@ -174,3 +174,16 @@ def test_only_the_transaction_commits_or_rolls_back(path: Path) -> None:
     calls = [node.lineno for node in ast.walk(_tree(path)) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Attribute) and node.func.attr in ("commit", "rollback")]
     assert calls == []
+
+
+# A generated program is one self-contained file: every hook wrapper embeds this one whole
+# (ADR 0008, ADR 0047), so it cannot be split into modules that import each other.
+ONE_FILE_PROGRAMS = {"uze/hooks/wrapper_script.py"}
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(SOURCE).as_posix())
+def test_no_module_is_over_400_lines(path: Path) -> None:
+    if path.relative_to(SOURCE.parent).as_posix() in ONE_FILE_PROGRAMS:
+        return
+    lines = len(path.read_text(encoding="utf-8").splitlines())
+    assert lines <= 400, f"{path.name} has {lines} lines: split it along its responsibilities"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from uze import fs
+from uze import durability, fs
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
 
@@ -91,8 +91,9 @@ def test_a_barrier_fsyncs_each_file_and_each_folder_once(
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(fs, "_foreign_dirty", lambda own: 1 << 40)  # a busy system: no syncfs
-    fs.barrier(paths)
+    # a busy system: no syncfs
+    monkeypatch.setattr(durability, "_foreign_dirty", lambda own: 1 << 40)
+    durability.barrier(paths)
     expected = [folder / "a" / "one", folder / "b" / "two", folder / "a", folder / "b"]
     assert sorted(flushed) == sorted((p.stat().st_dev, p.stat().st_ino) for p in expected)
 
@@ -105,9 +106,9 @@ def test_a_barrier_that_fails_for_a_full_disk_raises_disk_full(
 
     fs.atomic_write(folder / "f", b"x", durable=False)
     monkeypatch.setattr(os, "fsync", full)
-    monkeypatch.setattr(fs, "_foreign_dirty", lambda own: 1 << 40)
+    monkeypatch.setattr(durability, "_foreign_dirty", lambda own: 1 << 40)
     with pytest.raises(DiskFull, match="no space left on device"):
-        fs.barrier([folder / "f"])
+        durability.barrier([folder / "f"])
 
 
 def test_a_barrier_on_a_quiet_system_syncs_each_file_system_once_and_fsyncs_nothing(
@@ -128,10 +129,10 @@ def test_a_barrier_on_a_quiet_system_syncs_each_file_system_once_and_fsyncs_noth
         seen.append(own)
         return 0
 
-    monkeypatch.setattr(fs, "_syncfs_call", lambda: syncfs)
-    monkeypatch.setattr(fs, "_foreign_dirty", dirty)
+    monkeypatch.setattr(durability, "_syncfs_call", lambda: syncfs)
+    monkeypatch.setattr(durability, "_foreign_dirty", dirty)
     monkeypatch.setattr(os, "fsync", lambda fd: pytest.fail("fsync on a quiet system"))
-    fs.barrier([*paths, folder / "gone"])  # a file removed meanwhile is skipped
+    durability.barrier([*paths, folder / "gone"])  # a file removed meanwhile is skipped
     assert seen == [10_000]  # the files' own bytes are not counted as someone else's
     assert synced == [folder.stat().st_dev]
 
@@ -142,10 +143,12 @@ def test_a_barrier_waits_for_no_more_than_a_little_foreign_unwritten_data(
     """ADR 0014/0046: past the limit, the files are fsynced one by one instead of syncfs."""
     fs.atomic_write(folder / "f", b"x", durable=False)
     flushed: list[int] = []
-    monkeypatch.setattr(fs, "_syncfs_call", lambda: lambda fd: pytest.fail("syncfs when busy"))
-    monkeypatch.setattr(fs, "_foreign_dirty", lambda own: fs.SYNCFS_FOREIGN_LIMIT + 1)
+    monkeypatch.setattr(durability, "_syncfs_call",
+                        lambda: lambda fd: pytest.fail("syncfs when busy"))
+    monkeypatch.setattr(durability, "_foreign_dirty",
+                        lambda own: durability.SYNCFS_FOREIGN_LIMIT + 1)
     monkeypatch.setattr(os, "fsync", lambda fd: flushed.append(fd))
-    fs.barrier([folder / "f"])
+    durability.barrier([folder / "f"])
     assert len(flushed) == 2  # the file and its folder
 
 
@@ -159,19 +162,19 @@ def test_a_syncfs_that_fails_for_a_full_disk_raises_disk_full(
         return -1
 
     fs.atomic_write(folder / "f", b"x", durable=False)
-    monkeypatch.setattr(fs, "_syncfs_call", lambda: full)
-    monkeypatch.setattr(fs, "_foreign_dirty", lambda own: 0)
+    monkeypatch.setattr(durability, "_syncfs_call", lambda: full)
+    monkeypatch.setattr(durability, "_foreign_dirty", lambda own: 0)
     with pytest.raises(DiskFull, match="no space left on device"):
-        fs.barrier([folder / "f"])
+        durability.barrier([folder / "f"])
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="syncfs is Linux's")
 def test_foreign_dirty_reads_the_system_and_the_real_syncfs_succeeds(folder: Path) -> None:
-    assert fs._foreign_dirty(0) >= fs._foreign_dirty(1 << 40) == 0
+    assert durability._foreign_dirty(0) >= durability._foreign_dirty(1 << 40) == 0
     fs.atomic_write(folder / "f", b"x", durable=False)
-    call = fs._syncfs_call()
+    call = durability._syncfs_call()
     assert call is not None
-    fs._sync_file_systems(call, [(folder / "f", (folder / "f").lstat())])
+    durability._sync_file_systems(call, [(folder / "f", (folder / "f").lstat())])
 
 
 

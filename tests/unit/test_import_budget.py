@@ -348,9 +348,11 @@ LAZY_IMPORTS = {
         "start-up: hook delivery loads only when doctor checks a hook capability",
     ("uze.ui.documents", "uze.package"):
         "start-up: the re-install shortcut's document reads no package model (ADR 0016)",
-    ("uze.fs", "concurrent.futures"):
-        "start-up: threads start only for the durability barrier and for removing many files",
-    ("uze.fs", "ctypes"): "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
+    ("uze.fs", "concurrent.futures"): "start-up: threads start only for removing many files",
+    ("uze.durability", "concurrent.futures"):
+        "start-up: threads start only for the durability barrier",
+    ("uze.durability", "ctypes"):
+        "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
     ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
     ("uze.harnesses.claude_code", "uze.doctor.probes"): PROBES,

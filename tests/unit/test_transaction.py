@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import Flushes, build_tree, tree_bytes
-from uze import fs
+from uze import durability, fs
 from uze.errors import DiskFull
 from uze.transaction import Transaction, recover
 
@@ -173,7 +173,7 @@ def test_a_failed_barrier_at_commit_rolls_everything_back(
     def full(paths: object) -> None:
         raise DiskFull(world / ".claude" / "skills" / "p-s" / "SKILL.md", "no space left on device")
 
-    monkeypatch.setattr(fs, "barrier", full)
+    monkeypatch.setattr(durability, "barrier", full)
     with pytest.raises(DiskFull):
         tx.commit()
     assert tree_bytes(world) == before

@@ -18,7 +18,7 @@ from typing import Final
 import msgspec
 from blake3 import blake3
 
-from uze import fs, progress
+from uze import durability, fs, progress
 from uze.errors import StoreCorrupt
 from uze.store.manifest import TreeEntry, decode_manifest, encode_manifest, is_digest
 
@@ -147,7 +147,7 @@ class Store:
             digest = digest_bytes(manifest)  # every blob was just checked or written
             self._write_once(self.tree_path(digest), digest, manifest)
             if sync:
-                fs.barrier(self.added[mark:])
+                durability.barrier(self.added[mark:])
             return digest
         except BaseException:  # a full disk part way: take back what this ingest added
             self.discard_added(since=mark)

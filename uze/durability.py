@@ -1,0 +1,128 @@
+"""The durability barrier: make many files written without fsync durable at once, before a
+commit stands on them (ADR 0014, ADR 0046). It writes no byte; `uze.fs` writes them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Final, cast
+
+from uze.fs import fsync_dir, writing
+
+_FLUSHERS: Final = 8  # threads of barrier()
+
+
+def barrier(paths: Iterable[Path]) -> None:
+    """Make files written with `durable=False`, and the folders naming them, durable.
+
+    When the system holds little unwritten data besides these files, one `syncfs` per file
+    system they are on does it (a single journal commit and cache flush). Otherwise every file
+    is fsynced from a small pool of threads (the file system's journal folds concurrent fsyncs
+    into shared commits), then each of their folders once: the wait covers these files only,
+    never a large amount of other programs' unwritten data (ADR 0014, ADR 0046). A write-back
+    error surfaces here (ENOSPC as DiskFull): a commit must not stand on bytes that never
+    reached the disk.
+    """
+    files = list(paths)
+    if not files:
+        return
+    found = _stat_all(files)
+    own = sum(st.st_size for _, st in found)
+    syncfs = _syncfs_call()
+    if syncfs is not None and _foreign_dirty(own) <= SYNCFS_FOREIGN_LIMIT:
+        _sync_file_systems(syncfs, found)
+        return
+    from concurrent.futures import ThreadPoolExecutor  # here: read-only commands never flush
+
+    with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
+        list(pool.map(_flush_file, [path for path, _ in found]))  # re-raises the first failure
+        list(pool.map(_flush_folder, sorted({path.parent for path, _ in found})))
+
+
+# Unwritten bytes of other programs (all file systems together) that the barrier may wait for
+# by syncing a whole file system instead of fsyncing each file: a few tens of ms of writing.
+SYNCFS_FOREIGN_LIMIT = 16 * 1024 * 1024
+
+
+def _stat_all(files: list[Path]) -> list[tuple[Path, os.stat_result]]:
+    """Each file still there (a later step of the same transaction may have removed it), with
+    its lstat."""
+    found = []
+    for path in files:
+        try:
+            found.append((path, os.lstat(path)))
+        except FileNotFoundError:
+            continue
+    return found
+
+
+def _syncfs_call() -> Callable[[int], int] | None:
+    """libc's `syncfs(fd)` (Linux), or None where there is none."""
+    if not sys.platform.startswith("linux"):
+        return None
+    import ctypes  # here: only a commit with files to flush needs it
+
+    try:
+        call = ctypes.CDLL(None, use_errno=True).syncfs
+    except (AttributeError, OSError):  # pragma: no cover - a libc without syncfs
+        return None
+    call.argtypes = [ctypes.c_int]
+    call.restype = ctypes.c_int
+    return cast("Callable[[int], int]", call)
+
+
+def _foreign_dirty(own: int) -> int:
+    """Bytes waiting to be written on this system besides `own` (dirty or being written back,
+    from /proc/meminfo); unknown counts as a lot."""
+    try:
+        with open("/proc/meminfo", "rb") as handle:  # noqa: PTH123 (a hot, tiny read)
+            text = handle.read()
+    except OSError:
+        return 1 << 62
+    total = 0
+    for line in text.splitlines():
+        if line.startswith((b"Dirty:", b"Writeback:")):
+            total += int(line.split()[1]) * 1024
+    return max(total - own, 0)
+
+
+def _sync_file_systems(syncfs: Callable[[int], int],
+                       found: list[tuple[Path, os.stat_result]]) -> None:
+    """One `syncfs` on each file system holding one of `found`: its data and metadata, these
+    files and folders included, are on disk when it returns (errors of write-back are reported
+    by syncfs since Linux 5.8)."""
+    devices: dict[int, Path] = {}
+    for path, st in found:
+        devices.setdefault(st.st_dev, path.parent)
+    for folder in devices.values():
+        with writing(folder):
+            fd = os.open(folder, os.O_RDONLY)
+            try:
+                if syncfs(fd) != 0:
+                    import ctypes
+
+                    code = ctypes.get_errno()
+                    raise OSError(code, os.strerror(code), str(folder))
+            finally:
+                os.close(fd)
+
+
+def _flush_file(path: Path) -> None:
+    with writing(path):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except FileNotFoundError:  # a later step of the same transaction removed it
+            return
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _flush_folder(folder: Path) -> None:
+    with writing(folder), contextlib.suppress(FileNotFoundError):
+        fsync_dir(folder)
