@@ -253,6 +253,17 @@ def test_a_folder_source_is_locked_relative_to_the_project(uze: Uze, sandbox: Sa
     lock = _lock(sandbox.project)
     assert str(sandbox.root) not in lock and str(sandbox.root) not in manifest
     assert lock.count("reproducible = false") == 1
+    # a folder in HOME is named from HOME: the project's files never spell a user's home
+    mine = build_tree(sandbox.home / "pkgs" / "mine", _package("mine", "1.0.0"))
+    assert_ok(uze("install", str(mine), *HARNESS))
+    manifest, lock = (sandbox.project / "uze.toml").read_text(), _lock(sandbox.project)
+    assert 'mine = "~/pkgs/mine"' in manifest and 'source = "~/pkgs/mine"' in lock
+    assert str(sandbox.home) not in manifest + lock and "../home" not in manifest + lock
+    assert lock.count("reproducible = false") == 2
+    shutil.rmtree(sandbox.project / ".claude" / "skills" / "mine-review")
+    assert_ok(uze("install"))  # converging reads `~/pkgs/mine` from this HOME again
+    assert (sandbox.project / ".claude" / "skills" / "mine-review" / "SKILL.md").is_file()
+    assert_ok(uze("uninstall", "mine"))
     (inside / "skills" / "review" / "SKILL.md").write_text("changed\n")
     before = snapshot(sandbox)
     shutil.rmtree(sandbox.project / ".claude" / "skills" / "notes-review")

@@ -69,7 +69,8 @@ def read_pair(ctx: ScopeContext) -> tuple[dict[str, str], dict[str, LockedPackag
 
 def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]:
     """The folder a folder source names, and its pin: relative to the project in project scope
-    (`reproducible` only inside it), absolute in user scope."""
+    (`reproducible` only inside it; a folder elsewhere in HOME as `~/...`, so the project's
+    files never name this user's home), absolute in user scope."""
     text = source.location
     path = ctx.paths.home / text[2:] if text.startswith("~/") else cwd / text
     path = Path(os.path.normpath(path.absolute()))
@@ -78,6 +79,8 @@ def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]
     inside = path.is_relative_to(ctx.location.project)
     rel = Path(os.path.relpath(path, ctx.location.project)).as_posix()
     declared = "./" + rel if inside else rel
+    if not inside and path.is_relative_to(ctx.paths.home):
+        declared = "~/" + path.relative_to(ctx.paths.home).as_posix()
     declared = "." if declared == "./." else declared
     return path, Pin(declared, declared, reproducible=inside)
 
