@@ -29,17 +29,13 @@ from uze.paths import Paths
 from uze.vocabulary import Scope
 
 
-@functools.cache
-def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
-    """The project-relative file roots, folder roots, and every folder on the way to them or
-    to uze's state: each harness's, as its module computes them, and uze's own. Computed on
-    first use: only a check of a project target needs every harness module."""
-    root = Path("/project")
-    loc = Location("project", root, Paths(Path("/home"), Path("/uze-home"), {}))
+def _harness_places(loc: Location) -> tuple[set[Path], set[Path]]:
+    """The files and the folders every harness module says it keeps its resources in, in the
+    scope of `loc` (a hook config is a folder where the hook layout is a plugin folder)."""
     files: set[Path] = set()
-    folders = {root / ".uze" / "packages", root / ".uze" / "hooks"}
+    folders: set[Path] = set()
     for h in REGISTRY.values():
-        files.update((h.instructions_file(loc), *h.also_reads(loc)))
+        files.add(h.instructions_file(loc))
         folders.update(h.skill_roots(loc))
         if h.mcp is not None:
             files.add(h.mcp.file(loc))
@@ -50,6 +46,19 @@ def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
         hook_file = h.hooks.file(loc) if h.hooks is not None else None
         if h.hooks is not None and hook_file is not None:
             (folders if h.hooks.layout == "plugin" else files).add(hook_file)
+    return files, folders
+
+
+@functools.cache
+def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The project-relative file roots, folder roots, and every folder on the way to them or
+    to uze's state: each harness's, as its module computes them, and uze's own. Computed on
+    first use: only a check of a project target needs every harness module."""
+    root = Path("/project")
+    loc = Location("project", root, Paths(Path("/home"), Path("/uze-home"), {}))
+    files, folders = _harness_places(loc)
+    files |= {p for h in REGISTRY.values() for p in h.also_reads(loc)}
+    folders |= {root / ".uze" / "packages", root / ".uze" / "hooks"}
     named = {"uze.toml", "uze.lock"}  # the scope's manifest and lock (ADR 0024), created whole
     file_roots = frozenset({p.relative_to(root).as_posix() for p in files} | named)
     folder_roots = frozenset(p.relative_to(root).as_posix() for p in folders)
@@ -93,21 +102,8 @@ def _user_tables(paths: Paths) -> _Tables:
     """The file roots, folder roots and the folders on the way to them of user scope: each
     harness's files and folders, as its module computes them."""
     loc = Location("user", paths.home, paths)
-    files: set[Path] = set()
-    folders = {paths.uze_home / "packages", paths.uze_home / "hooks"}
-    for h in REGISTRY.values():
-        files.add(h.instructions_file(loc))
-        folders.update(h.skill_roots(loc))
-        if h.mcp is not None:
-            files.add(h.mcp.file(loc))
-        if h.agents is not None:
-            folders.add(h.agents.folder(loc))
-        if h.commands is not None:
-            folders.add(h.commands.folder(loc))
-        hook_file = h.hooks.file(loc) if h.hooks is not None else None
-        if hook_file is not None:
-            (folders if h.hooks is not None and h.hooks.layout == "plugin" else files).add(
-                hook_file)
+    files, folders = _harness_places(loc)
+    folders |= {paths.uze_home / "packages", paths.uze_home / "hooks"}
     return frozenset(files), frozenset(folders), frozenset(
         _ancestors([*files, *(folder / "x" for folder in folders)], paths))
 
