@@ -6,7 +6,7 @@ import contextlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
 
 import blake3
 import msgspec
@@ -203,22 +203,33 @@ class _CreatedFile(msgspec.Struct, forbid_unknown_fields=True):
     files: list[str] = []
 
 
+_T = TypeVar("_T")
+
+
+def _read_state(path: Path, kind: type[_T], hint: str) -> _T | None:
+    """`path` decoded as `kind`, None if it does not exist; StateUnreadable naming it (with
+    `hint`) if it cannot be read or decoded."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateUnreadable(path, exc.strerror or str(exc), hint) from None
+    try:
+        return msgspec.json.decode(raw, type=kind)
+    except msgspec.DecodeError as exc:
+        raise StateUnreadable(path, str(exc), hint) from None
+
+
 def load_created(ctx: ScopeContext) -> Created:
     """What uze created in this scope, checked: every folder one uze makes on the way to its
     places, every file one of those places (ADR 0020). Raises StateUnreadable, naming the file
     and the entry, for a damaged record or one that names anything else."""
     path = ctx.created_file
     ctx.roots.check_links(path)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    data = _read_state(path, _CreatedFile, _CREATED_HINT)
+    if data is None:
         return Created()
-    except OSError as exc:
-        raise StateUnreadable(path, exc.strerror or str(exc), _CREATED_HINT) from None
-    try:
-        data = msgspec.json.decode(raw, type=_CreatedFile)
-    except msgspec.DecodeError as exc:
-        raise StateUnreadable(path, str(exc), _CREATED_HINT) from None
     if data.schema_version > CREATED_SCHEMA:
         raise StateUnreadable(path, f"written by a newer uze (schema {data.schema_version})",
                               "upgrade uze")
@@ -252,16 +263,9 @@ def registered_projects(paths: Paths) -> list[Path]:
     """The projects in $UZE_HOME/projects.json (absolute paths). Raises StateUnreadable for a
     damaged file, naming it."""
     registry = paths.projects_registry
-    try:
-        raw = registry.read_bytes()
-    except FileNotFoundError:
+    data = _read_state(registry, _Registry, _REGISTRY_HINT)
+    if data is None:
         return []
-    except OSError as exc:
-        raise StateUnreadable(registry, exc.strerror or str(exc), _REGISTRY_HINT) from None
-    try:
-        data = msgspec.json.decode(raw, type=_Registry)
-    except msgspec.DecodeError as exc:
-        raise StateUnreadable(registry, str(exc), _REGISTRY_HINT) from None
     bad = [p for p in data.projects if not p.startswith("/") or "\0" in p]
     if bad:
         raise StateUnreadable(registry, f"{bad[0]!r} is not an absolute path", _REGISTRY_HINT)
