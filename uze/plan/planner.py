@@ -26,6 +26,7 @@ from uze.plan.commands import (
 )
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
+from uze.plan.references import rewrite_plan
 from uze.plan.runs import plan_claude_hooks, plan_hooks, plan_mcp
 from uze.plan.skill_roots import choose_roots
 from uze.projections.frontmatter import edit_frontmatter
@@ -223,6 +224,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     plan_mcp(rest)
     plan_hooks(rest)
     plan_claude_hooks(rest)
+    rewrite_plan(package, b.projections, b.artifacts)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
     skills: dict[str, set[str]] = {}
