@@ -69,20 +69,29 @@ def _hook_claimed(harness: str, capability: str) -> bool:
 _CLAUDE_GROUPS: Final = {
     "hook.claude.deny": ("PreToolUse", {"matcher": "Bash"}),
     "hook.claude.context": ("SessionStart", {"matcher": "startup"}),
+    "hook.claude.after": ("PostToolUse", {"matcher": "Bash"}),
+    "hook.claude.halt": ("PostToolUse", {"matcher": "Bash"}),
+    "hook.claude.stop": ("Stop", {}),
 }
 
 
-def _claude_hook_claimed(harness: str, capability: str) -> bool:
-    """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
+def _claude_delivery(harness: str, capability: str) -> tuple[str, str]:
+    """(route, reason) of the Claude-protocol group that contract drives, on `harness`."""
     from uze.hooks.delivery import deliver_claude_group
 
     if REGISTRY[harness].claude_hooks_verbatim:  # in its settings, or the package's own plugin
-        return True
+        return "native", ""
     event, value = _CLAUDE_GROUPS[capability]
     group = ClaudeHookGroup(f"{event}-0", event, {
         **value, "hooks": [{"type": "command", "command": "true"}]})
     root = PurePosixPath("/uze")
-    return deliver_claude_group(harness, group, "probe", root, root).route in CLAIMED_ROUTES
+    delivered = deliver_claude_group(harness, group, "probe", root, root)
+    return delivered.route, delivered.reason
+
+
+def _claude_hook_claimed(harness: str, capability: str) -> bool:
+    """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
+    return _claude_delivery(harness, capability)[0] in CLAIMED_ROUTES
 
 
 def claimed(harness: str, capability: str) -> bool:
@@ -163,7 +172,9 @@ def _why_not(harness: str, capability: str) -> str:
                "the label this harness takes"
     if capability in _CLAUDE_GROUPS:
         event = _CLAUDE_GROUPS[capability][0]
-        return f"uze does not deliver a Claude-protocol {event} hook as native or adapted"
+        route, reason = _claude_delivery(harness, capability)
+        return (f"uze delivers a Claude-protocol {event} hook as {route}: "
+                f"{reason.split('; ')[0]}")
     effect = _HOOK_EFFECTS.get(capability, "")
     return f"uze does not deliver a PreToolUse `{effect}` shell hook as native or adapted"
 

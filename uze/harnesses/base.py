@@ -224,7 +224,9 @@ class Harness(msgspec.Struct, frozen=True):
     "" = no wrapper), `hook_input` the shape of its hook input (`common` or `tool_call`).
     Claude-protocol hooks: `claude_hooks_verbatim` where the harness reads them as its own;
     else `claude_events` (Claude event -> native event the translating wrapper runs on),
-    `claude_refused` (event -> why not) and `claude_tools` (native tool -> Claude's name).
+    `claude_refused` (event -> why not), `claude_limits` (event -> a Claude answer the real
+    binary was seen not to honour there: the group is `degraded` with it as the reason) and
+    `claude_tools` (native tool -> Claude's name).
     `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
     trust (`uze status` names the others). `commands`: its own command files, if any.
     `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
@@ -257,6 +259,7 @@ class Harness(msgspec.Struct, frozen=True):
     claude_hooks_verbatim: bool = False
     claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)
     claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)
+    claude_limits: Mapping[str, str] = msgspec.field(default_factory=dict)
     claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)
     hook_trust: Callable[[Paths], set[str]] | None = None
     commands: CommandSurface | None = None

@@ -233,6 +233,10 @@ HARNESS = Harness(
     hook_answer="exit2_pretool",
     claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
                    "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
+    # Seen with the real codex 0.171.0 (tests/conformance/test_claude_hook_events.py).
+    claude_limits={"PostToolUse": (
+        "a `continue: false` answer does not stop Codex after the tool: its stopReason "
+        "replaces the tool's output for the model and the turn goes on")},
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
     hook_trust=trusted_hook_files,

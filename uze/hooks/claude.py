@@ -34,8 +34,9 @@ CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
 TRANSLATED: Final = (
     "Claude-protocol hook run by uze's wrapper: {harness}'s hook input becomes Claude's hook "
     "JSON, the handler's answer (exit 2, decision, permissionDecision, additionalContext, "
-    "continue, systemMessage) becomes {harness}'s decision; a permissionDecision `ask` blocks "
-    "(it cannot ask), `allow` and updatedInput are not applied"
+    "continue, systemMessage) becomes {harness}'s decision; a PostToolUse block reaches the "
+    "model as context beside the tool's output, as in Claude Code; a permissionDecision `ask` "
+    "blocks (it cannot ask), `allow` and updatedInput are not applied"
 )
 
 

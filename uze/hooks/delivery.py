@@ -272,6 +272,9 @@ def deliver_claude_group(
     gap = bool(target.shell_gap) and group.event == "PreToolUse"
     if gap:
         notes.insert(0, target.shell_gap + ": some shell calls run unguarded")
-    route: Route = "degraded" if gap else "adapted"
+    limit = REGISTRY[harness].claude_limits.get(group.event)
+    if limit:
+        notes.insert(0, limit)
+    route: Route = "degraded" if gap or limit else "adapted"
     return GroupDelivery(group.name, group.event, route, "; ".join(notes),
                          WrapperFile(rel, script), element)

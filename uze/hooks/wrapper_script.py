@@ -289,6 +289,21 @@ def claude_tool_input(tool, tool_input):
     return translated
 
 
+def claude_bash_response(response):
+    """A shell tool's native result as Claude's Bash `tool_response` (`stdout`, `stderr`,
+    `interrupted`, `isImage`): Codex and OpenCode give the output text, Gemini CLI
+    `returnDisplay` (what the user saw) with `error` when the command failed."""
+    if isinstance(response, dict) and "stdout" in response:
+        return response
+    stdout, stderr = response, ""
+    if isinstance(response, dict):
+        stdout = response.get("returnDisplay", response.get("output", ""))
+        error = response.get("error")
+        stderr = error.get("message", "") if isinstance(error, dict) else error or ""
+    return {"stdout": stdout if isinstance(stdout, str) else json.dumps(stdout),
+            "stderr": str(stderr), "interrupted": False, "isImage": False}
+
+
 def claude_input(native):
     """Claude's hook JSON for this event from the harness's native input, and the tool's
     Claude name ("" for events without a tool)."""
@@ -306,6 +321,8 @@ def claude_input(native):
     for key in CLAUDE_INPUT_KEYS.get(event, ()):
         if key in native:
             data[key] = native[key]
+    if name == "Bash" and "tool_response" in data:
+        data["tool_response"] = claude_bash_response(data["tool_response"])
     if event == "SessionStart":
         data.setdefault("source", "startup")
     if event == "Stop":
@@ -418,6 +435,13 @@ def claude_verdict(results, event):
 def claude_answer(verdict):
     """(stdout object or None, stderr text, exit status) in the harness's own hook protocol."""
     style, native = CONFIG["answer"], CONFIG["native_event"]
+    if CONFIG["event"] == "PostToolUse" and "block" in verdict:
+        # Claude Code keeps the tool's output and tells the model the reason; a native block
+        # would replace the output with it (Gemini CLI, Codex): the reason is context instead
+        verdict = dict(verdict)
+        reason = verdict.pop("block")
+        verdict["context"] = "\n".join([reason] + ([verdict["context"]]
+                                                  if "context" in verdict else []))
     out = {}
     if "stop" in verdict:
         out.update({"continue": False, "stopReason": verdict["stop"]})
