@@ -31,7 +31,7 @@ def barrier(paths: Iterable[Path]) -> None:
     if not files:
         return
     found = _stat_all(files)
-    own = sum(st.st_size for _, st in found)
+    own = _own_unwritten(found)
     syncfs = _syncfs_call()
     if syncfs is not None and _foreign_dirty(own) <= SYNCFS_FOREIGN_LIMIT:
         _sync_file_systems(syncfs, found)
@@ -46,6 +46,24 @@ def barrier(paths: Iterable[Path]) -> None:
 # Unwritten bytes of other programs (all file systems together) that the barrier may wait for
 # by syncing a whole file system instead of fsyncing each file: a few tens of ms of writing.
 SYNCFS_FOREIGN_LIMIT = 16 * 1024 * 1024
+
+
+# What a file system writes for a new file besides its data blocks (its inode, its directory
+# entry, a share of the bitmaps) and for each folder holding new files (a directory block, its
+# inode): estimates from ext4, where a fresh install of 3,002 files in 331 folders left about
+# 5.9 MiB of such metadata unwritten (ADR 0052).
+_FILE_METADATA: Final = 1024
+_FOLDER_METADATA: Final = 8192
+
+
+def _own_unwritten(found: list[tuple[Path, os.stat_result]]) -> int:
+    """How much unwritten data `found` may account for at most: each file's allocated blocks
+    (a file of 53,498 bytes holds 57,344 of them: counting sizes alone left 11.5 MB of a
+    3,000-file install looking like someone else's) and the metadata of the files and their
+    folders."""
+    data = sum(max(st.st_blocks * 512, st.st_size) for _, st in found)
+    folders = len({path.parent for path, _ in found})
+    return data + _FILE_METADATA * len(found) + _FOLDER_METADATA * folders
 
 
 def _stat_all(files: list[Path]) -> list[tuple[Path, os.stat_result]]:
