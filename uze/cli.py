@@ -11,7 +11,6 @@ of a traceback log), 130 Ctrl-C.
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import sys
@@ -137,6 +136,7 @@ def execute(verb: Verb, call: Call) -> int:
 
 def _annotation(typer: Any, param: Param) -> tuple[Any, Any]:
     """The typer annotation and default of a parameter of the table."""
+    import inspect  # start-up: only the typer app reads signatures
     if param.kind == "flag":
         return Annotated[bool, typer.Option(param.flag, help=param.help)], False
     if param.kind in ("text", "path"):
@@ -151,6 +151,8 @@ def _annotation(typer: Any, param: Param) -> tuple[Any, Any]:
 
 def _function(body: Callable[..., None], doc: str, params: list[tuple[str, Any, Any]]) -> Any:
     """`body` with a signature typer reads: keyword parameters (name, annotation, default)."""
+    import inspect  # start-up: only the typer app reads signatures
+
     def command(**values: Any) -> None:
         body(**values)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import stat
 import time
@@ -284,25 +285,32 @@ def remove_temps_of(path: Path) -> None:
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on `path` for the block; raise LockBusy after `timeout` seconds.
 
-    The holder's pid is kept beside the lock so a waiting command can say who holds it.
+    `flock(2)` on a lock file that stays in place (as filelock's Unix lock, used until ADR
+    0051; the two exclude each other); the kernel drops it when its holder exits. The holder's
+    pid is kept beside the lock so a waiting command can say who holds it.
     """
-    import filelock  # here, not at the top: read-only commands rarely lock
-
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
-    lock = filelock.FileLock(str(path), timeout=timeout)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     owner = path.with_name(path.name + ".pid")
     try:
-        lock.acquire()
-    except filelock.Timeout:
-        holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
-        raise LockBusy(path, f"pid {holder}" if holder else "") from None
-    try:
-        _write_in_place(owner, f"{os.getpid()}\n".encode())
-        yield
+        deadline = time.monotonic() + timeout
+        while True:
+            with contextlib.suppress(BlockingIOError):  # held by someone else: wait, retry
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            if time.monotonic() >= deadline:
+                holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
+                raise LockBusy(path, f"pid {holder}" if holder else "")
+            time.sleep(0.05)
+        try:
+            _write_in_place(owner, f"{os.getpid()}\n".encode())
+            yield
+        finally:
+            remove_file(owner)
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        remove_file(owner)
-        lock.release()
+        os.close(fd)
 
 
 def _write_in_place(path: Path, data: bytes) -> None:

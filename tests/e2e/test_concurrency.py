@@ -6,12 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-import filelock
 import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, HARNESSES, as_json, assert_no_traceback, assert_ok
 from tests.helpers import run_uze, tree_bytes
+from uze import fs
 
 pytestmark = pytest.mark.e2e
 
@@ -74,7 +74,7 @@ def test_uninstall_does_not_touch_the_gc_roots_while_another_command_holds_the_s
     assert str(sandbox.project).encode() in before
     env = {**sandbox.env, "UZE_LOCK_TIMEOUT": "1"}
 
-    with filelock.FileLock(str(sandbox.uze_home / "locks" / "store.lock")):  # "a gc is running"
+    with fs.file_lock(sandbox.uze_home / "locks" / "store.lock", 1):  # "a gc is running"
         result = run_uze("uninstall", "every-kind", cwd=sandbox.project, env=env)
 
     assert_no_traceback(result)

@@ -314,6 +314,9 @@ LAZY_IMPORTS = {
         "start-up: trust (it reads the package models) loads only to show a kept config value",
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",
     ("uze.__main__", "uze.cli"): "start-up: `uze --version` imports nothing else",
+    ("uze.__main__", "msgspec"):
+        "start-up: msgspec loads without typing_extensions and inspect (ADR 0051)",
+    ("uze.cli", "inspect"): "start-up: only the typer app builds signatures (inspect, ast, dis)",
     ("uze.plan.agents", "tomlkit"): TOMLKIT,
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
@@ -328,6 +331,9 @@ LAZY_IMPORTS = {
     ("uze.state.context", "uze.sources.lockfile"): DECLARED,
     ("uze.state.context", "uze.sources.git"): GIT + " (or a killed one's scratch mirror)",
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
+    **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):
+       "start-up: an artifact kind loads when a plan or receipt first has one (ADR 0051)"
+       for kind in ("tree", "region", "file", "entry", "element")},
     ("uze.commands.converge", "uze.artifacts.registry"):
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
@@ -353,7 +359,6 @@ LAZY_IMPORTS = {
         "start-up: threads start only for the durability barrier",
     ("uze.durability", "ctypes"):
         "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
-    ("uze.fs", "filelock"): "start-up: filelock loads only for a command that writes",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
     ("uze.harnesses.claude_code", "uze.doctor.probes"): PROBES,
     ("uze.harnesses.codex", "uze.doctor.probes"): PROBES,

@@ -4,17 +4,19 @@ functions install, upgrade, uninstall and status call with any artifact (ADR 003
 A planned artifact or record is dispatched by its `type` (a `Literal` class variable): a type
 the planner emits, or a receipt holds, that has no entry here fails type checking in `of`;
 an entry whose kind does not implement `Kind` for its planned and recorded shapes fails where
-`KINDS` is built.
+`KINDS` is built (for the type checker). At run time each kind's module is imported when an
+artifact of that kind is first met (ADR 0051): a skills-only package loads the tree kind
+alone, not the config editors of the JSON, TOML and array kinds.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final, TypedDict
+from typing import TYPE_CHECKING, Any, Final, TypedDict, assert_never
 
-from uze.artifacts import element, entry, file, region, tree
-from uze.vocabulary import LiveState
+from uze.vocabulary import ArtifactKind, LiveState
 
 if TYPE_CHECKING:
+    from uze.artifacts import element, entry, file, region, tree
     from uze.artifacts.kind import Kind
     from uze.plan.model import (
         PlannedArtifact,
@@ -46,18 +48,49 @@ class Registry(TypedDict):
     element: Kind[PlannedElement, ElementArtifact]
 
 
-KINDS: Final[Registry] = {
-    "tree": tree.KIND,
-    "region": region.KIND,
-    "file": file.KIND,
-    "entry": entry.KIND,
-    "element": element.KIND,
-}
+if TYPE_CHECKING:
+    KINDS: Final[Registry] = {
+        "tree": tree.KIND,
+        "region": region.KIND,
+        "file": file.KIND,
+        "entry": entry.KIND,
+        "element": element.KIND,
+    }
+
+_loaded: dict[str, Kind[Any, Any]] = {}
+
+
+def _load(name: ArtifactKind) -> Kind[Any, Any]:
+    """Import the module of one artifact kind and return its `KIND`."""
+    if name == "tree":
+        from uze.artifacts import tree  # start-up: each kind loads when first met
+        return tree.KIND
+    if name == "region":
+        from uze.artifacts import region
+        return region.KIND
+    if name == "file":
+        from uze.artifacts import file
+        return file.KIND
+    if name == "entry":
+        from uze.artifacts import entry
+        return entry.KIND
+    if name == "element":
+        from uze.artifacts import element
+        return element.KIND
+    assert_never(name)
+
+
+def kind(name: ArtifactKind) -> Kind[Any, Any]:
+    """The kind registered under `name` (its module imported on first use)."""
+    found = _loaded.get(name)
+    if found is None:
+        found = _loaded[name] = _load(name)
+    return found
 
 
 def of(item: PlannedArtifact | Artifact) -> Kind[Any, Any]:
     """The kind of a planned artifact or of a record (the two of one artifact share it)."""
-    return KINDS[item.type]
+    return kind(item.type)
 
 
 def planned_key(planned: PlannedArtifact) -> str:

@@ -24,12 +24,13 @@ def _words(alias: Any) -> set[str]:
 
 def test_the_registry_has_one_kind_per_artifact_kind_and_both_shapes_name_them() -> None:
     kinds = _words(vocabulary.ArtifactKind)
-    assert set(registry.KINDS) == kinds == set(registry.Registry.__annotations__)
+    assert kinds == set(registry.Registry.__annotations__)
     assert {cls.type for cls in get_args(PlannedArtifact)} == kinds
     assert {cls.type for cls in get_args(Artifact)} == kinds
     for planned in get_args(PlannedArtifact):
         record = next(cls for cls in get_args(Artifact) if cls.type == planned.type)
-        assert registry.of(planned) is registry.of(record) is registry.KINDS[planned.type]
+        assert registry.of(planned) is registry.of(record) is registry.kind(planned.type)
+        assert type(registry.kind(planned.type)).__module__ == f"uze.artifacts.{planned.type}"
 
 
 def test_each_planned_artifact_has_the_key_of_its_record(sandbox: Sandbox) -> None:
