@@ -11,7 +11,8 @@ A Claude-layout package (written here) has, in Claude's own protocol:
 * the same handler answering `continue: false` + `stopReason` for another marked call: the
   call has run and the agent stops there, with no model request after the tool result
   (`hook.claude.halt`); where the route is `degraded` because the harness goes on (Codex),
-  the test asserts what it does instead: the stopReason reaches the model;
+  the test asserts what it does instead: the stopReason reaches the model (OpenCode's plugin
+  aborts the session: `opencode run` exits 1, so that turn accepts any exit status);
 * a Stop handler that answers `decision: "block"` + `reason` once per marked turn: the agent
   goes on instead of stopping, its next model request carries the reason, and the handler is
   called again (`hook.claude.stop`).
@@ -24,13 +25,21 @@ and the test asserts it is reported so. Claude Code itself is the reference (ver
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.conformance.behaviour import DRIVERS
 from tests.conformance.evidence import EvidenceRun
-from tests.conformance.lab import Lab, model_run, prepare_user_state, require
+from tests.conformance.lab import (
+    TIMEOUT,
+    Lab,
+    _kill_group,
+    model_run,
+    prepare_user_state,
+    require,
+)
 from tests.conformance.model_server import ModelServer, Request, Script, model_server
 from tests.conformance.oracles import REAL_HARNESSES, RealHarness
 from tests.conformance.test_behaviour import PROMPT, exists, status_cells, tool_results
@@ -91,13 +100,24 @@ def build_events_package(dest: Path) -> Path:
 
 
 def turn(lab: Lab, harness: RealHarness, model: ModelServer, command: str | None,
-         extra: dict[str, str]) -> list[Request]:
+         extra: dict[str, str], check: bool = True) -> list[Request]:
     """One non-interactive turn (the model asks for `command`, or only answers text when
-    None): the model requests."""
+    None): the model requests. With `check`, the harness must exit 0; without, any exit is
+    accepted (an agent stopped by `continue: false` may report it as an error: OpenCode)."""
     model.clear()
     model.script = Script(command)
     args, env = model_run(lab, harness.binary, model.url, PROMPT)
-    lab.run(harness.binary, *args, env={**env, **extra})
+    if check:
+        lab.run(harness.binary, *args, env={**env, **extra})
+        return model.logged()
+    proc = lab.start(harness.binary, *args, extra_env={**env, **extra})
+    try:
+        proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"{harness.binary} did not stop within {TIMEOUT}s after continue: false")
+    finally:
+        _kill_group(proc.pid)
+        proc.communicate()
     return model.logged()
 
 
@@ -158,7 +178,7 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
                 check_halt_lost(lab, harness, model, driver.api, extra)
             else:
                 with evidence.check(harness_id, "hook.claude.halt", scope):
-                    requests = turn(lab, harness, model, HALTED, extra)
+                    requests = turn(lab, harness, model, HALTED, extra, check=False)
                     assert exists(lab, HALTED.split()[1]), "the halted call did not run"
                     results = tool_results(requests, driver.api)
                     assert not results, f"the model was called after continue:false: {results}"

@@ -230,13 +230,12 @@ HARNESS = Harness(
     hooks=HOOKS,
     tools=TOOLS,
     hook_answer="throw",
-    # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer only in
-    # tool.execute.before; its other events only observe.
-    claude_events={"PreToolUse": "tool.execute.before"},
+    # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer in
+    # tool.execute.before and tool.execute.after; its other events only observe.
+    claude_events={"PreToolUse": "tool.execute.before", "PostToolUse": "tool.execute.after"},
     claude_refused={
         event: _OBSERVED.format(event=event, native=native)
-        for event, native in (("PostToolUse", "tool.execute.after"), ("Stop", "session.idle"),
-                              ("SessionStart", "session.created"))
+        for event, native in (("Stop", "session.idle"), ("SessionStart", "session.created"))
     },
     claude_tools=CLAUDE_TOOL_NAMES,
     commands=COMMANDS,

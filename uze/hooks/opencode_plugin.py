@@ -9,8 +9,11 @@ Claude-shaped input on stdin, and acts on the wrapper's answer:
 - `tool.execute.before` (PreToolUse): `deny` throws an Error whose message is the reason (the
   call does not run, the model sees the reason); `rewrite` replaces the keys of the mutable
   `output.args` (seen applied by the real opencode 1.18.33, tests/conformance).
-- `tool.execute.after` (PostToolUse), `session.created` (SessionStart) and `session.idle`
-  (Stop) only observe.
+- `tool.execute.after` (PostToolUse): an answer's `hookSpecificOutput.additionalContext` (a
+  Claude-protocol group's block reason or context) is appended to `output.output`, which is
+  what the model reads, and `continue: false` aborts the session (`client.session.abort`): both
+  seen with the real opencode 1.18.33 (tests/conformance/test_claude_hook_events.py);
+  `session.created` (SessionStart) and `session.idle` (Stop) only observe.
 
 A blocking group whose wrapper cannot start, exits non-zero, answers garbage or overruns its
 deadline throws (fail closed); an observing one is skipped. Pure: returns bytes.
@@ -134,7 +137,15 @@ async function observe(event, cwd) {
   }
 }
 
-export const UzeHooks = async ({ directory }) => ({
+// Ends the session's agent loop (a Claude `continue: false`); the SDK of OpenCode 1.x takes
+// `path.id`, its v2 `sessionID`.
+async function stop(client, id) {
+  try {
+    await client.session.abort({ path: { id }, sessionID: id });
+  } catch (error) {}
+}
+
+export const UzeHooks = async ({ client, directory }) => ({
   "tool.execute.before": async (input, output) => {
     for (const group of GROUPS) {
       if (group.event !== "PreToolUse" || !covers(group, input.tool)) continue;
@@ -154,9 +165,15 @@ export const UzeHooks = async ({ directory }) => ({
         hook_event_name: NATIVE.PostToolUse, tool_name: input.tool, tool_input: input.args,
         tool_response: output.output, cwd: directory,
       };
+      let answer = {};
       try {
-        await run(group, payload);
+        answer = await run(group, payload);
       } catch (error) {}
+      const specific = answer.hookSpecificOutput || {};
+      if (typeof specific.additionalContext === "string" && typeof output.output === "string") {
+        output.output += "\n\n" + specific.additionalContext;  // what the model reads
+      }
+      if (answer.continue === false) await stop(client, input.sessionID);
     }
   },
   event: async ({ event }) => {
