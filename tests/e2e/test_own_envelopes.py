@@ -2,8 +2,9 @@
 manifest (`.codex-plugin/plugin.json`, `gemini-extension.json`, an OpenCode plugin module) is
 delivered capability by capability on those harnesses (ADRs 0043, 0044, 0045): uze writes no
 plugin marketplace, no extension link and no plugin entry, names what it leaves behind (the
-Gemini context file, the OpenCode module) in warnings, and the round trip is byte for byte, in
-both scopes."""
+OpenCode module) in warnings, delivers the Gemini context file `GEMINI.md` as the package's
+instructions (it has no AGENTS.md of its own: adr/0049), and the round trip is byte for byte,
+in both scopes."""
 
 from __future__ import annotations
 
@@ -17,9 +18,8 @@ pytestmark = pytest.mark.e2e
 
 PACKAGE = DATA / "own-envelopes"
 HARNESSES = "codex,gemini_cli,opencode"
+CONTEXT = "Outline before you write: use the outline skill.\n"
 WARNINGS = [
-    "gemini-extension.json: contextFileName: GEMINI.md not installed (uze delivers the package "
-    "to Gemini CLI resource by resource, not as an extension)",
     ".opencode/plugins/own-envelopes.js: OpenCode plugin module: not loaded (uze does not run "
     "a package's own OpenCode plugin)",
 ]
@@ -34,7 +34,14 @@ def test_check_reads_the_package_once_whatever_envelopes_it_ships(uze: Uze) -> N
 
     assert document["warnings"] == WARNINGS
     rows = {(p["harness"], p["kind"], p["resource"], p["route"]) for p in document["projections"]}
-    assert rows == {(h, "skill", "outline", "native") for h in HARNESSES.split(",")}
+    assert rows == {(h, "skill", "outline", "native") for h in HARNESSES.split(",")} | {
+        (h, "instructions", "GEMINI.md", "adapted") for h in HARNESSES.split(",")}
+    assert document["instructions"] == {
+        "file": "GEMINI.md (gemini-extension.json contextFileName)",
+        "bytes": len(CONTEXT), "first_line": CONTEXT.strip()}
+    reasons = [p["reason"] for p in document["projections"] if p["kind"] == "instructions"]
+    assert all("its Gemini CLI context GEMINI.md (gemini-extension.json contextFileName)" in r
+               for r in reasons)
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
@@ -47,7 +54,8 @@ def test_install_writes_no_envelope_and_uninstall_restores_every_byte(
                                      "--json")))
 
     assert document["warnings"] == WARNINGS
-    targets = {(p["harness"], p["target"]) for p in document["projections"]}
+    targets = {(p["harness"], p["target"]) for p in document["projections"]
+               if p["kind"] == "skill"}
     root = ".agents/skills/own-envelopes-outline" if scope == "project" else \
         "~/.agents/skills/own-envelopes-outline"
     assert targets == {(h, root) for h in HARNESSES.split(",")}
@@ -55,8 +63,11 @@ def test_install_writes_no_envelope_and_uninstall_restores_every_byte(
     written = _written(after["project"]) + [f"~/{p}" for p in _written(after["home"])]
     envelopes = [p for p in written if any(part in p for part in (
         ".agents/plugins/", ".gemini/extensions", "opencode.json", ".opencode/plugins",
-        ".codex/config.toml", "GEMINI.md"))]
+        ".codex/config.toml"))]
     assert envelopes == []
+    gemini = sandbox.project / "GEMINI.md" if scope == "project" else \
+        sandbox.home / ".gemini" / "GEMINI.md"
+    assert CONTEXT in gemini.read_text(encoding="utf-8")
     assert_ok(uze("uninstall", "own-envelopes", "--scope", scope))
     final = snapshot(sandbox)
     assert final["project"] == before["project"]

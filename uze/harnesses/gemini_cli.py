@@ -132,7 +132,6 @@ def doctor_probes() -> tuple[Probe, ...]:
 # A package's own Gemini CLI extension (probes 4.2). uze does not link it (ADR 0044): what it
 # carries beyond the resources uze reads is reported, never delivered in silence.
 EXTENSION_MANIFEST: Final = "gemini-extension.json"
-EXTENSION_CONTEXT_DEFAULT: Final = "GEMINI.md"  # loaded when `contextFileName` is absent
 EXTENSION_KEYS: Final = ("mcpServers", "excludeTools", "settings")
 EXTENSION_COMMANDS: Final = ("commands/", ".toml")  # TOML commands: folder, suffix
 ENVELOPE_REASON: Final = "uze delivers the package to Gemini CLI resource by resource, " \

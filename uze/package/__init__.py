@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         HookGroup,
         HookHandler,
         HooksFile,
+        Instructions,
         InvokePolicy,
         Manifest,
         McpServer,
@@ -31,8 +32,8 @@ if TYPE_CHECKING:
 
 _HOMES: Final = {
     **dict.fromkeys(("Agent", "ClaudeHookGroup", "ClaudeHooks", "Command", "HookGroup",
-                     "HookHandler", "HooksFile", "InvokePolicy", "Manifest", "McpServer",
-                     "Package", "PackageFile", "Skill"), "uze.package.model"),
+                     "HookHandler", "HooksFile", "Instructions", "InvokePolicy", "Manifest",
+                     "McpServer", "Package", "PackageFile", "Skill"), "uze.package.model"),
     "read_package": "uze.package.reader",
     "MAX_FILE_BYTES": "uze.package.tree",
     "MAX_PACKAGE_BYTES": "uze.package.tree",
@@ -48,6 +49,7 @@ __all__ = [
     "HookGroup",
     "HookHandler",
     "HooksFile",
+    "Instructions",
     "InvokePolicy",
     "Manifest",
     "McpServer",

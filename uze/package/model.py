@@ -87,13 +87,34 @@ class Command(msgspec.Struct, frozen=True):
         return next((line.strip() for line in self.body.splitlines() if line.strip()), "")
 
 
+class Instructions(msgspec.Struct, frozen=True):
+    """The package's standing instructions: the files they come from, the text uze delivers
+    into each harness's instructions file, and where the files are named ("" for a portable
+    package's own AGENTS.md; `gemini-extension.json contextFileName` for a Gemini CLI
+    extension's context files, whose `@` imports are inlined in `text`)."""
+
+    files: tuple[str, ...]
+    text: bytes
+    source: str = ""
+    imports: tuple[str, ...] = ()  # the files whose text `text` inlines, in first-seen order
+
+    @property
+    def name(self) -> str:
+        """The resource name: the file, or the files joined by `+`."""
+        return "+".join(self.files)
+
+    def describe(self) -> str:
+        """The files and, for named context, the manifest key that names them."""
+        return f"{', '.join(self.files)} ({self.source})" if self.source else self.name
+
+
 class Package(msgspec.Struct, frozen=True):
     """A valid package: its manifest, every file, and the resources found in them."""
 
     root: Path
     manifest: Manifest
     files: Mapping[str, PackageFile]
-    instructions: str | None
+    instructions: Instructions | None
     skills: tuple[Skill, ...]
     agents: tuple[Agent, ...]
     mcp_servers: tuple[McpServer, ...]

@@ -12,6 +12,7 @@ from types import MappingProxyType
 from uze.errors import PackageInvalid
 from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
+from uze.package.context import read_context
 from uze.package.layout import component_paths, detect_layout
 from uze.package.model import Package
 from uze.package.tree import Tree, read_tree
@@ -31,7 +32,7 @@ def _check_source(source: Path) -> Path:
     return source.resolve()
 
 
-ExtraWarnings = Callable[[Tree, str | None], list[str]]
+ExtraWarnings = Callable[[Tree, tuple[str, ...]], list[str]]
 
 
 def read_package(
@@ -46,7 +47,7 @@ def read_package(
     read leniently (a Claude manifest's unknown keys, one skill or agent that cannot be read)
     is a warning in `Package.warnings`, or a problem too when `strict`. The root entries
     named in `skip` are not read (what uze writes when the package folder is the project).
-    `extra_warnings(tree, instructions)` adds warnings a caller knows more about (what a
+    `extra_warnings(tree, instruction files)` adds warnings a caller knows more about (what a
     package's own envelopes for other harnesses carry: uze.plan.envelopes).
     """
     root = _check_source(source)
@@ -58,9 +59,13 @@ def read_package(
     paths = component_paths(claude, tree, issues, warnings)
     root_name = manifest.name if manifest is not None else root.name
     # A Claude-native plugin's root AGENTS.md / CLAUDE.md are the repository's own documents
-    # (Claude Code never loads them), not instructions for the user's files.
+    # (Claude Code never loads them), not instructions for the user's files. Without
+    # instructions of its own, a package's instructions are the context files its
+    # gemini-extension.json names (uze.package.context; ADR 0049).
     own_documents = layout.bare or layout.is_claude
     instructions = None if own_documents else validate_instructions(tree, issues)
+    if instructions is None:
+        instructions = read_context(tree, issues, warnings)
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
     commands = validate_commands(tree, paths, warnings) if not layout.bare else ()
@@ -69,7 +74,7 @@ def read_package(
     claude_default = layout.hooks if layout.hooks_are_claude else None
     claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)
     if extra_warnings is not None:
-        warnings += extra_warnings(tree, instructions)
+        warnings += extra_warnings(tree, instructions.files if instructions else ())
     if strict:
         issues += warnings
     if issues or manifest is None:

@@ -24,7 +24,7 @@ from uze.package.layout import (
     skill_folders,
 )
 from uze.package.limits import value_problem
-from uze.package.model import Agent, InvokePolicy, Manifest, Skill
+from uze.package.model import Agent, Instructions, InvokePolicy, Manifest, Skill
 from uze.package.names import name_problem
 from uze.package.tree import Tree
 from uze.projections.region import marker_lines
@@ -83,16 +83,17 @@ def _claude_manifest(
     return {key: value for key, value in raw.items() if key in _MANIFEST_KEYS}
 
 
-def validate_instructions(tree: Tree, issues: list[str]) -> str | None:
-    """Return "AGENTS.md" when the package has standing instructions; they must be UTF-8."""
+def validate_instructions(tree: Tree, issues: list[str]) -> Instructions | None:
+    """The package's own AGENTS.md as its standing instructions, if it has one; UTF-8."""
     if INSTRUCTIONS not in tree.seen:
         return None
     if tree.text(INSTRUCTIONS, issues) is None:
-        return INSTRUCTIONS
-    for number in marker_lines(tree.files[INSTRUCTIONS].data):
+        return Instructions((INSTRUCTIONS,), b"")
+    data = tree.files[INSTRUCTIONS].data
+    for number in marker_lines(data):
         issues.append(issue(f"{INSTRUCTIONS}:{number}", "holds a uze region marker, which "
                             "would break the region uze writes; remove that line"))
-    return INSTRUCTIONS
+    return Instructions((INSTRUCTIONS,), data)
 
 
 def validate_skills(

@@ -17,14 +17,16 @@ import posixpath
 from types import ModuleType
 
 from uze.harnesses import codex, gemini_cli, opencode
+from uze.package import Instructions
+from uze.package.context import context_names
 from uze.package.tree import Tree
 
 
-def envelope_warnings(tree: Tree, instructions: str | None) -> list[str]:
+def envelope_warnings(tree: Tree, instructions: tuple[str, ...]) -> list[str]:
     """One `location: what: not installed (why)` line per envelope part uze does not deliver.
 
-    `instructions` is the file uze installs as the package's instructions (AGENTS.md), if any:
-    a Gemini context file naming it is delivered.
+    `instructions` are the files uze installs as the package's instructions (its AGENTS.md,
+    else the Gemini context files): a Gemini context file among them is delivered.
     """
     return [
         *_codex(tree, codex), *_gemini(tree, gemini_cli, instructions), *_opencode(tree, opencode),
@@ -67,19 +69,20 @@ def _is_default_skills(value: object) -> bool:
     )
 
 
-def _gemini(tree: Tree, gemini_cli: ModuleType, instructions: str | None) -> list[str]:
+def _gemini(tree: Tree, gemini_cli: ModuleType, instructions: tuple[str, ...]) -> list[str]:
     name = gemini_cli.EXTENSION_MANIFEST
     manifest = _json_object(tree, name)
     if manifest is None:
         return []
     reason = gemini_cli.ENVELOPE_REASON
-    named = manifest.get("contextFileName", gemini_cli.EXTENSION_CONTEXT_DEFAULT)
-    contexts = named if isinstance(named, list) else [named]
+    named = context_names(tree, [])
+    contexts = named[0] if named is not None else []
+    why = f"the package's own {instructions[0]} is its instructions" if instructions else reason
     found = [
-        f"{name}: contextFileName: {context} not installed ({reason})"
+        f"{name}: contextFileName: {context} not installed ({why})"
         for context in contexts
-        if isinstance(context, str) and posixpath.normpath(context) in tree.files
-        and posixpath.normpath(context) != instructions
+        if posixpath.normpath(context) in tree.files
+        and posixpath.normpath(context) not in instructions
     ]
     found += [
         f"{name}: {key}: not read ({reason})"
@@ -93,6 +96,16 @@ def _gemini(tree: Tree, gemini_cli: ModuleType, instructions: str | None) -> lis
         if path.startswith(folder) and path.endswith(suffix)
     ]
     return found
+
+
+def context_note(instructions: Instructions) -> str:
+    """The reason text of a row carrying instructions read from a Gemini CLI extension's
+    context files (uze.package.context)."""
+    note = (f"the package's instructions are its Gemini CLI context "
+            f"{instructions.describe()}")
+    if instructions.imports:
+        note += f", with its @imports inlined ({', '.join(instructions.imports)})"
+    return note
 
 
 def _opencode(tree: Tree, opencode: ModuleType) -> list[str]:

@@ -24,6 +24,7 @@ from uze.plan.commands import (
     command_skill,
     render_command,
 )
+from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
 from uze.plan.references import rewrite_plan
@@ -132,9 +133,10 @@ def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[s
 
 
 def _plan_instructions(b: Builder) -> None:
-    if b.package.instructions is None:
+    instructions = b.package.instructions
+    if instructions is None:
         return
-    body = b.package.files[b.package.instructions].data
+    body = instructions.text
     files: dict[Path, list[str]] = {}
     caps = {h: lookup(h, "instructions") for h in b.harnesses}
     for harness in b.harnesses:
@@ -148,7 +150,10 @@ def _plan_instructions(b: Builder) -> None:
             cap = Capability("degraded", f"it also reads {b.loc.display(also[0])}, which uze "
                              "writes for another harness: it sees these instructions twice",
                              cap.source)
-        b.add("instructions", "AGENTS.md", harness, cap, path, suffix=f"#{b.package.name}")
+        if instructions.source and cap.route != "unsupported":
+            cap = worst(cap, Capability("adapted", context_note(instructions), cap.source))
+        b.add("instructions", instructions.name, harness, cap, path,
+              suffix=f"#{b.package.name}")
     b.artifacts += [
         PlannedRegion(path, b.loc.display(path), b.package.name, body, tuple(users))
         for path, users in files.items()

@@ -45,10 +45,11 @@ def instructions_json(package: object) -> dict[str, object] | None:
 
     if not isinstance(package, Package) or package.instructions is None:
         return None
-    data = package.files[package.instructions].data
+    data = package.instructions.text
     text = data.decode("utf-8", "replace")
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return {"file": package.instructions, "bytes": len(data), "first_line": first[:120]}
+    return {"file": package.instructions.describe(), "bytes": len(data),
+            "first_line": first[:120]}
 
 
 def action_json(action: Action) -> dict[str, str]:

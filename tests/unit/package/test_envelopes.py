@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from uze.errors import PackageInvalid
-from uze.package import Package
+from uze.package import Instructions, Package
 from uze.package import read_package as read_without_envelopes
 from uze.plan.envelopes import envelope_warnings
 
@@ -74,11 +74,13 @@ def test_gemini_extension_context_servers_and_commands_are_named(build: Builder)
     }))
 
     assert package.warnings == (
-        f"gemini-extension.json: contextFileName: CONTEXT.md not installed ({GEMINI})",
+        "gemini-extension.json: contextFileName: MISSING.md: no such file in the package; "
+        "skipped",
         f"gemini-extension.json: mcpServers: not read ({GEMINI})",
         f"commands/tidy.toml: Gemini CLI command: not installed ({GEMINI})",
     )
-    assert package.instructions is None
+    assert package.instructions == Instructions(("CONTEXT.md",), b"Use the tidy skill.\n",
+                                                "gemini-extension.json contextFileName")
     assert package.mcp_servers == ()
 
 
@@ -89,9 +91,10 @@ def test_gemini_extension_without_context_file_name_loads_gemini_md(build: Build
         "skills/tidy/SKILL.md": SKILL,
     }))
 
-    assert package.warnings == (
-        f"gemini-extension.json: contextFileName: GEMINI.md not installed ({GEMINI})",
-    )
+    assert package.warnings == ()
+    assert package.instructions is not None
+    assert (package.instructions.files, package.instructions.text) == (("GEMINI.md",),
+                                                                       b"Context.\n")
 
 
 def test_a_context_file_that_is_the_packages_instructions_is_delivered(build: Builder) -> None:
@@ -100,7 +103,7 @@ def test_a_context_file_that_is_the_packages_instructions_is_delivered(build: Bu
         "AGENTS.md": "Prefer small changes.\n",
     }))
 
-    assert package.instructions == "AGENTS.md"
+    assert package.instructions == Instructions(("AGENTS.md",), b"Prefer small changes.\n")
     assert package.warnings == ()
 
 
@@ -134,7 +137,7 @@ def test_an_unreadable_envelope_is_not_a_refusal(build: Builder, content: str | 
 
 
 def test_strict_turns_envelope_warnings_into_problems(build: Builder) -> None:
-    source = build({"skills/tidy/SKILL.md": SKILL,
+    source = build({"skills/tidy/SKILL.md": SKILL, "AGENTS.md": "Own instructions.\n",
                     "gemini-extension.json": {"name": "pkg", "contextFileName": "GEMINI.md"},
                     "GEMINI.md": "Context.\n"})
 
@@ -142,5 +145,6 @@ def test_strict_turns_envelope_warnings_into_problems(build: Builder) -> None:
         read_package(source, strict=True)
 
     assert caught.value.issues == [
-        f"gemini-extension.json: contextFileName: GEMINI.md not installed ({GEMINI})",
+        "gemini-extension.json: contextFileName: GEMINI.md not installed (the package's own "
+        "AGENTS.md is its instructions)",
     ]

@@ -58,7 +58,9 @@ def test_every_kind_package_reads_manifest_and_instructions() -> None:
 
     assert (package.name, package.version) == ("every-kind", "1.2.3")
     assert package.manifest.description == "One of every resource kind uze reads."
-    assert package.instructions == "AGENTS.md"
+    assert package.instructions is not None
+    assert package.instructions.files == ("AGENTS.md",)
+    assert package.instructions.text == package.files["AGENTS.md"].data
     text = package.files["AGENTS.md"].data.decode()
     assert len([part for part in text.split("\n\n") if part.strip()]) == 2
 
@@ -426,7 +428,9 @@ def test_hello_example_reads_with_both_skills() -> None:
 
     assert (package.name, package.version) == ("hello", "1.0.0")
     assert package.manifest.description
-    assert package.instructions == "AGENTS.md"
+    assert package.instructions is not None
+    assert package.instructions.files == ("AGENTS.md",)
+    assert package.instructions.text == package.files["AGENTS.md"].data
     greet, notes = package.skills
     assert (greet.name, greet.invoke) == ("greet", InvokePolicy(model=True, user=True))
     assert (notes.name, notes.invoke) == ("release-notes", InvokePolicy(model=False, user=True))
