@@ -133,6 +133,26 @@ def test_install_without_agents_or_mcp_loads_no_toml_writer(sandbox: Sandbox) ->
     assert json.loads((sandbox.project / ".uze" / "receipts" / "minimal.json").read_text())
 
 
+def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
+                                                             tmp_path: Path) -> None:
+    """SKILL.md headers of `key: text` lines are read, and the renamed `name:` written, without
+    PyYAML (ADR 0051); the skills land with their names rewritten as PyYAML would write them."""
+    package = tmp_path / "plain-skills"
+    package.mkdir()
+    (package / "plugin.json").write_text('{"name": "plain-skills", "version": "1.0.0"}\n')
+    for skill in ("alpha", "beta"):
+        (package / "skills" / skill).mkdir(parents=True)
+        (package / "skills" / skill / "SKILL.md").write_text(
+            f"---\nname: {skill}\ndescription: Use {skill} when asked; it does one thing.\n---\n"
+            "# Body\n")
+    done = _python("-c", SHOW_MODULES, "install", str(package), "--harness", "all", "--json",
+                   cwd=sandbox.project)
+    assert done.returncode == 0, done.stderr
+    assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic")) == []
+    skill = sandbox.project / ".claude" / "skills" / "plain-skills-alpha" / "SKILL.md"
+    assert skill.read_text().startswith("---\nname: plain-skills-alpha\ndescription: Use alpha")
+
+
 def test_an_invalid_package_lists_its_problems_without_pydantic(tmp_path: Path) -> None:
     """Every problem is found by walking the msgspec Structs (ADR 0038): no second model
     library loads, however bad the package."""
@@ -309,6 +329,7 @@ DECLARED = "start-up: uze.toml and uze.lock load only where a package is declare
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
 PROBES = "start-up: the probes' readers (uze.doctor.probes) load only for `uze doctor`"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
+PLAIN_YAML = "start-up: PyYAML reads only frontmatter that is not plain `key: text` (ADR 0051)"
 LAZY_IMPORTS = {
     ("uze.artifacts.config", "uze.trust"):
         "start-up: trust (it reads the package models) loads only to show a kept config value",
@@ -318,6 +339,12 @@ LAZY_IMPORTS = {
         "start-up: msgspec loads without typing_extensions and inspect (ADR 0051)",
     ("uze.cli", "inspect"): "start-up: only the typer app builds signatures (inspect, ast, dis)",
     ("uze.plan.agents", "tomlkit"): TOMLKIT,
+    ("uze.plan.agents", "yaml"): "start-up: PyYAML loads only to write an agent (ADR 0051)",
+    ("uze.plan.commands", "yaml"): "start-up: PyYAML loads only to write a command (ADR 0051)",
+    ("uze.projections.frontmatter", "yaml"):
+        "start-up: PyYAML writes only a frontmatter value that is not one plain word (ADR 0051)",
+    ("uze.package.frontmatter", "yaml"): PLAIN_YAML,
+    ("uze.package.frontmatter", "uze.package.bounded_yaml"): PLAIN_YAML,
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,

@@ -4,17 +4,14 @@ YAML alias expansion, frontmatter size, and values a harness cannot hold.
 A hostile package can be small on disk and still cost without bound once read: `[[[[...]]]]`
 recurses the parsers out of stack, and YAML aliases (`&a [*b, *b]`) expand exponentially in
 whatever walks the parsed value (a digest, a TOML writer). Each limit here is far above what a
-real package writes and turns such input into one issue line, never a traceback.
+real package writes and turns such input into one issue line, never a traceback. The YAML
+loader that applies them is `uze.package.bounded_yaml` (imported only when YAML is parsed).
 """
 
 from __future__ import annotations
 
 import datetime
-from typing import Any, Final
-
-import yaml
-
-from uze.package.nesting import MAX_DEPTH
+from typing import Final
 
 MAX_YAML_NODES: Final = 10_000
 """Most values a frontmatter block may stand for once every alias is expanded."""
@@ -24,61 +21,6 @@ MAX_FRONTMATTER_BYTES: Final = 256 * 1024
 
 class LimitExceeded(ValueError):
     """The value is over one of the limits above; the message says which."""
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader that refuses deep nesting and big alias expansions while it
-    composes, before any value is constructed (construction is what an alias bomb costs)."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-        self._sizes: dict[int, int] = {}
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            target = self.anchors.get(self.peek_event().anchor)  # type: ignore[no-untyped-call]
-            if target is not None and id(target) not in self._sizes:  # still being composed
-                raise LimitExceeded("frontmatter holds an alias inside the value it names")
-        self._depth += 1
-        if self._depth > MAX_DEPTH:
-            raise LimitExceeded(f"frontmatter is nested more than {MAX_DEPTH} levels deep")
-        try:
-            node = super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-        if id(node) not in self._sizes:
-            self._sizes[id(node)] = self._size(node)
-        return node
-
-    def _size(self, node: Any) -> int:
-        if isinstance(node, yaml.SequenceNode):
-            children = node.value
-        elif isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        else:
-            return 1
-        size = 1 + sum(self._sizes[id(child)] for child in children)
-        if size > MAX_YAML_NODES:
-            raise LimitExceeded(
-                f"frontmatter stands for more than {MAX_YAML_NODES} values once its aliases "
-                "(*name) are expanded; write the values out, or use fewer aliases"
-            )
-        return size
-
-
-def load_yaml(text: str) -> object:
-    """`yaml.safe_load(text)` within the limits above.
-
-    Raises LimitExceeded (the block is too big, too deep, or expands too far) or yaml.YAMLError.
-    """
-    if len(text.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
-        raise LimitExceeded(f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")
-    loader = _BoundedLoader(text)
-    try:
-        return loader.get_single_data()
-    finally:
-        loader.dispose()
 
 
 _PLAIN_SCALARS: Final = (str, bool, int, float)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import msgspec
-import yaml
 
 from uze.harnesses.base import AgentFormat
 from uze.package import Agent
@@ -68,6 +67,8 @@ def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> 
         document.add("developer_instructions", tomlkit.string(agent.body, multiline=True))
         return RenderedAgent(tomlkit.dumps(document).encode(), tuple(dropped), tools.lost,
                              tools.notes)
+    import yaml  # start-up: YAML loads only to write an agent (ADR 0051)
+
     head: dict[str, object] = {"name": label} if fmt.name_key else {}
     head |= {"description": description, **fmt.fixed, **extra}
     front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)

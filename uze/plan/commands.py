@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Final
 
 import msgspec
-import yaml
 
 from uze.harnesses import REGISTRY
 from uze.location import Location
@@ -57,6 +56,8 @@ def render_command(harness: str, command: Command, original: bytes) -> RenderedC
 def command_skill(label: str, command: Command) -> bytes:
     """SKILL.md of the user-invoked skill that carries a command where there is no command
     surface; `invoke: {model: false, user: true}` is translated per harness like any skill's."""
+    import yaml  # start-up: YAML loads only to write a command (ADR 0051)
+
     head = {"name": label, "description": command.description,
             "invoke": {"model": False, "user": True}}
     front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)

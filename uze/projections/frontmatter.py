@@ -10,11 +10,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-import yaml
-
 from uze.projections.region import detect_eol
 
 _KEY = re.compile(rb"^([A-Za-z0-9_$-]+)\s*:")
+# A key and a text value PyYAML's dumper writes plain as `key: value` (one word: no space to
+# fold at, no `: `, no quote, not a word YAML reads as true, false or null).
+_PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]{0,63}")
+_PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,199}")
+_NOT_TEXT = frozenset({"yes", "no", "y", "n", "true", "false", "on", "off", "null"})
 
 
 def _split(text: bytes) -> tuple[list[bytes], bytes] | None:
@@ -50,6 +53,12 @@ def _rewrite(
 
 
 def _render_key(key: str, value: object, eol: bytes) -> bytes:
+    """`key: value` as `yaml.safe_dump` writes it, each line ending in `eol`."""
+    if (isinstance(value, str) and _PLAIN_KEY.fullmatch(key) and _PLAIN_WORD.fullmatch(value)
+            and not value.endswith(":") and not {key.lower(), value.lower()} & _NOT_TEXT):
+        return f"{key}: {value}".encode() + eol  # what safe_dump writes, without loading it
+    import yaml  # start-up: YAML loads only for a value that is not one plain word (ADR 0051)
+
     dumped = yaml.safe_dump({key: value}, default_flow_style=False, sort_keys=False)
     return b"".join(line.encode() + eol for line in dumped.splitlines())
 

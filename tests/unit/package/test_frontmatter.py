@@ -1,0 +1,103 @@
+"""The plain-frontmatter reader (ADR 0051): what it reads, it reads as PyYAML does; anything
+else it leaves to PyYAML, with the same errors and limits."""
+
+from __future__ import annotations
+
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from uze.package.frontmatter import FrontmatterError, plain_mapping, split_frontmatter
+from uze.package.limits import MAX_FRONTMATTER_BYTES
+from uze.projections.frontmatter import edit_frontmatter
+
+# Words and characters YAML treats specially, mixed into otherwise plain lines.
+_WORDS = ["yes", "No", "TRUE", "off", "ON", "null", "Null", "y", "n", "name", "description"]
+_TRICKY = st.sampled_from([
+    *_WORDS, "~", "1", "0x1f", "1.5", ".inf", "2024-01-01", ": ", ":", " #", "#", "'", '"',
+    "&a", "*a", "!tag", "|", ">", "-", "? ", "[a]", "{b: c}", ",", "%", "@", "`", "\t", "\r",
+    "\x0c", "\x85", "\u2028", "é", "\ufeff", "  ", "<<", "=",
+])
+_TEXT = st.text(st.sampled_from("abcXYZ019_- .,/()'\"!?"), max_size=8)
+_VALUE = st.one_of(st.sampled_from(_WORDS), st.builds(
+    lambda first, parts: first + "".join(parts), st.sampled_from("aZn"),
+    st.lists(st.one_of(_TEXT, _TEXT, _TRICKY), max_size=4)))
+_PLAIN_KEY = st.sampled_from([*_WORDS, "a", "b-c", "x_1"])
+_KEY = st.one_of(_PLAIN_KEY, _PLAIN_KEY, _PLAIN_KEY, _TRICKY)
+_KEY_VALUE = st.builds(lambda k, v: f"{k}: {v}", _KEY, _VALUE)
+_CUT = st.builds(lambda k, a, cut, b: f"{k}: {a}{cut}{b}", _KEY, _VALUE,
+                 st.sampled_from([": ", " #", ":", "#", "  ", " :", "# "]), _TEXT)
+_LINE = st.one_of(_KEY_VALUE, _KEY_VALUE, _CUT, _CUT, _VALUE, _TEXT, _TRICKY,
+                  st.builds(lambda k, v: f"{k}:{v}", _KEY, _VALUE))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE, max_size=3), st.sampled_from(["\n", "\n", "\n", "\r\n", ""]))
+def test_a_plain_block_reads_as_pyyaml_reads_it(lines: list[str], end: str) -> None:
+    block = "\n".join(lines) + end if lines else ""
+    found = plain_mapping(block)
+    if found is None:
+        return
+    assert found == (yaml.safe_load(block) or {})
+    assert all(isinstance(value, str) for value in found.values())
+
+
+def test_a_skill_header_is_read_without_pyyaml() -> None:
+    block = ("name: pdf-tools\ndescription: Fill, merge and split PDF files; use when a task "
+             "names a .pdf (forms, pages).\nlicense: Apache-2.0  \n")
+    assert plain_mapping(block) == yaml.safe_load(block) == {
+        "name": "pdf-tools", "license": "Apache-2.0",
+        "description": "Fill, merge and split PDF files; use when a task names a .pdf "
+                       "(forms, pages)."}
+    assert plain_mapping("") == {}
+    assert plain_mapping("name: a\nname: b\n") == yaml.safe_load("name: a\nname: b\n")
+
+
+def test_what_is_not_plain_goes_to_pyyaml() -> None:
+    for block in ("on: x\n", "name: yes\n", "name: a: b\n",
+                  "name: a #c\n", "name: a:\n", "name: 'q'\n", "name: a\n  b\n", "tags: [a]\n",
+                  "name: é\n", "name: a\r\n", "name: a\n\n", "- a\n", "name: a"):
+        assert plain_mapping(block) is None, block
+
+
+def test_split_frontmatter_keeps_pyyaml_errors_and_limits() -> None:
+    assert split_frontmatter("---\nname: x\ndescription: Y z.\n---\nbody\n") == (
+        {"name": "x", "description": "Y z."}, "body\n")
+    for text, message in (
+        ("---\nname: a\n  bad: [\n---\n", "invalid YAML frontmatter at line 3"),
+        ("---\n- a\n---\n", "must be a YAML mapping"),
+        ("---\nname: " + "a" * MAX_FRONTMATTER_BYTES + "\n---\n", "larger than"),
+    ):
+        try:
+            split_frontmatter(text)
+        except FrontmatterError as error:
+            assert message in str(error), (text[:40], str(error))
+        else:  # pragma: no cover - the assertion below fails
+            raise AssertionError(f"no error for {text[:40]!r}")
+
+
+_WORD_VALUE = st.one_of(
+    st.sampled_from(_WORDS), st.text(st.sampled_from("aZ09_.:-# 'é"), min_size=1, max_size=6),
+    st.builds(lambda first, rest: first + rest, st.sampled_from("aZn"),
+              st.text(st.sampled_from("aZ09_.:-# 'é"), max_size=6)),
+    st.builds(lambda first, rest: first + rest, st.sampled_from("aZn"),
+              st.text(st.sampled_from("aZ-: "), min_size=190, max_size=210)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_PLAIN_KEY, _TRICKY), st.one_of(_WORD_VALUE, st.integers(), st.booleans()))
+def test_an_edited_key_is_written_as_pyyaml_writes_it(key: str, value: object) -> None:
+    """The frontmatter editor writes a one-word text value itself (ADR 0051): byte for byte
+    what `yaml.safe_dump` writes, which it calls for every other value."""
+    expected = yaml.safe_dump({key: value}, default_flow_style=False, sort_keys=False)
+    for eol in (b"\n", b"\r\n"):
+        head = b"---" + eol + b"keep-me: b" + eol
+        text = edit_frontmatter(head + b"---" + eol + b"body", {key: value})
+        assert text == (head + b"".join(
+            line.encode() + eol for line in expected.splitlines()) + b"---" + eol + b"body")
+
+
+def test_a_skill_name_is_written_without_pyyaml() -> None:
+    text = edit_frontmatter(b"---\nname: pdf\ndescription: D.\n---\n", {"name": "acme-pdf"})
+    assert text == b"---\nname: acme-pdf\ndescription: D.\n---\n"
+    assert yaml.safe_load(text.split(b"---")[1]) == {"name": "acme-pdf", "description": "D."}
