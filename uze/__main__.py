@@ -7,6 +7,7 @@ without typer, ADR 0037).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -40,11 +41,15 @@ def _main() -> None:
 
 def main() -> None:
     """Entry point. A reader that stops reading (`uze status | head -1`) ends the output
-    quietly: exit 0, nothing on stderr."""
+    quietly: exit 0, nothing on stderr. The objects left at exit are frozen out of the
+    garbage collector (ADR 0051): the interpreter's last collection then does not walk every
+    class and Struct type the command loaded, about 6 ms of a `uze status`; the process ends
+    right after, and files, locks and threads were closed and joined by the command."""
     try:
         try:
             _main()
         finally:
+            gc.freeze()
             sys.stdout.flush()
     except BrokenPipeError:
 
