@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -68,6 +68,9 @@ class Script:
     command: str | None = None
     description: str = "scripted by the uze conformance model server"
     calls: tuple[tuple[str, str, dict[str, str]], ...] = ()
+    # For a request that already carries a tool result: the next call, from the request's
+    # body (a wait on the agent a call started, say), or None for the text answer.
+    follow: Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]] | None] | None = None
 
 
 @dataclass
@@ -131,10 +134,10 @@ def has_tool_result(api: str, body: dict[str, Any]) -> bool:
 
 
 def planned_call(api: str, body: dict[str, Any],
-                 script: Script) -> tuple[str, dict[str, str]] | None:
+                 script: Script) -> tuple[str, dict[str, Any]] | None:
     """(tool name, arguments) of the scripted call for this request, or None for text."""
     if has_tool_result(api, body):
-        return None
+        return script.follow(api, body) if script.follow is not None else None
     text = json.dumps(body, ensure_ascii=False)
     for marker, tool, arguments in script.calls:
         if marker in text:
@@ -160,7 +163,7 @@ def sse(events: list[tuple[str | None, Any]]) -> bytes:
     return "".join(chunks).encode()
 
 
-def claude_answer(call: tuple[str, dict[str, str]] | None, stream: bool) -> tuple[str, bytes]:
+def claude_answer(call: tuple[str, dict[str, Any]] | None, stream: bool) -> tuple[str, bytes]:
     usage = {"input_tokens": 1, "output_tokens": 1}
     if call is None:
         block: dict[str, Any] = {"type": "text", "text": TEXT}
@@ -188,13 +191,16 @@ def claude_answer(call: tuple[str, dict[str, str]] | None, stream: bool) -> tupl
     ])
 
 
-def codex_answer(call: tuple[str, dict[str, str]] | None) -> tuple[str, bytes]:
+def codex_answer(call: tuple[str, dict[str, Any]] | None) -> tuple[str, bytes]:
     if call is None:
         item: dict[str, Any] = {"type": "message", "role": "assistant", "id": "msg_stub",
                                 "content": [{"type": "output_text", "text": TEXT}]}
     else:
+        namespace, _, name = call[0].rpartition(".")  # `multi_agent_v1.spawn_agent`
         item = {"type": "function_call", "id": "fc_stub", "call_id": "call_stub_1",
-                "name": call[0], "arguments": json.dumps(call[1])}
+                "name": name, "arguments": json.dumps(call[1])}
+        if namespace:
+            item["namespace"] = namespace
     usage = {"input_tokens": 1, "input_tokens_details": None, "output_tokens": 1,
              "output_tokens_details": None, "total_tokens": 2}
     return "text/event-stream", sse([
@@ -208,7 +214,7 @@ def codex_answer(call: tuple[str, dict[str, str]] | None) -> tuple[str, bytes]:
     ])
 
 
-def openai_answer(call: tuple[str, dict[str, str]] | None, stream: bool) -> tuple[str, bytes]:
+def openai_answer(call: tuple[str, dict[str, Any]] | None, stream: bool) -> tuple[str, bytes]:
     if call is None:
         message: dict[str, Any] = {"role": "assistant", "content": TEXT}
         finish = "stop"
@@ -252,7 +258,7 @@ def from_schema(schema: Any) -> Any:
 
 
 def gemini_answer(
-    call: tuple[str, dict[str, str]] | None, body: dict[str, Any], stream: bool
+    call: tuple[str, dict[str, Any]] | None, body: dict[str, Any], stream: bool
 ) -> tuple[str, bytes]:
     config = body.get("generationConfig") or {}
     schema = config.get("responseJsonSchema") or config.get("responseSchema")

@@ -15,7 +15,10 @@ A Claude-layout package (written here) has, in Claude's own protocol:
   aborts the session: `opencode run` exits 1, so that turn accepts any exit status);
 * a Stop handler that answers `decision: "block"` + `reason` once per marked turn: the agent
   goes on instead of stopping, its next model request carries the reason, and the handler is
-  called again (`hook.claude.stop`).
+  called again with `stop_hook_active: true` (`hook.claude.stop`);
+* the same for a SubagentStop handler, in a turn where the model starts a subagent (Claude
+  Code's `Agent` tool, Codex's `spawn_agent` then `wait_agent`): the subagent goes on with
+  the reason, and the handler got the agent's type (`hook.claude.substop`).
 
 Each harness row is what `uze status` reports for it: a delivered group (native, adapted,
 degraded) must show its meaning on the real binary; an unsupported one must carry a reason,
@@ -27,6 +30,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,7 +59,6 @@ HALTED = "touch uze-UZE_POST_HALT"
 POST_REASON = "UZE_POST_REASON"
 POST_CONTEXT = "UZE_POST_CONTEXT"
 HALT_REASON = "UZE_HALT_REASON"
-STOP_REASON = "UZE_STOP_REASON"
 MESSAGE = "UZE_SYSTEM_MESSAGE"  # for the user, not the model
 
 _POST = f"""#!/bin/sh
@@ -69,15 +72,41 @@ case "$input" in
 esac
 exit 0
 """
-_STOP = f"""#!/bin/sh
+# Blocks once per turn that sets UZE_<EVENT>_ONCE (a file it creates), then lets the agent stop.
+_GOES_ON = """#!/bin/sh
 input=$(cat)
 printf '%s\\n' "$input" >> "$UZE_CLAUDE_SEEN"
-if [ -n "$UZE_STOP_ONCE" ] && [ ! -e "$UZE_STOP_ONCE" ]; then
-  : > "$UZE_STOP_ONCE"
-  printf '%s\\n' '{{"decision": "block", "reason": "{STOP_REASON}"}}'
+if [ -n "$UZE_{event}_ONCE" ] && [ ! -e "$UZE_{event}_ONCE" ]; then
+  : > "$UZE_{event}_ONCE"
+  printf '%s\\n' '{{"decision": "block", "reason": "UZE_{event}_REASON"}}'
 fi
 exit 0
 """
+TASK = "UZE_SUBAGENT_TASK: answer done."
+SUBAGENT_CALLS = {  # per model API: the call that starts a subagent with TASK
+    "claude": ("Agent", {"subagent_type": "general-purpose", "description": "scripted subagent",
+                         "prompt": TASK}),
+    "codex": ("multi_agent_v1.spawn_agent", {"message": TASK}),
+}
+
+
+def wait_for_agent(api: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """Codex: once spawn_agent answered with the agent's id, wait for that agent (else `codex
+    exec` ends the turn, and the subagent with it, before the subagent is done)."""
+    if api != "codex":
+        return None
+    items = body.get("input") or []
+    if any(i.get("name") == "wait_agent" for i in items):
+        return None
+    for item in items:
+        output = item.get("output") if item.get("type") == "function_call_output" else None
+        try:
+            agent = json.loads(output).get("agent_id") if isinstance(output, str) else None
+        except (ValueError, AttributeError):
+            agent = None
+        if isinstance(agent, str):
+            return "multi_agent_v1.wait_agent", {"targets": [agent], "timeout_ms": 30000}
+    return None
 
 
 def build_events_package(dest: Path) -> Path:
@@ -86,7 +115,8 @@ def build_events_package(dest: Path) -> Path:
     (dest / "hooks").mkdir()
     manifest = {"name": NAME, "version": "1.0.0", "description": "Claude hook events."}
     (dest / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest), encoding="utf-8")
-    for name, text in (("post.sh", _POST), ("stop.sh", _STOP)):
+    for name, text in (("post.sh", _POST), ("stop.sh", _GOES_ON.format(event="STOP")),
+                       ("substop.sh", _GOES_ON.format(event="SUBAGENTSTOP"))):
         (dest / "hooks" / name).write_text(text, encoding="utf-8")
         (dest / "hooks" / name).chmod(0o755)
     root = "${CLAUDE_PLUGIN_ROOT}/hooks/"
@@ -94,6 +124,7 @@ def build_events_package(dest: Path) -> Path:
         "PostToolUse": [{"matcher": "Bash",
                          "hooks": [{"type": "command", "command": root + "post.sh"}]}],
         "Stop": [{"hooks": [{"type": "command", "command": root + "stop.sh"}]}],
+        "SubagentStop": [{"hooks": [{"type": "command", "command": root + "substop.sh"}]}],
     }}
     (dest / "hooks" / "hooks.json").write_text(json.dumps(hooks, indent=2), encoding="utf-8")
     return dest
@@ -139,14 +170,13 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
     lab.uze("install", str(lab.package), "--harness", harness_id, "--scope", scope, "--trust")
     hooks = {c.resource: c for c in status_cells(lab, harness_id, scope, NAME)
              if c.kind == "hook"}
-    assert set(hooks) == {"PostToolUse-0", "Stop-0"}, hooks
+    assert set(hooks) == {"PostToolUse-0", "Stop-0", "SubagentStop-0"}, hooks
     assert all(c.reason for c in hooks.values() if not c.delivered), hooks
     if harness_id == "claude_code":
         assert {c.route for c in hooks.values()} == {"native"}, hooks
     driver = DRIVERS[harness_id]
     driver.prepare(lab, scope)
     seen = sandbox.root / "claude-seen.jsonl"
-    once = sandbox.root / "stop-once"
     extra = {"UZE_CLAUDE_SEEN": str(seen)}
 
     with model_server() as model:
@@ -184,14 +214,36 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
                     assert not results, f"the model was called after continue:false: {results}"
         if hooks["Stop-0"].delivered:
             with evidence.check(harness_id, "hook.claude.stop", scope):
-                before = len(seen_inputs(seen, "Stop"))
-                requests = turn(lab, harness, model, None, {**extra, "UZE_STOP_ONCE": str(once)})
-                assert once.exists(), "the Stop handler did not run"
-                stops = seen_inputs(seen, "Stop")[before:]
-                assert len(stops) >= 2, f"the agent stopped although Stop blocked: {stops}"
-                assert [s.get("stop_hook_active") for s in stops[:2]] == [False, True], stops
-                text = [r.text() for r in requests if r.api == driver.api]
-                assert any(STOP_REASON in t for t in text), f"{STOP_REASON} never reached the model"
+                check_goes_on(lab, harness, model, driver.api, "Stop", Script(), seen)
+        if hooks["SubagentStop-0"].delivered:
+            with evidence.check(harness_id, "hook.claude.substop", scope):
+                tool, arguments = SUBAGENT_CALLS[driver.api]
+                script = Script(calls=((PROMPT, tool, arguments),), follow=wait_for_agent)
+                inputs = check_goes_on(lab, harness, model, driver.api, "SubagentStop", script,
+                                       seen)
+                assert all(i.get("agent_type") for i in inputs), inputs
+
+
+def check_goes_on(lab: Lab, harness: RealHarness, model: ModelServer, api: str, event: str,
+                  script: Script, seen: Path) -> list[dict[str, object]]:
+    """A turn with `script` in which the `event` handler blocks once: the agent went on, a
+    later model request carries the reason, the handler ran again with `stop_hook_active`.
+    The handler's inputs of that turn."""
+    once = seen.with_name(f"{event}-once")
+    before = len(seen_inputs(seen, event))
+    model.clear()
+    model.script = script
+    args, env = model_run(lab, harness.binary, model.url, PROMPT)
+    lab.run(harness.binary, *args, env={**env, "UZE_CLAUDE_SEEN": str(seen),
+                                        f"UZE_{event.upper()}_ONCE": str(once)})
+    assert once.exists(), f"the {event} handler did not run"
+    inputs = seen_inputs(seen, event)[before:]
+    assert len(inputs) >= 2, f"the agent stopped although {event} blocked: {inputs}"
+    assert [i.get("stop_hook_active") for i in inputs[:2]] == [False, True], inputs
+    reason = f"UZE_{event.upper()}_REASON"
+    text = [r.text() for r in model.logged() if r.api == api]
+    assert any(reason in t for t in text), f"{reason} never reached the model"
+    return inputs
 
 
 def check_halt_lost(lab: Lab, harness: RealHarness, model: ModelServer, api: str,

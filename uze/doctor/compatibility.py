@@ -72,6 +72,7 @@ _CLAUDE_GROUPS: Final = {
     "hook.claude.after": ("PostToolUse", {"matcher": "Bash"}),
     "hook.claude.halt": ("PostToolUse", {"matcher": "Bash"}),
     "hook.claude.stop": ("Stop", {}),
+    "hook.claude.substop": ("SubagentStop", {}),
 }
 
 

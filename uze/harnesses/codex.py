@@ -232,7 +232,8 @@ HARNESS = Harness(
     tools=TOOLS,
     hook_answer="exit2_pretool",
     claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
-                   "SessionStart": "SessionStart", "UserPromptSubmit": "UserPromptSubmit"},
+                   "SubagentStop": "SubagentStop", "SessionStart": "SessionStart",
+                   "UserPromptSubmit": "UserPromptSubmit"},
     # Seen with the real codex 0.171.0 (tests/conformance/test_claude_hook_events.py).
     claude_limits={"PostToolUse": (
         "a `continue: false` answer does not stop Codex after the tool: its stopReason "

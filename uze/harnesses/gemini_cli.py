@@ -173,6 +173,9 @@ HARNESS = Harness(
     claude_events={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
                    "Stop": "AfterAgent", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "BeforeAgent"},
+    claude_refused={"SubagentStop": (
+        "Claude-protocol hook on SubagentStop: Gemini CLI has no event for a subagent's end "
+        "(0.61.0: none of its eleven hook events is a subagent's)")},
     claude_tools=CLAUDE_TOOL_NAMES,
     powers=POWERS,
     probes=doctor_probes,

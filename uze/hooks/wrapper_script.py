@@ -270,9 +270,13 @@ ANSWERS = {"claude": answer_claude, "gemini": answer_gemini, "exit2_pretool": an
 
 # --- the claude protocol: handlers that read Claude's hook JSON and answer as to Claude ---
 CLAUDE_INPUT_KEYS = {  # Claude event -> the native keys copied into Claude's hook JSON
-    "PreToolUse": (), "PostToolUse": ("tool_response",), "Stop": ("stop_hook_active",),
+    "PreToolUse": (), "PostToolUse": ("tool_response",),
+    "Stop": ("stop_hook_active", "last_assistant_message"),
+    "SubagentStop": ("stop_hook_active", "agent_id", "agent_type", "agent_transcript_path",
+                     "last_assistant_message"),
     "SessionStart": ("source",), "UserPromptSubmit": ("prompt",),
 }
+STOP_EVENTS = ("Stop", "SubagentStop")
 
 
 def claude_tool_input(tool, tool_input):
@@ -325,15 +329,20 @@ def claude_input(native):
         data["tool_response"] = claude_bash_response(data["tool_response"])
     if event == "SessionStart":
         data.setdefault("source", "startup")
-    if event == "Stop":
+    if event == "Stop" and isinstance(native.get("prompt_response"), str):  # Gemini CLI
+        data.setdefault("last_assistant_message", native["prompt_response"])
+    if event in STOP_EVENTS:
         data["stop_hook_active"] = bool(data.get("stop_hook_active"))
     return data, name
 
 
 def claude_matches(data):
-    """The group's matcher (a regex on the tool's Claude name, or on SessionStart's source)."""
+    """The group's matcher: a regex on the tool's Claude name, on SessionStart's source or on
+    SubagentStop's agent type."""
     matcher = CONFIG["matcher"]
     subject = data.get("tool_name") if "tool_name" in data else data.get("source")
+    if data.get("hook_event_name") == "SubagentStop":
+        subject = data.get("agent_type")
     if matcher is None or subject is None:
         return True
     import re
@@ -394,7 +403,7 @@ def claude_verdict(results, event):
     verdict, contexts, messages = {}, [], []
     for code, stdout, stderr in results:
         if code == 2:
-            if event in ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit"):
+            if event in ("PreToolUse", "PostToolUse", "UserPromptSubmit") + STOP_EVENTS:
                 verdict.setdefault("block", reason_of(stderr, "a Claude-protocol handler"))
             continue
         if code != 0:

@@ -26,7 +26,8 @@ NATIVE = {("gemini_cli", "PreToolUse"): "BeforeTool", ("codex", "PreToolUse"): "
           ("codex", "Stop"): "Stop", ("opencode", "PreToolUse"): "tool.execute.before",
           ("gemini_cli", "UserPromptSubmit"): "BeforeAgent",
           ("codex", "UserPromptSubmit"): "UserPromptSubmit",
-          ("gemini_cli", "PostToolUse"): "AfterTool", ("codex", "PostToolUse"): "PostToolUse"}
+          ("gemini_cli", "PostToolUse"): "AfterTool", ("codex", "PostToolUse"): "PostToolUse",
+          ("codex", "SubagentStop"): "SubagentStop"}
 
 
 def handler(tmp_path: Path, body: str, name: str = "h.sh") -> str:
@@ -351,3 +352,45 @@ def test_a_codex_post_tool_use_group_is_degraded_for_continue_false() -> None:
     assert codex.reason.startswith("a `continue: false` answer does not stop Codex")
     gemini = deliver_claude_group("gemini_cli", group, "pkg", Path("/w"), Path("/p"))
     assert (gemini.route, "does not stop" in gemini.reason) == ("adapted", False)
+
+
+@pytest.mark.parametrize("body", [
+    "echo 'check the subagent work' >&2; exit 2",
+    """echo '{"decision": "block", "reason": "check the subagent work"}'""",
+])
+def test_a_codex_subagent_stop_block_keeps_the_subagent_going(tmp_path: Path, body: str) -> None:
+    """Codex's SubagentStop input as Claude's (agent id, type, transcript, last message), the
+    group's matcher on the agent type, and a block as Codex's continuation."""
+    command = handler(tmp_path, body)
+    native = {"session_id": "s1", "cwd": str(tmp_path), "hook_event_name": "SubagentStop",
+              "stop_hook_active": False, "agent_id": "a1", "agent_type": "default",
+              "agent_transcript_path": "/a.jsonl", "last_assistant_message": "done", "turn": 3}
+    assert run(tmp_path, "codex", "SubagentStop", [command], native, matcher="explorer")[1] is None
+    assert not (tmp_path / "h.sh.in").exists()
+    code, out, _ = run(tmp_path, "codex", "SubagentStop", [command], native, matcher="def.*")
+    seen = json.loads((tmp_path / "h.sh.in").read_text(encoding="utf-8"))
+    assert {k: seen[k] for k in ("hook_event_name", "stop_hook_active", "agent_id", "agent_type",
+                                 "agent_transcript_path", "last_assistant_message")} == {
+        "hook_event_name": "SubagentStop", "stop_hook_active": False, "agent_id": "a1",
+        "agent_type": "default", "agent_transcript_path": "/a.jsonl",
+        "last_assistant_message": "done"}
+    assert "turn" not in seen
+    assert (code, out) == (0, {"decision": "block", "reason": "check the subagent work"})
+
+
+def test_gemini_afteragent_response_is_claudes_last_assistant_message(tmp_path: Path) -> None:
+    command = handler(tmp_path, "exit 0")
+    native = {"cwd": str(tmp_path), "prompt": "p", "prompt_response": "all done",
+              "stop_hook_active": False}
+    run(tmp_path, "gemini_cli", "Stop", [command], native)
+    seen = json.loads((tmp_path / "h.sh.in").read_text(encoding="utf-8"))
+    assert (seen["hook_event_name"], seen["last_assistant_message"]) == ("Stop", "all done")
+
+
+def test_subagent_stop_is_unsupported_where_the_harness_has_no_such_event() -> None:
+    group = _group("SubagentStop", [{"type": "command", "command": "true"}])
+    assert "Gemini CLI has no event for a subagent's end" in str(
+        claude_problem("gemini_cli", group))
+    assert claude_problem("opencode", group) == (
+        "Claude-protocol hook on SubagentStop: no translation to opencode for it yet")
+    assert claude_problem("codex", group) is None
