@@ -18,6 +18,7 @@ from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedArtifact
 from uze.plan.planner import plan_install
+from uze.projections.digest import held_digest
 from uze.state.consent import Consent, dump_consent, load_consent
 from uze.state.context import (
     Created,
@@ -61,8 +62,8 @@ def choose_harnesses(option: str | None, previous: Receipt | None,
 
 def package_tree(package: Package) -> tuple[list[TreeEntry], dict[str, str], str]:
     """The store entries, meta and tree digest of a package (pure)."""
-    entries = [
-        TreeEntry(rel, digest_bytes(f.data), f.executable) for rel, f in package.files.items()
+    entries = [  # held_digest: the receipt's digests of the same bytes reuse these
+        TreeEntry(rel, held_digest(f.data), f.executable) for rel, f in package.files.items()
     ]
     meta = {"name": package.name, "version": package.version}
     return entries, meta, digest_bytes(encode_manifest(entries, meta))

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Final
+
 import blake3
+
+# Digests of bytes objects a command holds for its whole run, by id: the object is kept here
+# too, so its id cannot be reused while its digest is. Cleared when it grows past _HELD_LIMIT
+# (a long-lived process, e.g. a test run, must not keep every package it ever read).
+_HELD: dict[int, tuple[bytes, str]] = {}
+_HELD_CONTENT: dict[int, tuple[bytes, str]] = {}
+_HELD_LIMIT: Final = 16384
 
 
 def content_digest(data: bytes) -> str:
@@ -20,3 +29,30 @@ def content_digest(data: bytes) -> str:
         else:
             data = data.replace(b"\r\n", b"\n")
     return blake3.blake3(data).hexdigest()
+
+
+def held_digest(data: bytes) -> str:
+    """blake3 hex of `data` as it is (the store's digest), computed once per bytes object.
+
+    For bytes a command holds anyway (a package's files, the plan's bytes): the store, the
+    package's tree digest and the receipt (`held_content_digest`) then hash each file once.
+    """
+    hit = _HELD.get(id(data))
+    if hit is None:
+        if len(_HELD) >= _HELD_LIMIT:
+            _HELD.clear()
+        hit = _HELD[id(data)] = (data, blake3.blake3(data).hexdigest())
+    return hit[1]
+
+
+def held_content_digest(data: bytes) -> str:
+    """`content_digest` of bytes a command holds anyway, computed once per bytes object; for
+    bytes without a CR it is the store's digest of the same object (`held_digest`)."""
+    if b"\r" not in data:  # nothing to normalise: content_digest(data) is blake3(data)
+        return held_digest(data)
+    hit = _HELD_CONTENT.get(id(data))
+    if hit is None:
+        if len(_HELD_CONTENT) >= _HELD_LIMIT:
+            _HELD_CONTENT.clear()
+        hit = _HELD_CONTENT[id(data)] = (data, content_digest(data))
+    return hit[1]

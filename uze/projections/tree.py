@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from uze.projections.digest import content_digest
+from uze.projections.digest import held_content_digest
 from uze.state.statcache import DigestCache
 from uze.transaction import Transaction
 from uze.vocabulary import LiveState
@@ -65,13 +64,10 @@ def remove(tx: Transaction, folder: Path) -> None:
 
 
 def digests_of(files: Mapping[str, bytes]) -> dict[str, str]:
-    """The receipt's view of a planned folder."""
-    return {rel: _planned_digest(data) for rel, data in files.items()}
+    """The receipt's view of a planned folder.
 
-
-@functools.lru_cache(maxsize=8192)
-def _planned_digest(data: bytes) -> str:
-    """content_digest, remembered: one command digests the same planned bytes several times
-    (each skill root's copy, preflight before and after the lock, the receipt). Only planned
-    bytes, which the plan holds anyway, come here; files read from disk never do."""
-    return content_digest(data)
+    Each bytes object is hashed once per command (held_content_digest): one command digests
+    the same planned bytes several times (each skill root's copy, preflight before and after
+    the lock, the receipt), and the package's tree digest hashed most of them already. Only
+    planned bytes, which the plan holds anyway, come here; files read from disk never do."""
+    return {rel: held_content_digest(data) for rel, data in files.items()}

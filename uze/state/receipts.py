@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Final, Literal
 
 import msgspec
 
+from uze import canonical
 from uze.containment import relpath_problem
 from uze.errors import LinkRefused, ReceiptRefused, ReceiptUnreadable
 from uze.names import name_problem
@@ -148,7 +149,7 @@ def dump_receipt(receipt: Receipt) -> bytes:
     """
     data = msgspec.to_builtins(receipt)
     msgspec.convert(data, Receipt)
-    return (json.dumps(data, indent=2, sort_keys=True) + "\n").encode()
+    return canonical.dumps(data)
 
 
 def migrate(data: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Final
 
 import msgspec
 
+from uze import canonical
 from uze.errors import UzeError
 
 SCHEMA_VERSION: Final = 1
@@ -50,8 +51,7 @@ def encode_manifest(entries: Iterable[TreeEntry], meta: Mapping[str, str]) -> by
         "meta": dict(meta),
         "entries": [[e.path, e.digest, EXECUTABLE if e.executable else PLAIN] for e in ordered],
     }
-    text = json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True)
-    return (text + "\n").encode("utf-8")
+    return canonical.dumps(document, ensure_ascii=False)
 
 
 def decode_manifest(data: bytes, source: Path) -> tuple[tuple[TreeEntry, ...], dict[str, str]]:
