@@ -52,6 +52,7 @@ class Transaction:
         self.created_dirs: list[Path] = []
         self._doomed: set[Path] = set()  # trash and folders that go at commit
         self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
+        self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
 
     def __enter__(self) -> Transaction:
         return self
@@ -110,14 +111,32 @@ class Transaction:
         return list(reversed(missing))
 
     def create_folder(self, path: Path) -> None:
-        """Create a new folder whose whole content this transaction will write.
+        """Create a new folder whose whole content this transaction will write (nothing to do
+        for one `create_folders` made already).
 
         Rollback removes the folder with everything in it, so files inside need no journal line.
         """
+        if path in self._premade:
+            self._premade.discard(path)
+            return
         self._guard(path)
         self.make_dirs(path.parent)
         self._log({"op": "newtree", "path": str(path)})
         fs.make_dir(path)
+
+    def create_folders(self, paths: list[Path]) -> None:
+        """`create_folder` for each of `paths` now, their journal lines made durable by one
+        fsync instead of one each (a skill folder per skill and root: 40 fsyncs of the journal
+        for the large benchmark package, 2.5 ms apiece on this project's VM; ADR 0052). Every
+        line is on disk before any of the folders is made, as with `create_folder`."""
+        for path in paths:
+            self._guard(path)
+            self.make_dirs(path.parent)
+        for number, path in enumerate(paths, 1):
+            self._log({"op": "newtree", "path": str(path)}, durable=number == len(paths))
+        for path in paths:
+            fs.make_dir(path)
+            self._premade.add(path)
 
     def write_new(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a file inside a folder made by create_folder, under its own name (no backup,

@@ -178,3 +178,55 @@ def test_a_failed_barrier_at_commit_rolls_everything_back(
         tx.commit()
     assert tree_bytes(world) == before
     assert not (tmp_path / "journal").exists() or not any((tmp_path / "journal").iterdir())
+
+
+def test_many_new_folders_are_journaled_with_one_fsync_and_rolled_back_whole(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADR 0052: create_folders writes every newtree line, fsyncs the journal once, then makes
+    the folders; create_folder on one of them adds nothing; a rollback removes them all."""
+    before = tree_bytes(world)
+    journal = tmp_path / "journal"
+    flushes = Flushes(monkeypatch, lambda: None)
+    tx = Transaction(journal)
+    tx.sweep_on_undo(tmp_path)  # an unsynced line first, as install writes
+    folders = [world / ".agents" / "skills" / f"s-{i}" for i in range(20)]
+    tx.create_folders(folders[:1])  # its parents: journaled and made on the way, as before
+    before_fsyncs = flushes.fsyncs
+    tx.create_folders(folders[1:])
+    assert flushes.fsyncs - before_fsyncs == 1  # not one per folder
+    lines = (journal / tx.folder.name / "ops.jsonl").read_text().splitlines()
+    assert sum('"newtree"' in line for line in lines) == 20
+    assert all(folder.is_dir() for folder in folders)
+    count = len(lines)
+    tx.create_folder(folders[5])  # made already: no second line, no error
+    tx.write_new(folders[5] / "SKILL.md", b"skill\n")
+    assert len((journal / tx.folder.name / "ops.jsonl").read_text().splitlines()) == count
+    tx.rollback()
+    assert tree_bytes(world) == before
+    assert not (world / ".agents").exists()
+
+
+def test_new_folders_are_made_only_after_their_journal_lines_are_on_disk(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    order: list[str] = []
+    real_append, real_make_dir = fs.append_durable, fs.make_dir
+
+    def append(path: Path, data: bytes, *, durable: bool = True) -> None:
+        order.append(f"append durable={durable}")
+        real_append(path, data, durable=durable)
+
+    def make_dir(path: Path, *, parents: bool = False) -> None:
+        order.append(f"mkdir {path.name}")
+        real_make_dir(path, parents=parents)
+
+    monkeypatch.setattr(fs, "append_durable", append)
+    monkeypatch.setattr(fs, "make_dir", make_dir)
+    (world / "skills").mkdir()
+    tx = Transaction(tmp_path / "journal")
+    tx.create_folders([world / "skills" / "a", world / "skills" / "b", world / "skills" / "c"])
+    assert order == ["append durable=False", "append durable=False", "append durable=True",
+                     "mkdir a", "mkdir b", "mkdir c"]
+    tx.rollback()
+    assert not any((world / "skills").iterdir())

@@ -16,7 +16,7 @@ from uze.install.results import InstallResult
 from uze.package import Package, read_package
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
-from uze.plan.model import Plan, PlannedArtifact
+from uze.plan.model import Plan, PlannedArtifact, PlannedTree
 from uze.plan.planner import plan_install
 from uze.projections.digest import held_digest
 from uze.state.consent import Consent, dump_consent, load_consent
@@ -274,6 +274,9 @@ def _apply(
     ordered = sorted(steps, key=lambda s: s.action.action != "remove")
     created = load_created(ctx)
     tx.sync_at_commit(stored)
+    # The folders made fresh (every skill folder of a first install): journaled with one fsync.
+    tx.create_folders([step.planned.path for step in ordered if step.action.action == "create"
+                       and step.old is None and isinstance(step.planned, PlannedTree)])
     count = len(plan.harnesses)
     progress.stage(f"writing {plan.package.name} for {count} harness{'es' if count > 1 else ''}",
                    total=len(ordered))
