@@ -39,8 +39,9 @@ SESSION_ONLY: Final = ("session-note",)
 class Oracle:
     """An offline command and the reader that turns its output into `Seen`.
 
-    `names` narrows what it can show (None: every EXPECTED name of the kind), e.g. only the
-    SessionStart hook where tool hooks fire only in a model-driven tool call.
+    `names` replaces EXPECTED's names of the kind (None: every EXPECTED name), e.g. only the
+    SessionStart hook where tool hooks fire only in a model-driven tool call, or the
+    `<package>:<name>` labels of a harness that lists a plugin's resources that way.
     """
 
     command: str

@@ -73,17 +73,28 @@ def _claude_commands(lab: Lab) -> Seen:
                 f"init slash_commands: {init.get('slash_commands')}")
 
 
+# Claude Code lists a package's skills, agents and commands as `<package>:<name>`: uze
+# delivers them in a plugin folder it generates (adr/0048); subfolders are part of the label.
+CLAUDE_LABELS: Final = {
+    "skill": tuple(f"{PACKAGE}:{name}" for name in ("helper", "review", "ship")),
+    "agent": (f"{PACKAGE}:reviewer", f"{PACKAGE}:team:planner"),
+    "command": (f"{PACKAGE}:tidy",),
+}
+
+
 CLAUDE = RealHarness(
     "claude_code",
     "claude",
     {
-        "command": Oracle("claude -p /context (init slash_commands)", _claude_commands),
+        "command": Oracle("claude -p /context (init slash_commands)", _claude_commands,
+                          CLAUDE_LABELS["command"]),
         "skill": Oracle(
-            "claude -p /context (init skills + Skills table)", _claude_listed("Skills", "skills")
+            "claude -p /context (init skills + Skills table)", _claude_listed("Skills", "skills"),
+            CLAUDE_LABELS["skill"],
         ),
         "agent": Oracle(
             "claude -p /context (init agents + Custom Agents table)",
-            _claude_listed("Custom Agents", "agents"),
+            _claude_listed("Custom Agents", "agents"), CLAUDE_LABELS["agent"],
         ),
         "mcp": Oracle("claude mcp list", _claude_mcp),
         "instructions": Oracle("claude -p /context (Memory Files)", _claude_instructions),

@@ -156,3 +156,81 @@ def test_a_claude_plugin_is_one_native_plugin_its_labels_resolve_and_uninstall_r
     assert not [p for p in init.get("plugins") or [] if p.get("name") == NAME], init
     assert not probes.claude_mcp(lab.run("claude", *probes.CLAUDE_MCP).stdout).counts[server]
     assert _tree(sandbox.project) == before
+
+
+PORTABLE = "tidy-kit"
+
+
+def build_portable(dest: Path) -> Path:
+    """A portable package (uze's own root `plugin.json`): one skill, one command, one agent."""
+    dest.mkdir(parents=True)
+    manifest = {"name": PORTABLE, "version": "0.3.0", "description": "Tidying helpers."}
+    (dest / "plugin.json").write_text(json.dumps(manifest), encoding="utf-8")
+    (dest / "skills" / SKILL).mkdir(parents=True)
+    (dest / "skills" / SKILL / "SKILL.md").write_text(
+        f"---\nname: {SKILL}\ndescription: Explore ideas before tidying (uze portable probe)\n"
+        "---\nAsk one question at a time.\n", encoding="utf-8")
+    (dest / "commands").mkdir()
+    (dest / "commands" / f"{COMMAND}.md").write_text(
+        f"---\ndescription: Tidy the named files\n---\n{COMMAND_BODY} $ARGUMENTS\n",
+        encoding="utf-8")
+    (dest / "agents").mkdir()
+    (dest / "agents" / f"{AGENT}.md").write_text(
+        f"---\nname: {AGENT}\ndescription: Reads files and reports (uze portable probe)\n"
+        "---\nYou only read files.\n", encoding="utf-8")
+    return dest
+
+
+@pytest.mark.parametrize("scope", ("project", "user"))
+def test_a_portable_package_is_a_generated_plugin_its_labels_resolve_and_uninstall_removes_it(
+    sandbox: Sandbox, evidence: EvidenceRun, scope: str
+) -> None:
+    """adr/0048: Claude Code lists a portable package's skill as `<package>:<skill>`, its
+    command `/<package>:<command>` reaches the model; OpenCode, which scans the same skill root,
+    lists the skill once under its flat name; uninstall leaves the project as it was."""
+    require("claude")
+    require("opencode")
+    prepare_user_state(sandbox)
+    lab = Lab(sandbox, build_portable(sandbox.root / "packages" / PORTABLE))
+    before = _tree(sandbox.project)
+    lab.uze("install", str(lab.package), "--harness", "claude_code,opencode", "--scope", scope,
+            "--trust")
+    status = json.loads(lab.uze("status", PORTABLE, "--json", "--scope", scope).stdout)
+    rows = {(p["kind"], p["resource"], p["harness"]): p
+            for p in status["packages"][0]["projections"]}
+    claude = {k[:2]: row for k, row in rows.items() if k[2] == "claude_code"}
+    assert claude[("skill", SKILL)]["label"] == f"{PORTABLE}:{SKILL}", rows
+    assert claude[("command", COMMAND)]["label"] == f"{PORTABLE}:{COMMAND}", rows
+    assert claude[("agent", AGENT)]["label"] == f"{PORTABLE}:{AGENT}", rows
+    assert ("workspace is trusted" in claude[("skill", SKILL)]["reason"]) == (scope == "project")
+    opencode = rows[("skill", SKILL, "opencode")]
+    assert (opencode["label"], opencode["route"]) == (f"{PORTABLE}-{SKILL}", "native"), opencode
+
+    with evidence.check("claude_code", "skill.label", scope):
+        init = _context(lab)
+        plugins = [p for p in init.get("plugins") or [] if p.get("name") == PORTABLE]
+        assert [p.get("source") for p in plugins] == [f"{PORTABLE}@skills-dir"], init
+        assert (init.get("skills") or []).count(f"{PORTABLE}:{SKILL}") == 1, init.get("skills")
+        listed = [n for key in ("skills", "agents") for n in init.get(key) or []]
+        assert not [n for n in listed if n.startswith(f"{PORTABLE}-")], listed  # no flat copy
+    assert (init.get("slash_commands") or []).count(f"{PORTABLE}:{COMMAND}") == 1, init
+    assert (init.get("agents") or []).count(f"{PORTABLE}:{AGENT}") == 1, init.get("agents")
+    seen = probes.opencode_skills(lab.run("opencode", *probes.OPENCODE_SKILLS).stdout)
+    assert seen.counts == {f"{PORTABLE}-{SKILL}": 1}, seen.evidence
+
+    with model_server() as model, evidence.check("claude_code", "command.label", scope):
+        requests = _turn(lab, model, f"/{PORTABLE}:{COMMAND} notes.txt", Script())
+        text = "".join(r.text() for r in requests)
+        assert f"{COMMAND_BODY} notes.txt" in text, (
+            f"/{PORTABLE}:{COMMAND} did not bring its body to the model: {text[:3000]}")
+
+    lab.uze("uninstall", PORTABLE, "--scope", scope)
+    init = _context(lab)
+    listed = [n for key in ("skills", "slash_commands", "agents") for n in init.get(key) or []]
+    assert not [n for n in listed if n.startswith(PORTABLE)], listed
+    assert not [p for p in init.get("plugins") or [] if p.get("name") == PORTABLE], init
+    seen = probes.opencode_skills(lab.run("opencode", *probes.OPENCODE_SKILLS).stdout)
+    assert not seen.counts, seen.evidence
+    after = _tree(sandbox.project)
+    own = {".opencode", ".opencode/.gitignore"}  # the opencode binary writes these, not uze
+    assert {k: v for k, v in after.items() if k not in own} == before

@@ -176,7 +176,7 @@ def test_install_refuses_a_foreign_folder_where_a_skill_would_go(
     sandbox: Sandbox, uze: Uze
 ) -> None:
     sandbox.uze_home.rmdir()
-    build_tree(sandbox.project, {".claude/skills/every-kind-review/SKILL.md": "the user's own\n"})
+    build_tree(sandbox.project, {".claude/skills/every-kind/SKILL.md": "the user's own\n"})
     before = snapshot(sandbox)
 
     result = uze("install", EVERY_KIND, *HARNESSES)
@@ -184,7 +184,7 @@ def test_install_refuses_a_foreign_folder_where_a_skill_would_go(
     assert result.returncode == 1
     assert result.stdout == ""
     lines = result.stderr.splitlines()
-    assert lines[0].startswith("uze: error: ") and ".claude/skills/every-kind-review" in lines[0]
+    assert lines[0].startswith("uze: error: ") and ".claude/skills/every-kind" in lines[0]
     assert lines[1].startswith("hint: ")
     assert not sandbox.uze_home.exists()
     assert snapshot(sandbox) == before

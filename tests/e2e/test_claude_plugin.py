@@ -1,7 +1,7 @@
 """A package with its own `.claude-plugin/plugin.json`, through the real `uze` command: Claude
 Code gets it whole as its own plugin (adr/0041), status shows the label a user types in each
-harness, uninstall leaves every byte as it was; a package uze read only in part stays projected
-capability by capability."""
+harness, uninstall leaves every byte as it was; a package uze cannot hand over whole is
+projected capability by capability, into a plugin folder uze generates (adr/0048)."""
 
 from __future__ import annotations
 
@@ -105,18 +105,27 @@ def test_a_user_edit_in_the_plugin_folder_is_kept_on_uninstall(
       "a root Claude Code does not expand")],
     ids=["portable-manifest", "skipped-part", "plugin-root-spelling"],
 )
-def test_a_package_uze_cannot_hand_over_whole_is_projected_as_before(
+def test_a_package_uze_cannot_hand_over_whole_gets_a_generated_plugin(
     sandbox: Sandbox, uze: Uze, extra: dict[str, str], why: str
 ) -> None:
-    document = as_json(assert_ok(uze("install", _plugin(sandbox.root, **extra), "--harness",
-                                     "claude_code", "--trust", "--json")))
+    source = _plugin(sandbox.root, **extra)
+    before = snapshot(sandbox)
+    document = as_json(assert_ok(uze("install", source, "--harness", "claude_code", "--trust",
+                                     "--json")))
 
     rows = _rows(document)
-    assert not (sandbox.project / ".claude/skills/kit").exists(), why
+    plugin = sandbox.project / ".claude/skills/kit"
+    manifest = json.loads((plugin / ".claude-plugin/plugin.json").read_text())
+    assert manifest == {"name": "kit", "version": "1.0.0"}, why  # uze's, not the package's
+    assert (plugin / "commands/tidy.md").read_text() == COMMAND, why
+    assert not (plugin / "hooks").exists(), why  # hooks stay in settings.json
     skill = rows[("skill", "brainstorm", "claude_code")]
-    assert skill["target"] == ".claude/skills/kit-brainstorm", why
-    assert skill["label"] == "kit-brainstorm", why
+    assert skill["target"] == ".claude/skills/kit", why
+    assert skill["label"] == "kit:brainstorm", why
     assert not skill["reason"].startswith("native package"), why
+    assert "workspace is trusted" in skill["reason"], why
+    assert_ok(uze("uninstall", "kit"))
+    assert snapshot(sandbox)["project"] == before["project"], why
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])

@@ -121,9 +121,17 @@ def test_the_copies_uze_itself_shares_between_roots_are_listed_but_not_a_problem
     assert_ok(uze("install", str(EVERY_KIND), "--harness", "all", "--trust"))
     records = _doctor(uze, path)
     names = {c["name"]: c for c in records["opencode"]["collisions"]}
-    assert set(names) == {"every-kind-helper", "every-kind-review", "every-kind-ship"}
-    assert all(c["owned_by_uze"] and ".claude/skills" in c["roots"] for c in names.values())
-    assert "collision" not in records["opencode"]["problems"]
+    # OpenCode's other copy is in Claude Code's plugin folder (adr/0048), below the folders of
+    # .claude/skills that doctor compares: only a same-named folder in two roots is listed
+    assert not names
+    _skill(sandbox.project / ".claude" / "skills", "every-kind-review")  # a second copy
+    records = _doctor(uze, path)
+    names = {c["name"]: c for c in records["opencode"]["collisions"]}
+    assert set(names) == {"every-kind-review"} and not names["every-kind-review"]["owned_by_uze"]
+    assert "collision" in records["opencode"]["problems"]
+    (sandbox.project / ".claude/skills/every-kind-review/SKILL.md").unlink()
+    (sandbox.project / ".claude/skills/every-kind-review").rmdir()
+    assert "collision" not in _doctor(uze, path)["opencode"]["problems"]
     assert records["opencode"]["scopes"] == ["project"]
     _skill(sandbox.project / ".agents" / "skills", "every-kind-foreign")
     _skill(sandbox.project / ".claude" / "skills", "every-kind-foreign")

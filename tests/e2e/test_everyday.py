@@ -60,7 +60,7 @@ def _twenty_packages(sandbox: Sandbox, uze: Uze) -> None:
 
 def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze: Uze) -> None:
     _twenty_packages(sandbox, uze)
-    (sandbox.project / ".claude/skills/pkg-03-review/SKILL.md").write_text("my edit\n")
+    (sandbox.project / ".claude/skills/pkg-03/skills/review/SKILL.md").write_text("my edit\n")
     document = json.loads(assert_ok(uze("status", "--json")).stdout)
     validate_status(document, sandbox.project)  # the document keeps its shape
 
@@ -73,7 +73,8 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
     assert rows["only-mcp"][0] == "2.0.0"
     assert rows["only-mcp"][1 + HEADERS.index("deepseek")] == "-"
     assert rows["only-mcp"][1 + HEADERS.index("claude")] == "✓"
-    # the edited skill is shared by Claude Code and OpenCode (.claude/skills)
+    # the edited skill is in Claude Code's plugin folder for pkg-03, which OpenCode reads too
+    # (adr/0048): the folder is one artifact, so every resource it carries reads as drifted
     assert rows["pkg-03"][1 + HEADERS.index("claude")] == "✓!"
     assert rows["pkg-03"][1 + HEADERS.index("opencode")] == "~!"
     assert rows["pkg-04"][1 + HEADERS.index("claude")] == "✓"
@@ -81,8 +82,10 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
     assert rows["pkg-04"][1 + HEADERS.index("codex")].endswith("?")
     matched = sum(p["state"] == "matched" for package in document["packages"]
                   for p in package["projections"])
-    assert f"{matched} projections in place; 2 drifted in pkg-03 (skill review);" in glance
-    assert "  pkg-03: drifted skill review in claude_code, skill review in opencode" in lines
+    assert (f"{matched} projections in place; 7 drifted in pkg-03 (agent reviewer, skill "
+            "helper, ...);") in glance
+    assert ("  pkg-03: drifted skill helper in claude_code, skill helper in opencode, skill "
+            "review in claude_code, skill review in opencode and 3 more") in lines
     assert ("    fix: `uze install <its folder> --force` overwrites the edits; "
             "`uze uninstall pkg-03` keeps the edited copies (--force removes them)") in lines
     assert ("  38 Codex hooks wait for trust (pkg-01, pkg-02, pkg-03 and 16 more); Codex skips "
@@ -97,7 +100,7 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
 
     # `uze status NAME` keeps the full table, one row per projection
     full = assert_ok(uze("status", "pkg-03")).stdout
-    assert "drifted" in full and ".claude/skills/pkg-03-review" in full
+    assert "drifted" in full and ".claude/skills/pkg-03" in full
     assert "pkg-04" not in full
 
     # once Codex holds a trust record for the hook file, nothing waits
@@ -152,7 +155,7 @@ def test_completion_installs_into_a_temporary_home_and_completes(sandbox: Sandbo
 @pytest.mark.parametrize("path", ["fast", "full"])
 def test_color_switch_and_no_color(sandbox: Sandbox, uze: Uze, path: str) -> None:
     assert_ok(uze("install", EVERY_KIND, "--harness", "claude_code", "--trust"))
-    (sandbox.project / ".claude/skills/every-kind-review/SKILL.md").write_text("edit\n")
+    (sandbox.project / ".claude/skills/every-kind/skills/review/SKILL.md").write_text("edit\n")
     colour = re.compile(r"\x1b\[[0-9;]*3[0-7]m|\x1b\[[0-9;]*9[0-7]m")
 
     def run(*args: str, **env: str) -> str:

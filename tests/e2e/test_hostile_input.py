@@ -130,9 +130,9 @@ def test_frontmatter_that_expands_without_bound_is_refused_fast(
     assert f"warning: {line}" in " ".join(result.stdout.split())
     delivered = {p.relative_to(sandbox.project).as_posix()
                  for p in (sandbox.project / ".claude").rglob("*") if p.is_file()}
-    skipped = ".claude/agents/pkg-a.md" if relpath.startswith("agents/") \
-        else ".claude/skills/pkg-s/SKILL.md"
-    assert ".claude/agents/pkg-b.md" in delivered
+    skipped = ".claude/skills/pkg/agents/a.md" if relpath.startswith("agents/") \
+        else ".claude/skills/pkg/skills/s/SKILL.md"  # Claude Code's plugin folder (adr/0048)
+    assert ".claude/skills/pkg/agents/b.md" in delivered
     assert skipped not in delivered
 
 
@@ -168,7 +168,8 @@ def test_an_empty_value_where_text_is_expected_skips_the_agent_by_location(
     result = assert_ok(uze("install", source, "--harness", "all"))
     assert f"warning: {line}" in " ".join(result.stdout.split())
     assert not list(sandbox.project.rglob("pkg-a.*"))  # no harness got the agent
-    assert (sandbox.project / ".claude/skills/pkg-s/SKILL.md").is_file()
+    assert not (sandbox.project / ".claude/skills/pkg/agents").exists()  # nor Claude Code's plugin
+    assert (sandbox.project / ".claude/skills/pkg/skills/s/SKILL.md").is_file()
 
 
 @pytest.mark.parametrize("command", [None, "", 5, "  "], ids=["null", "empty", "number", "blank"])
@@ -376,7 +377,7 @@ def test_an_upgrade_keeps_a_users_own_file_at_a_path_the_new_version_ships_as_th
     mine = theirs if same_bytes else "My own notes.\n"
     v1, v2 = _versions(sandbox, 2, {"skills/s/notes.md": theirs})
     assert_ok(uze("install", v1, "--harness", "claude_code", "--trust"))
-    skill = sandbox.project / ".claude/skills/pkg-s"
+    skill = sandbox.project / ".claude/skills/pkg/skills/s"  # in Claude Code's plugin folder
     (skill / "notes.md").write_text(mine)
     assert_ok(uze("install", v2, "--harness", "claude_code", "--trust"))
     assert (skill / "notes.md").read_text() == mine
@@ -385,9 +386,9 @@ def test_an_upgrade_keeps_a_users_own_file_at_a_path_the_new_version_ships_as_th
     if not same_bytes:
         assert beside.read_text() == theirs
         beside.unlink()  # the user reads it and throws it away
-    assert _status_states(uze)[".claude/skills/pkg-s"] == "drifted"  # the folder holds theirs
+    assert _status_states(uze)[".claude/skills/pkg"] == "drifted"  # the folder holds theirs
     result = assert_ok(uze("uninstall", "pkg"))
-    assert "kept .claude/skills/pkg-s: changed since install; kept" in result.stdout
+    assert "kept .claude/skills/pkg: changed since install; kept" in result.stdout
     assert (skill / "notes.md").read_text() == mine
 
 
@@ -398,9 +399,10 @@ def test_a_uze_new_file_is_the_users_and_the_next_upgrade_writes_beside_it(
     (v3 / "agents/a.md").write_text(AGENT.format(body="v3"))
     (v3 / "skills/s/SKILL.md").write_text(SKILL + "More.\n")
     (v2 / "skills/s/SKILL.md").write_text(SKILL + "Other.\n")
-    assert_ok(uze("install", v1, "--harness", "claude_code", "--trust"))
-    agent = sandbox.project / ".claude/agents/pkg-a.md"
-    skill = sandbox.project / ".claude/skills/pkg-s/SKILL.md"
+    # Gemini CLI: an agent file and a skill folder, each its own artifact
+    assert_ok(uze("install", v1, "--harness", "gemini_cli", "--trust"))
+    agent = sandbox.project / ".gemini/agents/pkg-a.md"
+    skill = sandbox.project / ".agents/skills/pkg-s/SKILL.md"
     for path in (agent, skill):
         path.write_text(path.read_text() + "My edit.\n")
     assert_ok(uze("install", v2, "--trust"))
@@ -412,7 +414,7 @@ def test_a_uze_new_file_is_the_users_and_the_next_upgrade_writes_beside_it(
     before = snapshot(sandbox)["project"]
     result = assert_ok(uze("install", v3, "--trust", "--json"))
     actions = {a["target"]: a for a in json.loads(result.stdout)["actions"]}
-    assert actions[".claude/agents/pkg-a.md"]["detail"] == \
+    assert actions[".gemini/agents/pkg-a.md"]["detail"] == \
         "edited since install; kept, the new version beside it as pkg-a.md.uze-new.1"
     after = snapshot(sandbox)
     for path in (agent, skill):
@@ -423,7 +425,7 @@ def test_a_uze_new_file_is_the_users_and_the_next_upgrade_writes_beside_it(
     assert skill.with_name("SKILL.md.uze-new.1").read_text().endswith("Body.\nMore.\n")
     new_files = sorted(set(after["project"]) - set(before))
     assert [f for f in new_files if "uze-new" in f] == [
-        ".claude/agents/pkg-a.md.uze-new.1", ".claude/skills/pkg-s/SKILL.md.uze-new.1"]
+        ".agents/skills/pkg-s/SKILL.md.uze-new.1", ".gemini/agents/pkg-a.md.uze-new.1"]
     assert_ok(uze("install", v3, "--trust"))  # again: the copy beside it is there already
     assert snapshot(sandbox) == after
 
@@ -538,7 +540,10 @@ def test_agents_whose_installed_names_coincide_are_caught_by_check(
     receipt = json.loads((sandbox.project / ".uze/receipts/pkg.json").read_text())
     targets = [a["target"] for a in receipt["artifacts"]]
     assert len(targets) == len(set(targets))
-    assert (sandbox.project / ".claude/agents/pkg-x-y.md").read_text().endswith("nested\n")
+    assert (sandbox.project / ".codex/agents/pkg-x-y.toml").read_text().count("nested") == 1
+    plugin = sandbox.project / ".claude/skills/pkg/agents"  # Claude Code: `pkg:x:y` (adr/0048)
+    assert (plugin / "x/y.md").read_text().endswith("nested\n")
+    assert not (plugin / "z.md").exists()
     assert_ok(uze("uninstall", "pkg"))
     assert snapshot(sandbox)["project"] == before["project"]
 
@@ -570,7 +575,7 @@ def test_installing_the_project_itself_converges(
 
 @pytest.mark.parametrize(
     ("denied", "command"),
-    [(denied, command) for denied in (".mcp.json", ".uze/receipts", ".claude/skills/pkg-s")
+    [(denied, command) for denied in (".mcp.json", ".uze/receipts", ".claude/skills/pkg")
      for command in ("status", "status --json", "uninstall pkg", "list")
      # an unlistable receipts folder during uninstall fails the rollback's own folder sync too,
      # which leaves the journal to the next command: a transaction matter, not this test's

@@ -377,7 +377,7 @@ def test_a_damaged_or_hostile_journal_is_named_and_nothing_is_undone(
 LINKED = [  # (folder made a link, package, harnesses)
     (".claude", SEVEN, "claude_code"),
     (".claude/skills", SEVEN, "claude_code"),
-    (".claude/agents", SEVEN, "claude_code"),
+    (".opencode/agents", SEVEN, "opencode"),  # Claude Code's agents are in its plugin folder
     (".agents", SEVEN, "codex"),
     (".agents/skills", SEVEN, "codex"),
     (".codex", EVERY_KIND, "codex"),

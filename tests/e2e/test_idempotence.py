@@ -43,7 +43,7 @@ def test_dry_run_install_writes_nothing_anywhere(sandbox: Sandbox, uze: Uze) -> 
     document = as_json(assert_ok(uze("install", EVERY_KIND, *HARNESSES, "--dry-run", "--json")))
 
     assert human.stdout.startswith("Dry run, nothing written: would install every-kind 1.2.3")
-    assert ".claude/skills/every-kind-review" in human.stdout
+    assert ".agents/skills/every-kind-review" in human.stdout
     assert document["dry_run"] is True and document["writes"] == 0
     assert {a["action"] for a in document["actions"]} == {"create"}
     assert not sandbox.uze_home.exists()
@@ -52,7 +52,7 @@ def test_dry_run_install_writes_nothing_anywhere(sandbox: Sandbox, uze: Uze) -> 
 
 def test_dry_run_uninstall_and_reinstall_write_nothing_anywhere(sandbox: Sandbox, uze: Uze) -> None:
     assert_ok(uze("install", EVERY_KIND, *HARNESSES))
-    (sandbox.project / ".claude/skills/every-kind-ship/SKILL.md").write_bytes(b"edited\n")
+    (sandbox.project / ".agents/skills/every-kind-ship/SKILL.md").write_bytes(b"edited\n")
     before = snapshot(sandbox)
 
     human = assert_ok(uze("uninstall", "every-kind", "--dry-run"))
@@ -60,12 +60,12 @@ def test_dry_run_uninstall_and_reinstall_write_nothing_anywhere(sandbox: Sandbox
     reinstall = as_json(assert_ok(uze("install", EVERY_KIND, "--dry-run", "--json", "--force")))
 
     assert human.stdout.startswith("Dry run, nothing written: would uninstall every-kind")
-    assert "Would remove .claude/skills/every-kind-review" in human.stdout
-    assert "kept .claude/skills/every-kind-ship" in human.stdout
+    assert "Would remove .agents/skills/every-kind-review" in human.stdout
+    assert "kept .agents/skills/every-kind-ship" in human.stdout
     assert document["dry_run"] is True
     assert {a["action"] for a in document["actions"]} == {"remove"}
     assert reinstall["dry_run"] is True and reinstall["writes"] == 0
     actions = {a["target"]: a["action"] for a in reinstall["actions"]}
-    assert actions[".claude/skills/every-kind-ship"] == "replace"
-    assert actions[".claude/skills/every-kind-review"] == "unchanged"
+    assert actions[".agents/skills/every-kind-ship"] == "replace"
+    assert actions[".agents/skills/every-kind-review"] == "unchanged"
     assert snapshot(sandbox) == before

@@ -64,15 +64,18 @@ def test_published_plugin_installs_and_uninstalls_byte_for_byte(uze: Uze, sandbo
                                      "--json")))
 
     assert document["warnings"] == WARNINGS
-    skills = sandbox.project / ".claude" / "skills"
-    assert sorted(p.name for p in skills.iterdir()) == [
-        "claude-published-format", "claude-published-lint", "claude-published-table-design",
-        "claude-published-tidy",
-    ]
-    table = (skills / "claude-published-table-design" / "SKILL.md").read_text()
+    # read in part (warnings): Claude Code gets the plugin folder uze generates (adr/0048)
+    plugin = sandbox.project / ".claude" / "skills" / "claude-published"
+    assert [p.name for p in plugin.parent.iterdir()] == ["claude-published"]
+    skills = plugin / "skills"
+    assert sorted(p.name for p in skills.iterdir()) == ["format", "lint", "table-design", "tidy"]
+    table = (skills / "table-design" / "SKILL.md").read_text()
     assert table.startswith("---\nname: claude-published-table-design\n")
-    agents = sorted(p.name for p in (sandbox.project / ".claude" / "agents").iterdir())
-    assert agents == ["claude-published-auditor.md", "claude-published-summariser.md"]
+    agents = sorted(p.name for p in (plugin / "agents").iterdir())
+    assert agents == ["auditor.md", "summariser.md"]
+    labels = {p["label"] for p in document["projections"] if p["kind"] == "skill"}
+    assert labels == {f"claude-published:{name}" for name in ("format", "lint", "table-design",
+                                                              "tidy")}
     servers = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
     assert sorted(servers) == ["files", "tracker"]
     assert servers["tracker"]["url"] == "https://tracker.example.invalid/mcp"
@@ -83,8 +86,7 @@ def test_published_plugin_installs_and_uninstalls_byte_for_byte(uze: Uze, sandbo
 
 @pytest.mark.parametrize(
     ("fixture", "folders"),
-    [("one-skill", ["one-skill-one-skill"]),
-     ("skill-set", ["skill-set-alpha", "skill-set-beta-two"])],
+    [("one-skill", ["one-skill"]), ("skill-set", ["alpha", "beta-two"])],
 )
 def test_folders_of_skills_without_a_manifest_install_under_the_folder_name(
     uze: Uze, sandbox: Sandbox, fixture: str, folders: list[str]
@@ -95,8 +97,10 @@ def test_folders_of_skills_without_a_manifest_install_under_the_folder_name(
                                      "--json")))
 
     assert document["package"]["name"] == fixture
-    skills = sandbox.project / ".claude" / "skills"
+    skills = sandbox.project / ".claude" / "skills" / fixture / "skills"  # its plugin folder
     assert sorted(p.name for p in skills.iterdir()) == folders
+    labels = sorted(p["label"] for p in document["projections"] if p["kind"] == "skill")
+    assert labels == [f"{fixture}:{folder}" for folder in folders]
     if fixture == "one-skill":
         copied = skills / folders[0]
         original = (DATA / fixture / "reference.md").read_bytes()

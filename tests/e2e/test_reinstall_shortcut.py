@@ -106,11 +106,11 @@ def _link_in_package(sandbox: Sandbox, package: Path) -> None:
 
 
 def _edit_delivered_file(sandbox: Sandbox, package: Path) -> None:
-    (sandbox.project / ".claude/skills/every-kind-review/SKILL.md").write_bytes(b"mine\n")
+    (sandbox.project / ".claude/skills/every-kind/skills/review/SKILL.md").write_bytes(b"mine\n")
 
 
 def _delete_delivered_file(sandbox: Sandbox, package: Path) -> None:
-    shutil.rmtree(sandbox.project / ".claude/skills/every-kind-review")
+    shutil.rmtree(sandbox.project / ".claude/skills/every-kind")  # its plugin folder
 
 
 def _edit_region(sandbox: Sandbox, package: Path) -> None:
@@ -199,7 +199,7 @@ def test_the_full_path_repairs_what_the_shortcut_refused(sandbox: Sandbox, packa
     repaired = _full(package)
 
     actions = {a["target"]: a["action"] for a in repaired["actions"]}
-    assert actions[".claude/skills/every-kind-review"] == "create"
+    assert actions[".claude/skills/every-kind"] == "create"
     assert _short(package) == _full(package)  # answered again once all is back
 
 

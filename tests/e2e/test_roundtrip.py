@@ -114,7 +114,8 @@ def test_two_packages_installed_then_uninstalled_in_either_order_restore_the_pro
     assert_ok(uze("install", EVERY_KIND, *HARNESSES))
     assert_ok(uze("install", other_kind, *HARNESSES))
     both = snapshot(sandbox)["project"]
-    assert ".claude/skills/every-kind-review" in both and ".claude/skills/other-kind-review" in both
+    assert ".claude/skills/every-kind/skills/review" in both  # each its own plugin (adr/0048)
+    assert ".claude/skills/other-kind/skills/review" in both
     for name in order:
         assert_ok(uze("uninstall", name))
 

@@ -29,14 +29,19 @@ def _agents(folder: str, suffix: str = ".md") -> set[str]:
     return {f"{folder}/seven-reviewer{suffix}", f"{folder}/seven-team-planner{suffix}"}
 
 
+def _plugin(root: str) -> set[str]:
+    """Claude Code's plugin folder for seven (adr/0048): generated manifest, skills, agents."""
+    plugin = f"{root}/seven"
+    return ({f"{plugin}/.claude-plugin/plugin.json"}
+            | {f"{plugin}/skills/lint/{f}" for f in LINT}
+            | {f"{plugin}/skills/logo/{f}" for f in LOGO}
+            | {f"{plugin}/agents/reviewer.md", f"{plugin}/agents/team/planner.md"})
+
+
 # Files each harness reads after install, relative to the project (or to HOME for user scope).
 EXPECTED: dict[tuple[str, str], set[str]] = {
-    ("claude_code", "project"): {"CLAUDE.md"}
-    | _skills(".claude/skills")
-    | _agents(".claude/agents"),
-    ("claude_code", "user"): {".claude/CLAUDE.md"}
-    | _skills(".claude/skills")
-    | _agents(".claude/agents"),
+    ("claude_code", "project"): {"CLAUDE.md"} | _plugin(".claude/skills"),
+    ("claude_code", "user"): {".claude/CLAUDE.md"} | _plugin(".claude/skills"),
     ("codex", "project"): {"AGENTS.md"}
     | _skills(".agents/skills", ("agents/openai.yaml",))
     | _agents(".codex/agents", ".toml"),
@@ -83,14 +88,15 @@ def _frontmatter(data: bytes) -> dict[str, object]:
 
 
 def _check_contents(base: Path, harness: str, files: set[str]) -> None:
-    lint = next(base / f for f in files if f.endswith("seven-lint/SKILL.md"))
+    lint = next(base / f for f in files if f.endswith(("seven-lint/SKILL.md",
+                                                        "seven/skills/lint/SKILL.md")))
     meta = _frontmatter(lint.read_bytes())
     assert meta["name"] == "seven-lint" and "invoke" not in meta
     for key, value in POLICY.get(harness, {}).items():
         assert meta[key] == value
     icon = next(base / f for f in files if f.endswith("assets/icon.png"))
     assert icon.read_bytes() == (PACKAGE / "skills/logo/assets/icon.png").read_bytes()
-    for agent in (base / f for f in files if "seven-reviewer" in f):
+    for agent in (base / f for f in files if "seven-reviewer" in f or f.endswith("reviewer.md")):
         if agent.suffix == ".toml":
             doc = tomllib.loads(agent.read_text())
             assert doc["name"] == "seven-reviewer" and doc["sandbox_mode"] == "read-only"
@@ -149,12 +155,9 @@ def test_all_seven_share_one_agents_skills_copy_and_no_harness_sees_a_skill_twic
     skill_dirs = sorted(
         p.relative_to(sandbox.project).as_posix() for p in sandbox.project.glob("*/skills/seven-*")
     )
-    assert skill_dirs == [
-        ".agents/skills/seven-lint",
-        ".agents/skills/seven-logo",
-        ".claude/skills/seven-lint",
-        ".claude/skills/seven-logo",
-    ]
+    assert skill_dirs == [".agents/skills/seven-lint", ".agents/skills/seven-logo"]
+    plugin = sandbox.project / ".claude/skills/seven"  # Claude Code's, OpenCode reads it too
+    assert sorted(p.name for p in (plugin / "skills").iterdir()) == ["lint", "logo"]
     receipt = json.loads((sandbox.project / ".uze/receipts/seven.json").read_text())
     shared = next(a for a in receipt["artifacts"] if a["target"] == ".agents/skills/seven-lint")
     assert shared["harnesses"] == [

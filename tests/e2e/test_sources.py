@@ -59,7 +59,7 @@ def test_install_from_a_file_url_tag_and_subdirectory_declares_and_pins_it(
     before = tree_bytes(sandbox.project)
     source = f"git+{flow.url}@v1#subdirectory=plugins/flow"
     assert_ok(uze("install", source, *HARNESS))
-    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    skill = sandbox.project / ".claude" / "skills" / "flow" / "skills" / "review" / "SKILL.md"
     assert skill.read_text().endswith("first\n")
     manifest = (sandbox.project / "uze.toml").read_text()
     assert f'flow = "{source}"' in manifest
@@ -84,7 +84,7 @@ def test_branch_commit_and_default_branch_each_resolve_to_their_own_commit(
     first = flow.commit({"other.txt": "x\n"})  # main moves on; plugins/flow is still 1.1.0
     flow.branch("stable")
     head = flow.commit(_at("plugins/flow", _package("flow", "1.2.0", "third")))
-    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    skill = sandbox.project / ".claude" / "skills" / "flow" / "skills" / "review" / "SKILL.md"
     base = f"git+{flow.url}"
     assert_ok(uze("install", base, "--subdirectory", "plugins/flow", *HARNESS))
     assert f'commit = "{head}"' in _lock(sandbox.project) and skill.read_text().endswith("third\n")
@@ -260,13 +260,13 @@ def test_a_folder_source_is_locked_relative_to_the_project(uze: Uze, sandbox: Sa
     assert 'mine = "~/pkgs/mine"' in manifest and 'source = "~/pkgs/mine"' in lock
     assert str(sandbox.home) not in manifest + lock and "../home" not in manifest + lock
     assert lock.count("reproducible = false") == 2
-    shutil.rmtree(sandbox.project / ".claude" / "skills" / "mine-review")
+    shutil.rmtree(sandbox.project / ".claude" / "skills" / "mine")
     assert_ok(uze("install"))  # converging reads `~/pkgs/mine` from this HOME again
-    assert (sandbox.project / ".claude" / "skills" / "mine-review" / "SKILL.md").is_file()
+    assert (sandbox.project / ".claude/skills/mine/skills/review/SKILL.md").is_file()
     assert_ok(uze("uninstall", "mine"))
     (inside / "skills" / "review" / "SKILL.md").write_text("changed\n")
     before = snapshot(sandbox)
-    shutil.rmtree(sandbox.project / ".claude" / "skills" / "notes-review")
+    shutil.rmtree(sandbox.project / ".claude" / "skills" / "notes")
     before = snapshot(sandbox)
     result = uze("install")
     assert result.returncode == 1 and "integrity check failed" in result.stderr
@@ -291,7 +291,7 @@ def test_outdated_reads_and_update_moves_the_pin_after_an_upstream_commit(
     moved = assert_ok(uze("update", "flow"))
     assert f"flow: 1.1.0 -> 1.3.0 ({old[1][:12]} -> {new[:12]})" in moved.stdout
     assert f'commit = "{new}"' in _lock(sandbox.project)
-    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    skill = sandbox.project / ".claude" / "skills" / "flow" / "skills" / "review" / "SKILL.md"
     assert skill.read_text().endswith("newest\n")
     again = _lock(sandbox.project)
     assert "up to date" in assert_ok(uze("update")).stdout
@@ -336,7 +336,7 @@ def test_sigkill_during_a_fetch_leaves_nothing_half_done(
         assert (after["project"], after["home"]) == (before["project"], before["home"])
         assert not any(k.startswith(("store/", "receipts/")) for k in after["uze_home"])
         assert_ok(uze("install", source, *HARNESS))
-    skill = sandbox.project / ".claude" / "skills" / "flow-review" / "SKILL.md"
+    skill = sandbox.project / ".claude" / "skills" / "flow" / "skills" / "review" / "SKILL.md"
     assert skill.read_text().endswith("second\n")
 
 
@@ -350,7 +350,8 @@ def test_a_teammate_clone_with_the_delivered_files_committed_adopts_them(
     (sandbox.project / "AGENTS.md").write_text("# Our project\n")
     assert_ok(uze("install", f"git+{repo.url}", *HARNESS))
     committed = _commit_files(sandbox.project)
-    assert "AGENTS.md" in committed and any(k.startswith(".claude/agents/") for k in committed)
+    assert "AGENTS.md" in committed
+    assert any(k.startswith(".claude/skills/team/agents/") for k in committed)  # adr/0048
     for rel, data in committed.items():  # the clone: every committed file, no .uze/
         target = teammate.project / rel
         if data == "dir":

@@ -143,7 +143,7 @@ def test_status_after_install_matches_the_design_shape_and_reports_every_pair(
         assert states[(kind, resource, "claude_code")] == "matched"
     assert "every-kind 1.2.3 (project scope)" in table
     words = {p["route"] for p in package["projections"]} | set(states.values())
-    for word in (*words, ".claude/skills/every-kind-review", "CLAUDE.md#every-kind"):
+    for word in (*words, ".claude/skills/every-kind", "CLAUDE.md#every-kind", "every-kind:review"):
         assert word in table, word
 
 
@@ -158,14 +158,16 @@ def test_status_in_user_scope_shows_targets_under_home(sandbox: Sandbox, uze: Uz
     assert {
         "~/.claude/CLAUDE.md#every-kind",
         "~/.codex/AGENTS.md#every-kind",
-        "~/.claude/skills/every-kind-review",
+        "~/.claude/skills/every-kind",  # Claude Code's plugin folder (adr/0048)
         "~/.agents/skills/every-kind-review",
     } <= targets
     assert _states(document) == _as_delivered(document)
 
 
+# The skill changes hit Codex's copy: one artifact, one projection (Claude Code's copy is in its
+# plugin folder, one artifact for every resource the plugin carries).
 def _edit_skill(project: Path) -> None:
-    (project / ".claude/skills/every-kind-review/references/guide.md").write_bytes(b"rewritten\n")
+    (project / ".agents/skills/every-kind-review/references/guide.md").write_bytes(b"rewritten\n")
 
 
 def _edit_region(project: Path) -> None:
@@ -174,7 +176,7 @@ def _edit_region(project: Path) -> None:
 
 
 def _delete_skill(project: Path) -> None:
-    shutil.rmtree(project / ".claude/skills/every-kind-review")
+    shutil.rmtree(project / ".agents/skills/every-kind-review")
 
 
 def _break_marker(project: Path) -> None:
@@ -184,13 +186,13 @@ def _break_marker(project: Path) -> None:
 
 def _replace_skill_with_file(project: Path) -> None:
     _delete_skill(project)
-    (project / ".claude/skills/every-kind-review").write_bytes(b"not a folder\n")
+    (project / ".agents/skills/every-kind-review").write_bytes(b"not a folder\n")
 
 
 CHANGES: dict[str, tuple[Callable[[Path], None], tuple[str, str, str], str]] = {
     "drifted after a skill file is edited": (
         _edit_skill,
-        ("skill", "review", "claude_code"),
+        ("skill", "review", "codex"),
         "drifted",
     ),
     "drifted after the region is edited": (
@@ -200,7 +202,7 @@ CHANGES: dict[str, tuple[Callable[[Path], None], tuple[str, str, str], str]] = {
     ),
     "missing after a skill folder is deleted": (
         _delete_skill,
-        ("skill", "review", "claude_code"),
+        ("skill", "review", "codex"),
         "missing",
     ),
     "blocked after a marker is broken": (
@@ -210,7 +212,7 @@ CHANGES: dict[str, tuple[Callable[[Path], None], tuple[str, str, str], str]] = {
     ),
     "conflict after a skill folder is replaced by a file": (
         _replace_skill_with_file,
-        ("skill", "review", "claude_code"),
+        ("skill", "review", "codex"),
         "conflict",
     ),
 }
@@ -259,7 +261,7 @@ def _opened_by_status(sandbox: Sandbox) -> list[Path]:
 
 def _skill_and_agent_files(sandbox: Sandbox) -> set[Path]:
     roots = [sandbox.project / ".claude/skills", sandbox.project / ".agents/skills",
-             sandbox.project / ".claude/agents"]
+             sandbox.project / ".codex/agents"]
     return {p for root in roots for p in root.rglob("*") if p.is_file()}
 
 
@@ -276,7 +278,7 @@ def test_status_does_not_reread_unchanged_files_and_still_sees_an_edit_with_mtim
     second = set(_opened_by_status(sandbox))
     assert not delivered & second  # unchanged since the last hash: not one of them opened
 
-    guide = sandbox.project / ".claude/skills/every-kind-review/references/guide.md"
+    guide = sandbox.project / ".claude/skills/every-kind/skills/review/references/guide.md"
     before = guide.stat()
     data = guide.read_bytes()
     guide.write_bytes(data[:-2] + (b"X" if data[-2:-1] != b"X" else b"Y") + data[-1:])  # same size

@@ -41,14 +41,13 @@ def test_unedited_artifacts_are_replaced_and_removed_ones_go(sandbox: Sandbox) -
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
     result = _install(sandbox, v2)
-    skills = sandbox.project / ".claude/skills"
-    assert (skills / "seven-lint/references/rules.md").read_bytes() == (
+    skills = sandbox.project / ".claude/skills/seven/skills"  # its plugin folder (adr/0048)
+    assert (skills / "lint/references/rules.md").read_bytes() == (
         v2 / "skills/lint/references/rules.md").read_bytes()
-    assert not (skills / "seven-logo").exists()
-    assert "strictly" in (skills / "seven-lint/SKILL.md").read_text()
+    assert not (skills / "logo").exists()
+    assert "strictly" in (skills / "lint/SKILL.md").read_text()
     actions = {a["target"]: a["action"] for a in result["actions"]}
-    assert actions[".claude/skills/seven-logo"] == "remove"
-    assert actions[".claude/skills/seven-lint"] == "replace"
+    assert actions[".claude/skills/seven"] == "replace"
     receipt = json.loads((sandbox.project / ".uze/receipts/seven.json").read_text())
     assert receipt["version"] == "3.0.0"
 
@@ -58,7 +57,7 @@ def test_an_edited_file_changed_upstream_is_kept_and_the_new_one_written_beside_
 ) -> None:
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
-    lint = sandbox.project / ".claude/skills/seven-lint"
+    lint = sandbox.project / ".claude/skills/seven/skills/lint"
     edited = (lint / "SKILL.md").read_bytes() + b"\nMy own note.\n"
     (lint / "SKILL.md").write_bytes(edited)
     result = _install(sandbox, v2)
@@ -66,7 +65,7 @@ def test_an_edited_file_changed_upstream_is_kept_and_the_new_one_written_beside_
     assert "strictly" in (lint / "SKILL.md.uze-new").read_text()
     # the unedited file in the same folder still moves to the new version
     assert b"No prints" in (lint / "references/rules.md").read_bytes()
-    merged = next(a for a in result["actions"] if a["target"] == ".claude/skills/seven-lint")
+    merged = next(a for a in result["actions"] if a["target"] == ".claude/skills/seven")
     assert merged["action"] == "merge" and ".uze-new" in merged["detail"]
     status = json.loads(run_uze("status", "seven", "--json", cwd=sandbox.project).stdout)
     lint_row = next(p for p in status["packages"][0]["projections"] if p["resource"] == "lint")
@@ -92,7 +91,7 @@ def test_an_edit_the_new_version_does_not_touch_is_kept_without_a_new_file(
 ) -> None:
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
-    agent = sandbox.project / ".claude/agents/seven-reviewer.md"
+    agent = sandbox.project / ".claude/skills/seven/agents/reviewer.md"
     agent.write_bytes(agent.read_bytes() + b"Be kind.\n")
     before = agent.read_bytes()
     _install(sandbox, v2)
@@ -103,7 +102,7 @@ def test_an_edit_the_new_version_does_not_touch_is_kept_without_a_new_file(
 def test_force_takes_the_new_version_of_every_edited_artifact(sandbox: Sandbox) -> None:
     v1, v2 = _versions(sandbox.root)
     _install(sandbox, v1)
-    lint = sandbox.project / ".claude/skills/seven-lint/SKILL.md"
+    lint = sandbox.project / ".claude/skills/seven/skills/lint/SKILL.md"
     lint.write_bytes(lint.read_bytes() + b"mine\n")
     _install(sandbox, v2, "--force")
     assert b"mine" not in lint.read_bytes() and b"strictly" in lint.read_bytes()

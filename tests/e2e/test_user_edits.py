@@ -31,7 +31,7 @@ def _edit_region(project: Path) -> None:
 
 
 def _edit_skill_file(project: Path) -> None:
-    path = project / ".claude/skills/every-kind-review/references/guide.md"
+    path = project / ".claude/skills/every-kind/skills/review/references/guide.md"
     path.write_bytes(path.read_bytes() + b"3. Is the changelog updated?\n")
 
 
@@ -41,10 +41,10 @@ def _add_file_to_skill(project: Path) -> None:
 
 EDITS: dict[str, tuple[Callable[[Path], None], str, str]] = {
     "edit inside the AGENTS.md region": (_edit_region, "AGENTS.md#every-kind", "AGENTS.md"),
-    "edit to a file of a skill": (
+    "edit to a file of a skill": (  # in Claude Code's plugin folder, one artifact (adr/0048)
         _edit_skill_file,
-        ".claude/skills/every-kind-review",
-        ".claude/skills/every-kind-review",
+        ".claude/skills/every-kind",
+        ".claude/skills/every-kind",
     ),
     "file added inside a skill folder": (
         _add_file_to_skill,
@@ -94,7 +94,7 @@ def test_uninstall_json_lists_every_kept_artifact_under_kept(sandbox: Sandbox, u
         entry["action"] == "kept" and entry["detail"] == KEPT_DETAIL for entry in kept.values()
     )
     removed = {a["target"] for a in document["actions"] if a["action"] == "remove"}
-    assert "CLAUDE.md#every-kind" in removed and ".claude/skills/every-kind-ship" in removed
+    assert "CLAUDE.md#every-kind" in removed and ".agents/skills/every-kind-review" in removed
     assert not removed & set(kept)
     paths = [path for _edit, _key, path in EDITS.values()]
     assert snapshot(sandbox)["project"] == keep_only(edited["project"], paths, before["project"])
@@ -108,7 +108,7 @@ def test_uninstall_with_force_removes_an_edited_skill(sandbox: Sandbox, uze: Uze
 
     result = assert_ok(uze("uninstall", "every-kind", "--force"))
 
-    assert "Removed .claude/skills/every-kind-review" in result.stdout
+    assert "Removed .claude/skills/every-kind" in result.stdout
     assert "Removed .agents/skills/every-kind-ship" in result.stdout
     assert "kept" not in result.stdout
     after = snapshot(sandbox)
@@ -123,20 +123,18 @@ def test_uninstall_with_force_never_follows_a_symlink_that_replaced_a_skill_fold
     mine = sandbox.root / "my-skills" / "review"
     mine.mkdir(parents=True)
     (mine / "SKILL.md").write_bytes(b"---\nname: review\n---\nMy own review skill.\n")
-    skill = sandbox.project / ".claude/skills/every-kind-review"
+    skill = sandbox.project / ".claude/skills/every-kind"  # Claude Code's plugin folder
     shutil.rmtree(skill)
     skill.symlink_to(mine, target_is_directory=True)
     edited, mine_before = snapshot(sandbox), tree_bytes(mine.parent)
 
     result = assert_ok(uze("uninstall", "every-kind", "--force", "--json"))
 
-    assert [entry["target"] for entry in as_json(result)["kept"]] == [
-        ".claude/skills/every-kind-review"
-    ]
+    assert [entry["target"] for entry in as_json(result)["kept"]] == [".claude/skills/every-kind"]
     assert tree_bytes(mine.parent) == mine_before
     after = snapshot(sandbox)
     assert after["project"] == keep_only(
-        edited["project"], [".claude/skills/every-kind-review"], {}
+        edited["project"], [".claude/skills/every-kind"], {}
     )
 
 
@@ -185,7 +183,7 @@ def test_uninstall_removes_the_region_and_keeps_user_text_around_it_exactly(
 def test_converting_delivered_files_to_crlf_is_not_an_edit(sandbox: Sandbox, uze: Uze) -> None:
     before = snapshot(sandbox)
     assert_ok(uze("install", EVERY_KIND, *HARNESSES))
-    for rel in ("AGENTS.md", "CLAUDE.md", ".claude/skills/every-kind-review/SKILL.md"):
+    for rel in ("AGENTS.md", "CLAUDE.md", ".claude/skills/every-kind/skills/review/SKILL.md"):
         path = sandbox.project / rel
         path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
 

@@ -161,7 +161,9 @@ class Expected(msgspec.Struct, frozen=True):
 
 
 def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[Expected]:
-    """Every delivered (not unsupported) projection of `harness` in the receipts."""
+    """Every delivered (not unsupported) projection of `harness` in the receipts, under its
+    label (what the harness lists, adr/0041 and 0048), else, in a receipt older than labels,
+    its folder or file name."""
     found = []
     for scope, ctx in scopes.items():
         for receipt in ctx.receipts():
@@ -169,7 +171,7 @@ def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[E
                 if p.harness != harness or p.route == "unsupported":
                     continue
                 target = Path(p.target)
-                name = {"skill": target.name, "agent": target.stem,
+                name = {"skill": p.label or target.name, "agent": p.label or target.stem,
                         "instructions": receipt.name}.get(p.kind, p.resource)
                 found.append(Expected(scope, receipt.name, p.kind, name))
     return found

@@ -7,6 +7,7 @@ import msgspec
 from uze.harnesses.base import AgentFormat
 from uze.package import Agent
 from uze.plan.agent_tools import ToolFields, translate_tools
+from uze.plan.labels import flat_agent_name
 
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
 TOOL_KEYS = frozenset({"tools", "disallowedTools"})
@@ -20,11 +21,6 @@ class RenderedAgent(msgspec.Struct, frozen=True):
     dropped: tuple[str, ...]
     lost: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
-
-
-def agent_label(package: str, agent: Agent) -> str:
-    """`<package>-<subdirs>-<name>`: stable and unique across packages."""
-    return "-".join((package, *agent.subdirs, agent.name))
 
 
 def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, object], list[str],
@@ -51,9 +47,11 @@ def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, obj
     return kept, sorted(dropped), tools
 
 
-def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat) -> RenderedAgent:
-    """The agent file for `harness`; fields it would reject are dropped and listed."""
-    label = agent_label(package, agent)
+def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat,
+                 name: str = "") -> RenderedAgent:
+    """The agent file for `harness`; fields it would reject are dropped and listed. Its name is
+    `name`, else the flat `<package>-<subdirs>-<name>`."""
+    label = name or flat_agent_name(package, agent)
     extra, dropped, tools = _fields(agent, harness, fmt)
     description = str(agent.frontmatter.get("description", ""))
     if fmt.suffix == ".toml":

@@ -17,12 +17,13 @@ from typing import Final
 from uze.harnesses import claude_code
 from uze.harnesses.base import invoke_feature
 from uze.location import Location
-from uze.package import Agent, Command, Package, Skill
+from uze.package import Package, Skill
 from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
+from uze.plan import labels
 from uze.vocabulary import Kind
 
 NATIVE_REASON: Final = "native package, its own manifest"
-SEP: Final = claude_code.PLUGIN_SEPARATOR
+SEP: Final = labels.SEP
 
 
 _HARMLESS: Final = "unknown key; ignored"  # Claude Code's own validator only warns on these
@@ -60,19 +61,6 @@ def reason(loc: Location) -> str:
     return NATIVE_REASON
 
 
-def command_label(package: str, command: Command) -> str:
-    """`<package>:<subdir>:…:<name>`, as Claude Code lists a plugin's command."""
-    return SEP.join((package, *command.subdirs, command.name))
-
-
-def agent_label(package: str, agent: Agent) -> str:
-    """`<package>:<subdir>:…:<name>`; the name is the frontmatter `name` when it has one
-    (Claude Code lists `agents/team/planner.md` named `lead` as `<package>:team:lead`)."""
-    given = agent.frontmatter.get("name")
-    name = given.strip() if isinstance(given, str) and given.strip() else agent.name
-    return SEP.join((package, *agent.subdirs, name))
-
-
 def listed_name(skill: Skill) -> str:
     """The name a harness that scans skill folders gives the plugin's copy of `skill`: its
     frontmatter `name`, else its folder."""
@@ -80,14 +68,17 @@ def listed_name(skill: Skill) -> str:
     return given.strip() if isinstance(given, str) and given.strip() else skill.name
 
 
-def resources(package: Package) -> Iterator[tuple[Kind, str, str, str]]:
-    """(kind, resource, label, override feature) of each resource the plugin carries."""
+def resources(package: Package, harness: str) -> Iterator[tuple[Kind, str, str, str]]:
+    """(kind, resource, label in `harness`, override feature) of each resource the plugin
+    carries."""
     for skill in package.skills:
-        yield "skill", skill.name, f"{package.name}{SEP}{skill.name}", invoke_feature(skill.invoke)
+        yield "skill", skill.name, labels.skill(harness, package, skill), invoke_feature(
+            skill.invoke)
     for command in package.commands:
-        yield "command", command.name, command_label(package.name, command), "base"
+        yield "command", command.name, labels.command(harness, package, command,
+                                                      surface=True), "base"
     for agent in package.agents:
-        yield "agent", agent.name, agent_label(package.name, agent), "base"
+        yield "agent", agent.name, labels.agent(harness, package, agent), "base"
     for server in package.mcp_servers:
         yield "mcp", server.name, f"plugin{SEP}{package.name}{SEP}{server.name}", "base"
     if package.claude_hooks is not None:

@@ -32,11 +32,6 @@ class RenderedCommand(msgspec.Struct, frozen=True):
     reason: str
 
 
-def command_label(package: str, command: Command) -> str:
-    """`<package>-<subdirs>-<name>`: the name a user types, stable across install order."""
-    return "-".join((package, *command.subdirs, command.name))
-
-
 def command_file(harness: str, loc: Location, label: str) -> Path:
     """Where `harness` reads the command `label` (one of SURFACES)."""
     surface = REGISTRY[harness].commands

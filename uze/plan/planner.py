@@ -14,16 +14,11 @@ from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
 from uze.package import Agent, InvokePolicy, Package, Skill
-from uze.plan import claude_plugin
-from uze.plan.agents import agent_label, render_agent
+from uze.plan import claude_generated, claude_plugin, labels
+from uze.plan.agents import render_agent
 from uze.plan.builder import Builder, worst
-from uze.plan.commands import (
-    SURFACES,
-    command_file,
-    command_label,
-    command_skill,
-    render_command,
-)
+from uze.plan.claude_generated import GeneratedPlugin
+from uze.plan.commands import SURFACES, command_file, command_skill, render_command
 from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
@@ -34,28 +29,28 @@ from uze.projections.frontmatter import edit_frontmatter
 from uze.trust import executions
 
 
-def skill_folder_name(package: Package, skill: Skill) -> str:
-    """Package-qualified, stable folder name: `<package>-<skill>`."""
-    return f"{package.name}-{skill.name}"
-
-
-def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...]) -> dict[str, bytes]:
+def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...],
+                 named: bool = False) -> dict[str, bytes]:
+    """The skill's files for `harnesses`; its frontmatter `name` is `<package>-<skill>` where
+    it has one, or always (`named`: in a plugin folder, where OpenCode lists it by that name)."""
     files = {skill.inner(rel): package.files[rel].data for rel in skill.files}
-    folder = skill_folder_name(package, skill)
+    folder = labels.skill_folder_name(package.name, skill)
     keys: dict[str, object] = {}
     for harness in harnesses:
         dialect = REGISTRY[harness].skill_dialect(skill.invoke)
         keys.update(dialect.frontmatter)
         for rel, render in dialect.extra_files.items():
             files[rel] = render(files.get(rel))
-    if "name" in skill.frontmatter and skill.frontmatter["name"] != folder:
+    if (named or "name" in skill.frontmatter) and skill.frontmatter.get("name") != folder:
         keys = {"name": folder, **keys}
     if keys or skill.has_invoke_key:
         files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke"])
     return files
 
 
-def _plan_skills(b: Builder) -> None:
+def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
+    """Each skill in the roots `choose_roots` picks; the root that holds the plugin folder
+    carries it inside the plugin (`skills/<skill>/`) for every harness that reads that root."""
     supported = [h for h in b.harnesses if lookup(h, "skill").route != "unsupported"]
     reads = {h: REGISTRY[h].skill_roots(b.loc) for h in supported}
     dedupes = {h for h in supported if REGISTRY[h].dedupes_skills}
@@ -68,31 +63,38 @@ def _plan_skills(b: Builder) -> None:
             root = choice.serving.get(harness)
             if harness in choice.unserved:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
-            path = (root / skill_folder_name(b.package, skill)
+            path = (root / labels.skill_folder_name(b.package.name, skill)
                     if root and cap.route != "unsupported" else None)
+            if plugin is not None and path is not None and root == plugin.path.parent:
+                path = plugin.path
+                cap = plugin.route(cap) if harness == plugin.harness else cap
             if path is not None:
                 users.setdefault(path, []).append(harness)
             b.add("skill", skill.name, harness, cap, path, feature,
-                  label=skill_folder_name(b.package, skill))
+                  label=labels.skill(harness, b.package, skill))
+        executables = frozenset(
+            skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
+        )
         for path, harnesses in users.items():
+            if plugin is not None and path == plugin.path:
+                files = _skill_files(b.package, skill, tuple(harnesses), named=True)
+                plugin.add(claude_generated.skill_prefix(skill.name), files, executables,
+                           tuple(harnesses))
+                continue
             files = _skill_files(b.package, skill, tuple(harnesses))
-            executables = frozenset(
-                skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
-            )
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables,
                                            tuple(harnesses)))
 
 
-def _plan_commands(b: Builder) -> None:
-    """Each command: the harness's own command surface, else a skill only the user invokes."""
+def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
+    """Each command: the harness's own command surface (the plugin folder for the harness
+    that loads it), else a skill only the user invokes."""
     skilled = [h for h in b.harnesses if h not in SURFACES
                and lookup(h, "command").route != "unsupported"]
     choice = choose_roots({h: REGISTRY[h].skill_roots(b.loc) for h in skilled},
                           {h for h in skilled if REGISTRY[h].dedupes_skills})
-    taken = {skill_folder_name(b.package, skill) for skill in b.package.skills}
     for command in b.package.commands:
-        label = command_label(b.package.name, command)
-        folder = f"{label}-command" if label in taken else label
+        folder = labels.command_skill_folder(b.package, command)
         users: dict[Path, list[str]] = {}
         for harness in b.harnesses:
             cap = lookup(harness, "command")
@@ -100,7 +102,14 @@ def _plan_commands(b: Builder) -> None:
                 original = b.package.files[command.relpath].data
                 rendered = render_command(harness, command, original)
                 cap = Capability(rendered.route, rendered.reason, cap.source)
-                file = command_file(harness, b.loc, label)
+                label = labels.command(harness, b.package, command, surface=True)
+                if plugin is not None and harness == plugin.harness:
+                    b.add("command", command.name, harness, plugin.route(cap), plugin.path,
+                          label=label)
+                    plugin.add_command(command, rendered.data)
+                    continue
+                file = command_file(harness, b.loc, labels.flat_command_name(b.package.name,
+                                                                             command))
                 b.add("command", command.name, harness, cap, file, label=label)
                 b.artifacts.append(PlannedFile(file, b.loc.display(file), rendered.data,
                                                (harness,)))
@@ -113,7 +122,8 @@ def _plan_commands(b: Builder) -> None:
             path = root / folder if root and cap.route != "unsupported" else None
             if path is not None:
                 users.setdefault(path, []).append(harness)
-            b.add("command", command.name, harness, cap, path, label=folder)
+            b.add("command", command.name, harness, cap, path,
+                  label=labels.command(harness, b.package, command, surface=False))
         for path, harnesses in users.items():
             files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
@@ -160,14 +170,17 @@ def _plan_instructions(b: Builder) -> None:
     ]
 
 
-def _plan_agent(b: Builder, agent: Agent) -> None:
-    label = agent_label(b.package.name, agent)
+def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> None:
+    """The agent in each harness's agent folder (the plugin folder for the harness that loads
+    it, under its own name there)."""
     for harness in b.harnesses:
         cap, fmt = lookup(harness, "agent"), REGISTRY[harness].agents
         if cap.route == "unsupported" or fmt is None:
             b.add("agent", agent.name, harness, cap, None)
             continue
-        rendered = render_agent(b.package.name, agent, harness, fmt)
+        in_plugin = plugin is not None and harness == plugin.harness
+        name = labels.agent_name(agent) if in_plugin else ""
+        rendered = render_agent(b.package.name, agent, harness, fmt, name)
         whys = [*rendered.lost, *rendered.notes]
         if rendered.dropped:
             whys.append(f"dropped fields {harness} does not read: {', '.join(rendered.dropped)}")
@@ -175,7 +188,12 @@ def _plan_agent(b: Builder, agent: Agent) -> None:
             route = "degraded" if rendered.lost or rendered.dropped else (
                 "adapted" if cap.route == "native" else cap.route)
             cap = Capability(route, "; ".join(filter(None, [cap.reason, *whys])), cap.source)
-        path = fmt.folder(b.loc) / f"{label}{fmt.suffix}"
+        label = labels.agent(harness, b.package, agent)
+        if plugin is not None and in_plugin:
+            b.add("agent", agent.name, harness, plugin.route(cap), plugin.path, label=label)
+            plugin.add_agent(agent, rendered.data)
+            continue
+        path = fmt.folder(b.loc) / f"{labels.flat_agent_name(b.package.name, agent)}{fmt.suffix}"
         b.add("agent", agent.name, harness, cap, path, label=label)
         b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))
 
@@ -184,7 +202,7 @@ def _plan_claude_plugin(b: Builder, harness: str) -> None:
     """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041)."""
     path = claude_plugin.folder(b.loc, b.package)
     cap = Capability("native", claude_plugin.reason(b.loc), "uze/plan/claude_plugin.py")
-    for kind, resource, label, feature in claude_plugin.resources(b.package):
+    for kind, resource, label, feature in claude_plugin.resources(b.package, harness):
         b.add(kind, resource, harness, cap, path, feature, label=label)
     files = {rel: f.data for rel, f in b.package.files.items()}
     executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
@@ -214,18 +232,22 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     """
     b = Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     _plan_instructions(b)
-    rest = b
-    whole = [h for h in harnesses if REGISTRY[h].claude_plugins]
-    if whole and claude_plugin.delivered_whole(package):
-        _plan_claude_plugin(b, whole[0])
-        others = tuple(h for h in harnesses if h != whole[0])
+    rest, plugin = b, None
+    loads = [h for h in harnesses if REGISTRY[h].claude_plugins]
+    if loads and claude_plugin.delivered_whole(package):
+        _plan_claude_plugin(b, loads[0])
+        others = tuple(h for h in harnesses if h != loads[0])
         rest = Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
-    _plan_skills(rest)
+    elif loads:
+        plugin = claude_generated.start(loc, package, loads[0])
+    _plan_skills(rest, plugin)
     if rest is not b:
         _also_in_claude_plugin(b, rest.harnesses)
-    _plan_commands(rest)
+    _plan_commands(rest, plugin)
     for agent in package.agents:
-        _plan_agent(rest, agent)
+        _plan_agent(rest, agent, plugin)
+    if plugin is not None and (folder := plugin.artifact()) is not None:
+        b.artifacts.append(folder)
     plan_mcp(rest)
     plan_hooks(rest)
     plan_claude_hooks(rest)

@@ -30,8 +30,9 @@ def _package(tmp_path: Path, **extra: str):  # type: ignore[no-untyped-def]
 
 
 def test_labels_are_what_claude_code_lists_for_a_plugin(tmp_path: Path) -> None:
+    package = _package(tmp_path)
     labels = {(kind, name): label
-              for kind, name, label, _ in claude_plugin.resources(_package(tmp_path))}
+              for kind, name, label, _ in claude_plugin.resources(package, "claude_code")}
     assert labels == {("skill", "plan"): "kit:plan", ("command", "sync"): "kit:git:sync",
                       ("agent", "lead"): "kit:team:lead"}
 

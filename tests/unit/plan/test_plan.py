@@ -65,9 +65,10 @@ def test_invocation_policy_routes_per_harness(tmp_path: Path, skill: str, harnes
 def test_claude_gets_policy_keys_and_codex_gets_openai_yaml(tmp_path: Path) -> None:
     plan = _plan("project", ("claude_code", "codex"), tmp_path)
     trees = {a.target: a for a in plan.artifacts if isinstance(a, PlannedTree)}
-    claude_ship = trees[".claude/skills/every-kind-ship"].files["SKILL.md"].decode()
+    plugin = trees[".claude/skills/every-kind"].files  # Claude Code's plugin folder (ADR 0048)
+    claude_ship = plugin["skills/ship/SKILL.md"].decode()
     assert "disable-model-invocation: true" in claude_ship and "invoke" not in claude_ship
-    claude_helper = trees[".claude/skills/every-kind-helper"].files["SKILL.md"].decode()
+    claude_helper = plugin["skills/helper/SKILL.md"].decode()
     assert "user-invocable: false" in claude_helper
     codex_ship = trees[".agents/skills/every-kind-ship"].files
     assert yaml.safe_load(codex_ship["agents/openai.yaml"]) == {
@@ -77,10 +78,13 @@ def test_claude_gets_policy_keys_and_codex_gets_openai_yaml(tmp_path: Path) -> N
 
 def test_a_skill_without_policy_is_copied_byte_for_byte_but_its_name(tmp_path: Path) -> None:
     plan = _plan("project", ("claude_code",), tmp_path)
-    review = next(a for a in plan.artifacts
-                  if isinstance(a, PlannedTree) and a.target.endswith("review"))
+    plugin = next(a for a in plan.artifacts
+                  if isinstance(a, PlannedTree) and a.target == ".claude/skills/every-kind")
+    review = {rel.removeprefix("skills/review/"): data for rel, data in plugin.files.items()
+              if rel.startswith("skills/review/")}
+    assert review
     package = plan.package
-    for rel, data in review.files.items():
+    for rel, data in review.items():
         original = package.files[f"skills/review/{rel}"].data
         if rel == "SKILL.md":  # the folder is package-qualified, so is the frontmatter name
             assert b"name: review\n" in original
@@ -91,7 +95,7 @@ def test_a_skill_without_policy_is_copied_byte_for_byte_but_its_name(tmp_path: P
 def test_user_scope_targets_the_harness_homes(tmp_path: Path) -> None:
     plan = _plan("user", ("claude_code", "codex"), tmp_path)
     targets = {a.target for a in plan.artifacts}
-    assert "~/.claude/skills/every-kind-review" in targets
+    assert "~/.claude/skills/every-kind" in targets  # Claude Code's plugin folder (ADR 0048)
     assert "~/.agents/skills/every-kind-review" in targets
     assert "~/.claude/CLAUDE.md" in targets and "~/.codex/AGENTS.md" in targets
 
