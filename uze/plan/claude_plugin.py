@@ -68,7 +68,8 @@ def listed_name(skill: Skill) -> str:
     return given.strip() if isinstance(given, str) and given.strip() else skill.name
 
 
-def resources(package: Package, harness: str) -> Iterator[tuple[Kind, str, str, str]]:
+def resources(package: Package, harness: str = labels.PLUGIN_HARNESS
+              ) -> Iterator[tuple[Kind, str, str, str]]:
     """(kind, resource, label in `harness`, override feature) of each resource the plugin
     carries."""
     for skill in package.skills:

@@ -22,6 +22,10 @@ def qualified(harness: str) -> bool:
     return REGISTRY[harness].claude_plugins
 
 
+# The harness whose labels a Claude plugin's own text spells (`superpowers:brainstorming`).
+PLUGIN_HARNESS: Final = next(h.id for h in REGISTRY.values() if h.claude_plugins)
+
+
 def skill_folder_name(package: str, skill: Skill) -> str:
     """Package-qualified, stable folder (and frontmatter) name: `<package>-<skill>`."""
     return f"{package}-{skill.name}"
