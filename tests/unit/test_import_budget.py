@@ -149,7 +149,7 @@ def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
                    cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic")) == []
-    skill = sandbox.project / ".claude" / "skills" / "plain-skills-alpha" / "SKILL.md"
+    skill = sandbox.project / ".agents" / "skills" / "plain-skills-alpha" / "SKILL.md"
     assert skill.read_text().startswith("---\nname: plain-skills-alpha\ndescription: Use alpha")
 
 
