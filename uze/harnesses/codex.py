@@ -120,10 +120,12 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "harnesses.md 2.6"),
     ("hook", "protocol.claude"): cap(
         "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
-        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SessionStart, "
-        "UserPromptSubmit; a "
-        "PreToolUse shell guard is degraded (unified_exec); trust gate as for every hook",
-        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
+        "the answer as Codex's decision) on PreToolUse, PostToolUse, Stop, SubagentStop, "
+        "SessionStart, UserPromptSubmit; a PreToolUse shell guard is degraded (unified_exec), "
+        "and so is PostToolUse (`continue: false` does not stop Codex); trust gate as for "
+        "every hook",
+        "adr/0034, adr/0050, tests/conformance/test_claude_hooks.py, test_claude_hook_events.py "
+        "(per group: uze/hooks/claude.py)"),
     ("mcp", "project"): cap(
         "adapted", "written to .codex/config.toml, which Codex reads only when the project is "
         "trusted in the user's config.toml", "probes 3.1"),

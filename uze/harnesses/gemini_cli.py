@@ -69,8 +69,9 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
     ("hook", "protocol.claude"): cap(
         "adapted", "Claude-protocol hooks run by uze's translating wrapper (Claude hook JSON in, "
         "the answer as Gemini CLI's decision) on PreToolUse, PostToolUse, Stop, SessionStart, "
-        "UserPromptSubmit",
-        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
+        "UserPromptSubmit; no SubagentStop (Gemini CLI has no subagent event)",
+        "adr/0034, adr/0050, tests/conformance/test_claude_hooks.py, test_claude_hook_events.py "
+        "(per group: uze/hooks/claude.py)"),
     ("mcp", "project"): cap(
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),

@@ -86,10 +86,13 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "adapted", "an OpenCode command (.opencode/commands)",
         "harnesses.md 3, tests/conformance (opencode debug config: command)"),
     ("hook", "protocol.claude"): cap(
-        "adapted", "Claude-protocol PreToolUse hooks run by uze's translating wrapper from the "
-        "generated plugin uze-<package>.js (a block throws in tool.execute.before); its other "
-        "events only observe, so Claude-protocol groups on them are unsupported",
-        "adr/0034, tests/conformance/test_claude_hooks.py (per group: uze/hooks/claude.py)"),
+        "adapted", "Claude-protocol PreToolUse and PostToolUse hooks run by uze's translating "
+        "wrapper from the generated plugin uze-<package>.js (a block throws in "
+        "tool.execute.before; tool.execute.after appends the context to the tool's output, "
+        "`continue: false` aborts the session); its other events only observe, so "
+        "Claude-protocol groups on them are unsupported",
+        "adr/0034, adr/0050, tests/conformance/test_claude_hooks.py, test_claude_hook_events.py "
+        "(per group: uze/hooks/claude.py)"),
 }
 HOOK_EVENTS: Final = hook_events(
     # OpenCode has no shell hooks: the generated plugin uze-<package>.js maps
