@@ -299,7 +299,7 @@ def claude_bash_response(response):
     `returnDisplay` (what the user saw) with `error` when the command failed."""
     if isinstance(response, dict) and "stdout" in response:
         return response
-    stdout, stderr = response, ""
+    stdout, stderr = "" if response is None else response, ""
     if isinstance(response, dict):
         stdout = response.get("returnDisplay", response.get("output", ""))
         error = response.get("error")
