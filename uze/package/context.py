@@ -26,20 +26,25 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+from bisect import bisect_right
 from typing import Final
 
 import msgspec
 
 from uze.package.issues import issue
 from uze.package.model import Instructions
-from uze.package.tree import Tree
+from uze.package.tree import MAX_FILE_BYTES, Tree
 from uze.projections.region import marker_lines
 
 EXTENSION_MANIFEST: Final = "gemini-extension.json"
 CONTEXT_DEFAULT: Final = "GEMINI.md"  # Gemini CLI's name when `contextFileName` is falsy
 SOURCE: Final = f"{EXTENSION_MANIFEST} contextFileName"
 MAX_DEPTH: Final = 5  # Gemini CLI's import depth
-_CODE: Final = re.compile(r"(`+)([\s\S]*?)\1")
+MAX_TEXT: Final = MAX_FILE_BYTES  # the inlined text, like any one file (imports can multiply)
+_MARKUP: Final = 100  # what one import adds around the file's text, at most (its two comments)
+_TICKS: Final = re.compile(r"`+")
+_TOKEN: Final = re.compile(r"(?<![^ \t\n\r])@([^ \t\n\r]*)")  # Gemini CLI's findImports
+MAX_NOTES: Final = 20
 _REFUSED_SCHEME: Final = re.compile(r"^(file|https?)://")
 
 
@@ -98,87 +103,140 @@ def read_context(tree: Tree, issues: list[str], warnings: list[str]) -> Instruct
             if named and relpath not in tree.seen:
                 warnings.append(issue(where, "no such file in the package; skipped"))
             continue
-        text = _text(tree, relpath, issues)
+        text = importer.file(relpath)
         if text is None:
             continue
         files.append(relpath)
-        texts.append(importer.text(relpath, text, (relpath,)))
+        importer.size += len(text)
+        try:
+            texts.append(importer.text(relpath, text, (relpath,)))
+        except _TooLarge:
+            issues.append(issue(relpath, f"with its @imports inlined the context text is larger "
+                                f"than {MAX_TEXT // (1024 * 1024)} MiB; import each file once"))
+            return None
+    importer.summary(files[0] if files else EXTENSION_MANIFEST)
     if not files:
         return None
     body = "".join(t if t.endswith("\n") or not t else t + "\n" for t in texts).encode()
     return Instructions(tuple(files), body, SOURCE, tuple(importer.inlined))
 
 
-def _text(tree: Tree, relpath: str, issues: list[str]) -> str | None:
-    """A file that lands in the instructions region: UTF-8 and no uze region marker line."""
-    text = tree.text(relpath, issues)
-    for number in marker_lines(tree.files[relpath].data) if text is not None else ():
-        issues.append(issue(f"{relpath}:{number}", "holds a uze region marker, which would "
-                            "break the region uze writes; remove that line"))
-    return text
+class _TooLarge(Exception):
+    """The inlined text would pass MAX_TEXT (a file imported many times over, nested)."""
 
 
 class _Importer(msgspec.Struct):
-    """Inlines `@` imports as Gemini CLI does, noting each file it inlined."""
+    """Inlines `@` imports as Gemini CLI does, noting each file it inlined. Its work and the
+    text it makes are bounded (`_TooLarge` past MAX_TEXT), whatever the imports multiply; a
+    file is decoded and checked once, and at most MAX_NOTES missing imports are named."""
 
     tree: Tree
     issues: list[str]
     warnings: list[str]
     inlined: list[str] = msgspec.field(default_factory=list)
+    size: int = 0
+    texts: dict[str, str | None] = msgspec.field(default_factory=dict)
+    missing: int = 0
+
+    def file(self, relpath: str) -> str | None:
+        """The file as text, decoded and checked once: UTF-8, no uze region marker line."""
+        if relpath not in self.texts:
+            text = self.tree.text(relpath, self.issues) if relpath in self.tree.files else None
+            for number in marker_lines(self.tree.files[relpath].data) if text is not None else ():
+                self.issues.append(issue(f"{relpath}:{number}", "holds a uze region marker, "
+                                         "which would break the region uze writes; remove "
+                                         "that line"))
+            self.texts[relpath] = text
+        return self.texts[relpath]
 
     def text(self, relpath: str, text: str, chain: tuple[str, ...]) -> str:
         """`text` (of the file `relpath`, reached through `chain`) with its imports inlined."""
         if len(chain) > MAX_DEPTH:
             return text
-        code = [match.span() for match in _CODE.finditer(text)]
-        out, last = [], 0
-        for start, end, target in _find(text):
+        code = code_regions(text)
+        starts = [region[0] for region in code]
+        out, last, line, counted = [], 0, 1, 0
+        for match in _TOKEN.finditer(text):
+            start, end, target = match.start(), match.end(), match.group(1)
+            if not target or not (target[0] in "./"
+                                  or (target[0].isascii() and target[0].isalpha())):
+                continue
             out.append(text[last:start])
             last = end
-            if any(s <= start < e for s, e in code):
+            index = bisect_right(starts, start) - 1
+            if index >= 0 and start < code[index][1]:
                 out.append(f"@{target}")
                 continue
-            out.append(self.one(relpath, text.count("\n", 0, start) + 1, target, chain))
+            line, counted = line + text.count("\n", counted, start), start
+            out.append(self.one(relpath, line, target, chain))
         out.append(text[last:])
         return "".join(out)
 
     def one(self, relpath: str, line: int, target: str, chain: tuple[str, ...]) -> str:
         where = f"{relpath}:{line}: @{target}"
         joined = _inside(posixpath.join(posixpath.dirname(relpath), target))
+        self.size += len(target) + _MARKUP
         if joined is None:
             self.issues.append(issue(where, "imports a file outside the package; an import "
                                      "must be a file of the package"))
             return ""
         if _REFUSED_SCHEME.match(target):  # Gemini CLI does not import URLs either
-            self.warnings.append(issue(where, "a URL, not imported"))
+            self.note(issue(where, "a URL, not imported"))
             return f"<!-- Import failed: {target} - a URL -->"
         if joined in chain:
             return f"<!-- File already processed: {target} -->"
-        data = _text(self.tree, joined, self.issues) if joined in self.tree.files else None
+        data = self.file(joined)
         if data is None:
-            self.warnings.append(issue(where, "no such file in the package; left as a failed "
-                                       "import"))
+            self.note(issue(where, "no such file in the package; left as a failed import"))
             return f"<!-- Import failed: {target} - not a file of the package -->"
+        self.size += len(data)
+        if self.size > MAX_TEXT:
+            raise _TooLarge
         if joined not in self.inlined:
             self.inlined.append(joined)
         inner = self.text(joined, data, (*chain, joined))
         return f"<!-- Imported from: {target} -->\n{inner}\n<!-- End of import from: {target} -->"
 
+    def note(self, warning: str) -> None:
+        """A warning for an import not inlined; past MAX_NOTES, only counted."""
+        self.missing += 1
+        if self.missing <= MAX_NOTES:
+            self.warnings.append(warning)
 
-def _find(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, path) of each `@path` token, by Gemini CLI's `findImports` rule."""
-    found = []
-    index = text.find("@")
-    while index != -1:
-        if index > 0 and text[index - 1] not in " \t\n\r":
-            index = text.find("@", index + 1)
+    def summary(self, location: str) -> None:
+        """The one warning that counts the imports past MAX_NOTES."""
+        if self.missing > MAX_NOTES:
+            self.warnings.append(issue(location, f"{self.missing - MAX_NOTES} more @imports "
+                                       "not inlined (the first ones are named above)"))
+
+
+def code_regions(text: str) -> list[tuple[int, int]]:
+    """The spans Gemini CLI's `/(`+)([\\s\\S]*?)\\1/g` matches in `text`, in linear time (the
+    regex itself backtracks for minutes on a long run of backticks). From each run of
+    backticks, the longest opening run of k that recurs later (as k backticks at the end of
+    the same run, or at the start of a later run at least k long) closes at its earliest
+    occurrence."""
+    runs = [(m.start(), m.end() - m.start()) for m in _TICKS.finditer(text)]
+    later = [0] * (len(runs) + 1)  # the longest run after each
+    for index in range(len(runs) - 1, -1, -1):
+        later[index] = max(later[index + 1], runs[index][1])
+    regions: list[tuple[int, int]] = []
+    index, pos = 0, 0
+    while index < len(runs):
+        start, length = runs[index]
+        here = max(start, pos)
+        size = start + length - here
+        if size <= 0:
+            index += 1
             continue
-        end = index + 1
-        while end < len(text) and text[end] not in " \t\n\r":
-            end += 1
-        target = text[index + 1:end]
-        if target and (target[0] in "./" or ("a" <= target[0].lower() <= "z"
-                                             and target[0].isascii())):
-            found.append((index, end, target))
-        index = text.find("@", end + 1)
-    return found
+        k = max(size // 2, min(size, later[index + 1]))
+        if k == 0:
+            break
+        if k <= size // 2:
+            end = here + 2 * k
+        else:
+            index = next(t for t in range(index + 1, len(runs)) if runs[t][1] >= k)
+            end = runs[index][0] + k
+        regions.append((here, end))
+        pos = end
+    return regions

@@ -4,12 +4,17 @@ read as Gemini CLI 0.61.0 reads them: `contextFileName` a string or a list (defa
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from uze.package import Instructions, read_package
+from uze.package.context import code_regions
 
 Builder = Callable[..., Path]
 SOURCE = "gemini-extension.json contextFileName"
@@ -138,3 +143,38 @@ def test_context_text_must_be_utf8_without_region_markers(
     binary = build({"gemini-extension.json": {"name": "pkg"}, "GEMINI.md": b"\xff\n"},
                    name="binary")
     assert issues_of(binary) == ["GEMINI.md: not UTF-8 text (bad byte at offset 0)"]
+
+
+def test_imports_that_multiply_past_the_size_limit_are_refused_fast(
+    build: Builder, issues_of: Callable[[Path], list[str]]
+) -> None:
+    files: dict[str, object] = {"gemini-extension.json": {"name": "pkg"},
+                                "GEMINI.md": "@l1.md\n" * 30, "l5.md": "x" * 1000 + "\n"}
+    files |= {f"l{i}.md": f"@l{i + 1}.md\n" * 30 for i in range(1, 5)}
+    source = build(files)
+    started = time.monotonic()
+    assert issues_of(source) == [
+        "GEMINI.md: with its @imports inlined the context text is larger than 16 MiB; import "
+        "each file once"]
+    assert time.monotonic() - started < 10
+
+
+_GEMINI_CODE = re.compile(r"(`+)([\s\S]*?)\1")  # Gemini CLI's own findCodeRegions pattern
+
+
+@given(st.text(alphabet="`a\n@", max_size=40))
+def test_code_regions_are_the_spans_gemini_clis_regex_finds(text: str) -> None:
+    assert code_regions(text) == [m.span() for m in _GEMINI_CODE.finditer(text)]
+
+
+@pytest.mark.parametrize("text", ["`" * 200_000, "`a" * 100_000 + "``", "@x " * 100_000,
+                                  "@" * 200_000, ("`" * 300 + "\n") * 500],
+                         ids=["backticks", "unclosed", "missing-imports", "ats", "fences"])
+def test_hostile_context_text_is_read_in_bounded_time(
+    build: Builder, text: str
+) -> None:
+    source = build({"gemini-extension.json": {"name": "pkg"}, "GEMINI.md": text})
+    started = time.monotonic()
+    package = read_package(source)
+    assert time.monotonic() - started < 10
+    assert len(package.warnings) <= 21  # a missing import is named 20 times, then counted
