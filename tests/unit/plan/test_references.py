@@ -44,6 +44,18 @@ def test_a_reference_in_prose_code_and_fences_is_rewritten_and_reported_once() -
                      ("kit:git:sync", "kit-git-sync"), ("kit:plan-b", "kit-plan-b"))
 
 
+def test_one_text_rewritten_again_and_for_another_package_gives_the_same_answers() -> None:
+    """The search for `<package>:` is remembered per bytes object and package (ADR 0052)."""
+    text = b"Use kit:plan, not other:plan.\n"
+    first = rewrite(text, "kit", LABELS)
+    assert rewrite(text, "kit", LABELS) == first == (b"Use kit-plan, not other:plan.\n",
+                                                     (("kit:plan", "kit-plan"),))
+    other = {(False, "other:plan"): "other-plan"}
+    assert rewrite(text, "other", other) == (b"Use kit:plan, not other-plan.\n",
+                                             (("other:plan", "other-plan"),))
+    assert rewrite(text, "none", LABELS) == (text, ())
+
+
 @given(st.binary())
 def test_text_naming_no_reference_is_unchanged_byte_for_byte(data: bytes) -> None:
     if b"kit:" in data:
