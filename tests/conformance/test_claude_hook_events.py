@@ -16,9 +16,12 @@ A Claude-layout package (written here) has, in Claude's own protocol:
 * a Stop handler that answers `decision: "block"` + `reason` once per marked turn: the agent
   goes on instead of stopping, its next model request carries the reason, and the handler is
   called again with `stop_hook_active: true` (`hook.claude.stop`);
-* the same for a SubagentStop handler, in a turn where the model starts a subagent (Claude
-  Code's `Agent` tool, Codex's `spawn_agent` then `wait_agent`): the subagent goes on with
-  the reason, and the handler got the agent's type (`hook.claude.substop`).
+* a UserPromptSubmit handler answering `decision: "block"`: the prompt never reaches the
+  model (`hook.claude.prompt`);
+* the same as for Stop for a SubagentStop handler, in a turn where the model starts a
+  subagent (Claude Code's `Agent` tool, Codex's `spawn_agent` then `wait_agent`): the
+  subagent goes on with the reason, and the handler got the agent's type
+  (`hook.claude.substop`).
 
 Each harness row is what `uze status` reports for it: a delivered group (native, adapted,
 degraded) must show its meaning on the real binary; an unsupported one must carry a reason,
@@ -82,6 +85,15 @@ if [ -n "$UZE_{event}_ONCE" ] && [ ! -e "$UZE_{event}_ONCE" ]; then
 fi
 exit 0
 """
+# Blocks the prompt of a turn that sets UZE_PROMPT_BLOCK.
+_PROMPT = """#!/bin/sh
+input=$(cat)
+printf '%s\\n' "$input" >> "$UZE_CLAUDE_SEEN"
+if [ -n "$UZE_PROMPT_BLOCK" ]; then
+  printf '%s\\n' '{"decision": "block", "reason": "UZE_PROMPT_REASON"}'
+fi
+exit 0
+"""
 TASK = "UZE_SUBAGENT_TASK: answer done."
 SUBAGENT_CALLS = {  # per model API: the call that starts a subagent with TASK
     "claude": ("Agent", {"subagent_type": "general-purpose", "description": "scripted subagent",
@@ -116,7 +128,8 @@ def build_events_package(dest: Path) -> Path:
     manifest = {"name": NAME, "version": "1.0.0", "description": "Claude hook events."}
     (dest / ".claude-plugin" / "plugin.json").write_text(json.dumps(manifest), encoding="utf-8")
     for name, text in (("post.sh", _POST), ("stop.sh", _GOES_ON.format(event="STOP")),
-                       ("substop.sh", _GOES_ON.format(event="SUBAGENTSTOP"))):
+                       ("substop.sh", _GOES_ON.format(event="SUBAGENTSTOP")),
+                       ("prompt.sh", _PROMPT)):
         (dest / "hooks" / name).write_text(text, encoding="utf-8")
         (dest / "hooks" / name).chmod(0o755)
     root = "${CLAUDE_PLUGIN_ROOT}/hooks/"
@@ -125,6 +138,7 @@ def build_events_package(dest: Path) -> Path:
                          "hooks": [{"type": "command", "command": root + "post.sh"}]}],
         "Stop": [{"hooks": [{"type": "command", "command": root + "stop.sh"}]}],
         "SubagentStop": [{"hooks": [{"type": "command", "command": root + "substop.sh"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": root + "prompt.sh"}]}],
     }}
     (dest / "hooks" / "hooks.json").write_text(json.dumps(hooks, indent=2), encoding="utf-8")
     return dest
@@ -170,7 +184,7 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
     lab.uze("install", str(lab.package), "--harness", harness_id, "--scope", scope, "--trust")
     hooks = {c.resource: c for c in status_cells(lab, harness_id, scope, NAME)
              if c.kind == "hook"}
-    assert set(hooks) == {"PostToolUse-0", "Stop-0", "SubagentStop-0"}, hooks
+    assert set(hooks) == {"PostToolUse-0", "Stop-0", "SubagentStop-0", "UserPromptSubmit-0"}
     assert all(c.reason for c in hooks.values() if not c.delivered), hooks
     if harness_id == "claude_code":
         assert {c.route for c in hooks.values()} == {"native"}, hooks
@@ -182,7 +196,7 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
     with model_server() as model:
         turn(lab, harness, model, PLAIN, extra)
         assert exists(lab, PLAIN.split()[1]), f"the unmarked call `{PLAIN}` did not run"
-        for event in ("PostToolUse", "Stop"):  # delivered: it ran; unsupported: it did not
+        for event in ("PostToolUse", "Stop", "UserPromptSubmit"):  # delivered: it ran
             ran = bool(seen_inputs(seen, event))
             assert ran == hooks[f"{event}-0"].delivered, (event, hooks, seen_inputs(seen, event))
         if hooks["PostToolUse-0"].delivered:
@@ -215,6 +229,14 @@ def test_claude_post_tool_use_and_stop_answers_keep_their_meaning(
         if hooks["Stop-0"].delivered:
             with evidence.check(harness_id, "hook.claude.stop", scope):
                 check_goes_on(lab, harness, model, driver.api, "Stop", Script(), seen)
+        if hooks["UserPromptSubmit-0"].delivered:
+            with evidence.check(harness_id, "hook.claude.prompt", scope):
+                requests = turn(lab, harness, model, PLAIN, {**extra, "UZE_PROMPT_BLOCK": "1"},
+                                check=False)
+                prompts = seen_inputs(seen, "UserPromptSubmit")
+                assert prompts and prompts[-1].get("prompt") == PROMPT, prompts[-1:]
+                sent = [r for r in requests if r.api == driver.api and PROMPT in r.text()]
+                assert not sent, "a blocked prompt reached the model"
         if hooks["SubagentStop-0"].delivered:
             with evidence.check(harness_id, "hook.claude.substop", scope):
                 tool, arguments = SUBAGENT_CALLS[driver.api]

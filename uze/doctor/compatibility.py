@@ -73,6 +73,7 @@ _CLAUDE_GROUPS: Final = {
     "hook.claude.halt": ("PostToolUse", {"matcher": "Bash"}),
     "hook.claude.stop": ("Stop", {}),
     "hook.claude.substop": ("SubagentStop", {}),
+    "hook.claude.prompt": ("UserPromptSubmit", {}),
 }
 
 
