@@ -127,36 +127,72 @@ def _mentions(text: bytes, package: str) -> bool:
     return hit[1]
 
 
-def _shared(harnesses: Iterable[str], per_harness: Mapping[str, Labels]) -> dict[Ref, str]:
+def _shared(harnesses: Iterable[str], per_harness: Mapping[str, Labels]
+            ) -> tuple[dict[Ref, str], set[Ref]]:
     """The labels for one artifact read by `harnesses` (one file has one text): each reference
     that the harnesses delivering its resource list under one label. A harness without the
     resource finds nothing under either spelling; a reference the harnesses list under
-    different labels stays as written."""
+    different labels stays as written (the second value: those references)."""
     found: dict[Ref, str] = {}
     clashes: set[Ref] = set()
     for harness in harnesses:
         for ref, label in per_harness.get(harness, {}).items():
             if found.setdefault(ref, label) != label:
                 clashes.add(ref)
-    return {ref: label for ref, label in found.items() if ref not in clashes}
+    return {ref: label for ref, label in found.items() if ref not in clashes}, clashes
+
+
+FilePairs = dict[str, Pairs]  # file of the artifact ("" for a file or region) -> its pairs
 
 
 def _rewrite_artifact(artifact: PlannedArtifact, package: str, labels: Labels
-                      ) -> tuple[PlannedArtifact, Pairs]:
+                      ) -> tuple[PlannedArtifact, FilePairs]:
+    """The artifact with its text rewritten, and the pairs that changed each of its files."""
+    found: FilePairs = {}
     if isinstance(artifact, PlannedTree):
-        files, seen = dict(artifact.files), dict[str, str]()
+        files = dict(artifact.files)
         for rel, data in artifact.files.items():
             if rel.endswith(TEXT_SUFFIX):
-                files[rel], pairs = rewrite(data, package, labels)
-                seen.update((ref, label) for ref, label in pairs if ref not in seen)
-        return msgspec.structs.replace(artifact, files=files), tuple(seen.items())
+                files[rel], found[rel] = rewrite(data, package, labels)
+        return msgspec.structs.replace(artifact, files=files), found
     if isinstance(artifact, PlannedFile):
-        data, pairs = rewrite(artifact.data, package, labels)
-        return msgspec.structs.replace(artifact, data=data), pairs
+        data, found[""] = rewrite(artifact.data, package, labels)
+        return msgspec.structs.replace(artifact, data=data), found
     if isinstance(artifact, PlannedRegion):
-        body, pairs = rewrite(artifact.body, package, labels)
-        return msgspec.structs.replace(artifact, body=body), pairs
-    return artifact, ()
+        body, found[""] = rewrite(artifact.body, package, labels)
+        return msgspec.structs.replace(artifact, body=body), found
+    return artifact, found
+
+
+def _owner(package: Package, rel: str) -> tuple[str, str] | None:
+    """The (kind, resource) whose package file `rel` is (a tree that carries several)."""
+    for skill in package.skills:
+        if rel in skill.files:
+            return "skill", skill.name
+    for command in package.commands:
+        if command.relpath == rel:
+            return "command", command.name
+    for agent in package.agents:
+        if agent.relpath == rel:
+            return "agent", agent.name
+    return None
+
+
+def _attribute(package: Package, rows: list[PlannedProjection], found: FilePairs
+               ) -> dict[int, Pairs]:
+    """Which of `rows` (one harness's rows carried by one artifact) each file's pairs belong
+    to: all to the one row of an artifact that carries one resource; otherwise each file to
+    the resource it is a file of."""
+    out: dict[int, dict[str, str]] = {}
+    for rel, pairs in found.items():
+        if not pairs:
+            continue
+        owner = _owner(package, rel) if len(rows) > 1 else None
+        for index, row in enumerate(rows):
+            if len(rows) == 1 or owner == (row.kind, row.resource):
+                for ref, label in pairs:
+                    out.setdefault(index, {}).setdefault(ref, label)
+    return {index: tuple(pairs.items()) for index, pairs in out.items()}
 
 
 def note(pairs: Iterable[tuple[str, str]]) -> str:
@@ -165,29 +201,51 @@ def note(pairs: Iterable[tuple[str, str]]) -> str:
         f"{ref} as {label}" for ref, label in pairs)
 
 
+def kept_note(pairs: Iterable[tuple[str, str]]) -> str:
+    """The reason text for a row whose text keeps references this harness lists otherwise."""
+    return ("its text names " + ", ".join(f"{ref} (listed here as {label})" for ref, label
+                                          in pairs)
+            + ": the file is shared with a harness that lists it as written, so it stays")
+
+
 _TEXT_KINDS: Final = frozenset({"skill", "command", "agent", "instructions"})
 
 
 def rewrite_plan(package: Package, projections: list[PlannedProjection],
                  artifacts: list[PlannedArtifact]) -> None:
     """Rewrite, in place, the references in every text artifact of a plan and the reason and
-    route of each row the rewrite changed (see the module docstring)."""
+    route of each row the rewrite changed (see the module docstring). A harness that reads a
+    file whose text keeps a reference it lists under another label (the file is shared with a
+    harness that lists it as written) has that row `degraded`, saying so."""
     per_harness = harness_labels(package, projections)
     if not per_harness:
         return
-    touched: dict[tuple[Path, str], Pairs] = {}
-    for index, artifact in enumerate(artifacts):
-        labels = _shared(artifact.harnesses, per_harness)
-        if not labels:
-            continue
-        artifacts[index], pairs = _rewrite_artifact(artifact, package.name, labels)
-        if pairs:
-            for harness in artifact.harnesses:
-                touched[(artifact.path, harness)] = pairs
+    rows: dict[tuple[Path, str], list[int]] = {}
     for index, p in enumerate(projections):
-        done = touched.get((p.path, p.harness)) if p.path is not None else None
-        if not done or p.kind not in _TEXT_KINDS:
-            continue
+        if p.path is not None and p.kind in _TEXT_KINDS:
+            rows.setdefault((p.path, p.harness), []).append(index)
+    done: dict[int, Pairs] = {}
+    kept: dict[int, Pairs] = {}
+    for index, artifact in enumerate(artifacts):
+        labels, clashes = _shared(artifact.harnesses, per_harness)
+        found: FilePairs = {}
+        if labels:
+            artifacts[index], found = _rewrite_artifact(artifact, package.name, labels)
+        for harness in artifact.harnesses:
+            mine = rows.get((artifact.path, harness), [])
+            theirs = [projections[i] for i in mine]
+            for at, pairs in _attribute(package, theirs, found).items():
+                done[mine[at]] = pairs
+            own = {ref: label for ref, label in per_harness.get(harness, {}).items()
+                   if ref in clashes}
+            if own:
+                _, missed = _rewrite_artifact(artifacts[index], package.name, own)
+                for at, pairs in _attribute(package, theirs, missed).items():
+                    kept[mine[at]] = pairs
+    for index in sorted(done.keys() | kept.keys()):
+        p = projections[index]
         route = "adapted" if p.route == "native" else p.route
-        reason = "; ".join(filter(None, [p.reason, note(done)]))
+        route = "degraded" if index in kept else route
+        reason = "; ".join(filter(None, [p.reason, note(done[index]) if index in done else "",
+                                         kept_note(kept[index]) if index in kept else ""]))
         projections[index] = msgspec.structs.replace(p, route=route, reason=reason)

@@ -84,7 +84,7 @@ def test_every_reference_to_a_known_resource_becomes_the_label_and_nothing_else_
 def test_a_reference_harnesses_sharing_one_file_list_differently_stays() -> None:
     per = {"a": {(False, "kit:x"): "kit-x", (False, "kit:y"): "kit-y"},
            "b": {(False, "kit:x"): "kit-x-command"}, "c": {}}
-    assert _shared(("a", "b", "c"), per) == {(False, "kit:y"): "kit-y"}
+    assert _shared(("a", "b", "c"), per) == ({(False, "kit:y"): "kit-y"}, {(False, "kit:x")})
 
 
 MANIFEST = json.dumps({"name": "kit", "version": "1.0.0"})
@@ -173,3 +173,27 @@ def test_instructions_are_rewritten_per_file_and_a_package_without_references_is
     assert all("rewritten" not in p.reason for p in bare.projections)
     assert all(a.body == b"Nothing named.\n" for a in bare.artifacts
                if isinstance(a, PlannedRegion))
+
+
+def test_a_file_shared_with_a_harness_that_lists_the_reference_as_written_keeps_it_and_says_so(
+    tmp_path: Path
+) -> None:
+    files = {"plugin.json": MANIFEST,
+             "skills/a/SKILL.md": "---\nname: a\ndescription: A.\n---\nThen kit:b.\n",
+             "skills/b/SKILL.md": "---\nname: b\ndescription: B.\n---\nB.\n"}
+    _, plan = _plan(tmp_path, files, ("claude_code", "opencode", "codex"))
+    rows = {(p.resource, p.harness): p for p in plan.projections if p.kind == "skill"}
+    for harness in ("opencode", "codex"):
+        row, claude = rows[("a", harness)], rows[("a", "claude_code")]
+        tree = next(a for a in plan.artifacts if isinstance(a, PlannedTree) and a.path == row.path)
+        text = b"".join(data for rel, data in tree.files.items() if rel.endswith("SKILL.md")
+                        and b"Then " in data)
+        own = rows[("b", harness)].label
+        if row.path == claude.path and claude.label != own:  # one file, two labels
+            assert b"Then kit:b." in text
+            assert row.route == "degraded"
+            assert f"its text names kit:b (listed here as {own})" in row.reason
+            assert "kit:b" not in rows[("b", harness)].reason
+        else:
+            assert f"Then {own}.".encode() in text
+            assert f"kit:b as {own}" in row.reason
