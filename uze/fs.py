@@ -232,10 +232,11 @@ def make_dir(path: Path, *, parents: bool = False) -> None:
         _mkdir(path, parents=parents, exist_ok=parents)
 
 
-def rename(source: Path, target: Path) -> None:
-    """Rename within one folder (atomic on POSIX), then make the rename durable."""
+def rename(source: Path, target: Path, *, durable: bool = True) -> None:
+    """Rename within one folder (atomic on POSIX); `durable`: then fsync the folder."""
     source.replace(target)
-    fsync_dir(target.parent)
+    if durable:
+        fsync_dir(target.parent)
 
 
 def remove_file(path: Path) -> None:

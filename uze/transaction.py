@@ -156,7 +156,8 @@ class Transaction:
         if not path.is_dir() or any(child not in self._doomed for child in path.iterdir()):
             return False
         if any(path.iterdir()):  # only trash inside: it goes at commit, and the folder after it
-            self._log({"op": "rmdir_later", "path": str(path)})
+            # Undo ignores this line and the commit line's fsync makes it durable (ADR 0051).
+            self._log({"op": "rmdir_later", "path": str(path)}, durable=False)
             self._doomed.add(path)
             return True
         self._log({"op": "rmdir", "path": str(path)})
@@ -171,7 +172,7 @@ class Transaction:
         self._guard(path)
         trash = path.with_name(f".{path.name}.uze-trash-{self.folder.name}")
         self._log({"op": "trash", "path": str(path), "trash": str(trash)})
-        fs.rename(path, trash)
+        fs.rename(path, trash, durable=False)  # commit fsyncs each folder once (ADR 0051)
         self._doomed.add(trash)
         self.writes += 1
 
@@ -186,6 +187,11 @@ class Transaction:
                 raise
             self._unsynced = []
         if self._doomed:
+            # The trash renames are durable before the commit line that deletes the trash: one
+            # fsync per folder, not one per rename (ADR 0051).
+            mark = f".uze-trash-{self.folder.name}"
+            for folder in sorted({p.parent for p in self._doomed if p.name.endswith(mark)}):
+                fs.fsync_dir(folder)
             fs.append_durable(self._ops, b'{"op": "commit"}\n')
         finish_journal(self.folder)
 
