@@ -339,6 +339,8 @@ LAZY_IMPORTS = {
         "start-up: msgspec loads without typing_extensions and inspect (ADR 0051)",
     ("uze.cli", "inspect"): "start-up: only the typer app builds signatures (inspect, ast, dis)",
     ("uze.plan.agents", "tomlkit"): TOMLKIT,
+    ("uze.plan.planner", "uze.plan.runs"):
+        "start-up: hook and MCP delivery loads only for a package with hooks or servers",
     ("uze.plan.agents", "yaml"): "start-up: PyYAML loads only to write an agent (ADR 0051)",
     ("uze.plan.commands", "yaml"): "start-up: PyYAML loads only to write a command (ADR 0051)",
     ("uze.projections.frontmatter", "yaml"):

@@ -23,7 +23,6 @@ from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
 from uze.plan.references import rewrite_plan
-from uze.plan.runs import plan_claude_hooks, plan_hooks, plan_mcp
 from uze.plan.skill_roots import choose_roots
 from uze.projections.frontmatter import edit_frontmatter
 from uze.trust import executions
@@ -248,9 +247,14 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         _plan_agent(rest, agent, plugin)
     if plugin is not None and (folder := plugin.artifact()) is not None:
         b.artifacts.append(folder)
-    plan_mcp(rest)
-    plan_hooks(rest)
-    plan_claude_hooks(rest)
+    if package.mcp_servers or package.hooks is not None or package.claude_hooks is not None:
+        # start-up: hook and server delivery (wrappers, shell quoting) load only for a package
+        # that has hooks or servers (ADR 0051)
+        from uze.plan.runs import plan_claude_hooks, plan_hooks, plan_mcp
+
+        plan_mcp(rest)
+        plan_hooks(rest)
+        plan_claude_hooks(rest)
     rewrite_plan(package, b.projections, b.artifacts)
     delivered = {p.resource for p in b.projections if p.kind == "mcp" and p.path is not None}
     hooked = {p.resource for p in b.projections if p.kind == "hook" and p.path is not None}
