@@ -59,7 +59,14 @@ def test_every_harness_gets_the_context_files_as_instructions(sandbox: Sandbox, 
     labels = {r["harness"]: r["label"] for r in rows if r["kind"] == "skill"}
     instructions = [r for r in rows if r["kind"] == "instructions"]
     assert {r["harness"] for r in instructions} == set(labels) and len(labels) == 7
-    for row in instructions:
+    # Claude Code gets the package as its own plugin, and a Claude plugin names no context
+    whole = [r for r in instructions if r["harness"] == "claude_code"]
+    assert [(r["route"], r["target"]) for r in whole] == [("unsupported", "")], whole
+    assert "gets the package as its own plugin, whose manifest names no instructions; " \
+           f"GEMINI.md+extra.md is the context {SOURCE} names for another harness" \
+           in whole[0]["reason"]
+    assert not (sandbox.project / "CLAUDE.md").exists()
+    for row in (r for r in instructions if r["harness"] != "claude_code"):
         assert row["resource"] == "GEMINI.md+extra.md"
         assert row["state"] == "matched" and row["route"] in ("adapted", "degraded")
         assert f"its Gemini CLI context GEMINI.md, extra.md ({SOURCE}), with its @imports " \
