@@ -186,8 +186,9 @@ def test_a_portable_package_is_a_generated_plugin_its_labels_resolve_and_uninsta
     sandbox: Sandbox, evidence: EvidenceRun, scope: str
 ) -> None:
     """adr/0048: Claude Code lists a portable package's skill as `<package>:<skill>`, its
-    command `/<package>:<command>` reaches the model; OpenCode, which scans the same skill root,
-    lists the skill once under its flat name; uninstall leaves the project as it was."""
+    command `/<package>:<command>` reaches the model; OpenCode, which scans Claude Code's skill
+    root too, lists the skill once, its own copy under its flat name (the plugin's copy has no
+    `name`, so OpenCode skips it); uninstall leaves the project as it was."""
     require("claude")
     require("opencode")
     prepare_user_state(sandbox)
@@ -217,6 +218,8 @@ def test_a_portable_package_is_a_generated_plugin_its_labels_resolve_and_uninsta
     assert (init.get("agents") or []).count(f"{PORTABLE}:{AGENT}") == 1, init.get("agents")
     seen = probes.opencode_skills(lab.run("opencode", *probes.OPENCODE_SKILLS).stdout)
     assert seen.counts == {f"{PORTABLE}-{SKILL}": 1}, seen.evidence
+    listed_at = opencode["target"].removeprefix("~/")  # OpenCode's own copy, not the plugin's
+    assert f"{listed_at}/SKILL.md" in seen.evidence and ".claude" not in seen.evidence
 
     with model_server() as model, evidence.check("claude_code", "command.label", scope):
         requests = _turn(lab, model, f"/{PORTABLE}:{COMMAND} notes.txt", Script())

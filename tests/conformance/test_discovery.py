@@ -125,7 +125,7 @@ def _skill_copies(lab: Lab, scope: str, name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("scope", SCOPES)
-def test_with_harness_all_opencode_lists_each_skill_once_though_two_roots_it_reads_hold_it(
+def test_with_harness_all_opencode_lists_each_skill_once_though_claude_codes_root_holds_it_too(
     lab: Lab, evidence: EvidenceRun, scope: str
 ) -> None:
     oracle = REAL_HARNESSES["opencode"].entry("skill", scope)
@@ -135,7 +135,13 @@ def test_with_harness_all_opencode_lists_each_skill_once_though_two_roots_it_rea
     with evidence.check("opencode", "skill.discovery", scope):
         lab.install("all", scope)
         copies = {name: _skill_copies(lab, scope, name) for name in names}
-        assert all({".claude/skills", ".agents/skills"} <= set(c) for c in copies.values()), copies
+        assert all(c == [".agents/skills"] for c in copies.values()), copies
+        # OpenCode scans .claude/skills/** too: Claude Code's plugin copy of each skill, with no
+        # `name`, is not listed (adr/0048)
+        base = lab.sandbox.project if scope == "project" else lab.sandbox.home
+        plugin = base / ".claude/skills" / PACKAGE / "skills"
+        assert {p.parent.name for p in plugin.glob("*/SKILL.md")} == {
+            n.removeprefix(f"{PACKAGE}-") for n in names}
         assert_each_once(oracle.read(lab), names, oracle.command)
         lab.uninstall(scope)
         assert_none(oracle.read(lab), names, oracle.command)

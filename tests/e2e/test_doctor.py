@@ -121,8 +121,8 @@ def test_the_copies_uze_itself_shares_between_roots_are_listed_but_not_a_problem
     assert_ok(uze("install", str(EVERY_KIND), "--harness", "all", "--trust"))
     records = _doctor(uze, path)
     names = {c["name"]: c for c in records["opencode"]["collisions"]}
-    # OpenCode's other copy is in Claude Code's plugin folder (adr/0048), below the folders of
-    # .claude/skills that doctor compares: only a same-named folder in two roots is listed
+    # OpenCode reads one copy (.agents/skills): Claude Code's plugin copy has no `name`, so
+    # OpenCode lists none of it (adr/0048); a user's same-named folder in another root is listed
     assert not names
     _skill(sandbox.project / ".claude" / "skills", "every-kind-review")  # a second copy
     records = _doctor(uze, path)

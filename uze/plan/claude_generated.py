@@ -7,10 +7,11 @@ so its resources are listed as `<package>:<name>` like a native plugin's (ADR 00
 description from the package), the skills under `skills/<skill>/`, the commands under
 `commands/` and the agents under `agents/`. Measured with claude 2.1.197: a plugin's skill is
 listed by its folder whatever its frontmatter `name` says, an agent by its frontmatter `name`.
-Each skill's frontmatter `name` is `<package>-<skill>`: OpenCode, which scans
-`.claude/skills/**/SKILL.md` and lists a skill by that name, lists the copy it would otherwise
-get beside it, under the same name, so no two packages' skills share a name there. MCP servers,
-hooks and instructions stay where uze puts them for Claude Code without a plugin. Pure.
+A skill here has no frontmatter `name`: OpenCode 1.18.33, which scans
+`.claude/skills/**/SKILL.md`, lists no skill without one, so it never sees this copy under the
+skill's bare name (two packages' `review` would collide there) and gets its own copy elsewhere
+(`uze.plan.planner`). MCP servers, hooks and instructions stay where uze puts them for Claude
+Code without a plugin. Pure.
 """
 
 from __future__ import annotations

@@ -29,9 +29,11 @@ from uze.trust import executions
 
 
 def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...],
-                 named: bool = False) -> dict[str, bytes]:
+                 in_plugin: bool = False) -> dict[str, bytes]:
     """The skill's files for `harnesses`; its frontmatter `name` is `<package>-<skill>` where
-    it has one, or always (`named`: in a plugin folder, where OpenCode lists it by that name)."""
+    it has one. In a plugin folder (`in_plugin`) it has none: Claude Code lists a plugin's skill
+    by its folder, and OpenCode, which scans `.claude/skills/**/SKILL.md`, lists no skill
+    without a `name`, so it never sees this copy (claude 2.1.197, opencode 1.18.33; ADR 0048)."""
     files = {skill.inner(rel): package.files[rel].data for rel in skill.files}
     folder = labels.skill_folder_name(package.name, skill)
     keys: dict[str, object] = {}
@@ -40,18 +42,35 @@ def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...],
         keys.update(dialect.frontmatter)
         for rel, render in dialect.extra_files.items():
             files[rel] = render(files.get(rel))
-    if (named or "name" in skill.frontmatter) and skill.frontmatter.get("name") != folder:
+    if in_plugin:
+        if keys or skill.has_invoke_key or "name" in skill.frontmatter:
+            files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke", "name"])
+        return files
+    if "name" in skill.frontmatter and skill.frontmatter["name"] != folder:
         keys = {"name": folder, **keys}
     if keys or skill.has_invoke_key:
         files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke"])
     return files
 
 
+def _skill_reads(b: Builder, harnesses: list[str], plugin: GeneratedPlugin | None
+                 ) -> dict[str, tuple[Path, ...]]:
+    """The roots each harness reads skills from. With a plugin folder, the harness that loads
+    it reads only the folder, and no other harness is served from the root that holds it: a
+    skill folder written there would be a second, flat copy for the plugin's harness."""
+    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in harnesses}
+    if plugin is None:
+        return reads
+    return {h: (plugin.path,) if h == plugin.harness
+            else tuple(root for root in roots if root != plugin.path.parent)
+            for h, roots in reads.items()}
+
+
 def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
-    """Each skill in the roots `choose_roots` picks; the root that holds the plugin folder
-    carries it inside the plugin (`skills/<skill>/`) for every harness that reads that root."""
+    """Each skill in the roots `choose_roots` picks; for the harness that loads the plugin
+    folder, inside it (`skills/<skill>/`)."""
     supported = [h for h in b.harnesses if lookup(h, "skill").route != "unsupported"]
-    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in supported}
+    reads = _skill_reads(b, supported, plugin)
     dedupes = {h for h in supported if REGISTRY[h].dedupes_skills}
     choice = choose_roots(reads, dedupes)
     for skill in b.package.skills:
@@ -64,9 +83,8 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
             path = (root / labels.skill_folder_name(b.package.name, skill)
                     if root and cap.route != "unsupported" else None)
-            if plugin is not None and path is not None and root == plugin.path.parent:
-                path = plugin.path
-                cap = plugin.route(cap) if harness == plugin.harness else cap
+            if plugin is not None and path is not None and root == plugin.path:
+                path, cap = plugin.path, plugin.route(cap)
             if path is not None:
                 users.setdefault(path, []).append(harness)
             b.add("skill", skill.name, harness, cap, path, feature,
@@ -76,7 +94,7 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
         )
         for path, harnesses in users.items():
             if plugin is not None and path == plugin.path:
-                files = _skill_files(b.package, skill, tuple(harnesses), named=True)
+                files = _skill_files(b.package, skill, tuple(harnesses), in_plugin=True)
                 plugin.add(claude_generated.skill_prefix(skill.name), files, executables,
                            tuple(harnesses))
                 continue

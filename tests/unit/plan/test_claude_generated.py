@@ -65,7 +65,7 @@ def test_claude_code_gets_one_generated_plugin_with_the_package_labels(
     assert b"name: planner\n" in plugin.files["agents/team/planner.md"]
     assert b"tools: Read\n" in plugin.files["agents/team/planner.md"]  # Claude keys kept
     skill = plugin.files["skills/plan/SKILL.md"]
-    assert skill == SKILL.replace("name: plan", "name: kit-plan").encode()
+    assert skill == SKILL.replace("name: plan\n", "").encode()  # listed by its folder
     rows = {(p.kind, p.resource): p for p in plan.projections if p.harness == "claude_code"}
     assert {k: p.label for k, p in rows.items() if p.kind != "mcp"} == {
         ("skill", "plan"): "kit:plan", ("command", "sync"): "kit:git:sync",
@@ -82,23 +82,31 @@ def test_claude_code_gets_one_generated_plugin_with_the_package_labels(
                 and "claude_code" in a.harnesses]  # no loose command or agent file
 
 
-def test_opencode_reads_the_plugin_copy_under_the_flat_name_and_gets_no_second_copy(
-    tmp_path: Path
+@pytest.mark.parametrize("scope", ["project", "user"])
+def test_opencode_gets_its_own_copy_outside_claude_codes_skill_root(
+    tmp_path: Path, scope: str
 ) -> None:
-    plan = _plan(tmp_path, _package(tmp_path), ("claude_code", "opencode"))
+    """OpenCode scans `.claude/skills/**/SKILL.md` but lists no SKILL.md without a `name`: it
+    never sees the plugin's copy, and a flat copy in `.claude/skills` would be a second one for
+    Claude Code, so OpenCode's copy goes to a root Claude Code does not read."""
+    plan = _plan(tmp_path, _package(tmp_path), ("claude_code", "opencode"), scope)
     plugin = _plugin(plan)
-    assert plugin.harnesses == ("claude_code", "opencode")
-    skills = [a for a in plan.artifacts if isinstance(a, PlannedTree) and a is not plugin]
-    assert not skills  # OpenCode scans .claude/skills/**: the plugin's copy is its one copy
+    assert plugin.harnesses == ("claude_code",)
+    (own,) = [a for a in plan.artifacts if isinstance(a, PlannedTree) and a is not plugin]
+    assert own.harnesses == ("opencode",) and own.path.name == "kit-plan"
+    assert own.path.parent != plugin.path.parent
+    assert own.files["SKILL.md"].startswith(b"---\nname: kit-plan\n")
     opencode = next(p for p in plan.projections if (p.kind, p.harness) == ("skill", "opencode"))
-    assert (opencode.label, opencode.route, opencode.path) == ("kit-plan", "native", plugin.path)
-    assert b"name: kit-plan\n" in plugin.files["skills/plan/SKILL.md"]
+    assert (opencode.label, opencode.route, opencode.path) == ("kit-plan", "native", own.path)
+    assert b"name:" not in plugin.files["skills/plan/SKILL.md"]
 
 
-def test_a_skill_without_a_name_gets_the_flat_name_in_the_plugin(tmp_path: Path) -> None:
-    files = {**FILES, "skills/plan/SKILL.md": "---\ndescription: Plan.\n---\nPlan.\n"}
+def test_a_skills_policy_keys_are_kept_and_its_name_dropped_in_the_plugin(tmp_path: Path) -> None:
+    files = {**FILES, "skills/plan/SKILL.md": "---\nname: plan\ndescription: Plan.\n"
+             "invoke:\n  model: false\n---\nPlan.\n"}
     plugin = _plugin(_plan(tmp_path, _package(tmp_path, files), ("claude_code",)))
-    assert b"\nname: kit-plan\n" in plugin.files["skills/plan/SKILL.md"]
+    assert plugin.files["skills/plan/SKILL.md"] == (
+        b"---\ndescription: Plan.\ndisable-model-invocation: true\n---\nPlan.\n")
 
 
 def test_two_packages_with_one_skill_name_never_share_a_name_in_a_harness(
@@ -110,8 +118,7 @@ def test_two_packages_with_one_skill_name_never_share_a_name_in_a_harness(
     for package in packages:
         plan = _plan(tmp_path, package, ("claude_code", "opencode"))
         names |= {p.label for p in plan.projections if p.kind == "skill"}
-        skill = _plugin(plan).files["skills/plan/SKILL.md"]
-        assert f"name: {package.name}-plan\n".encode() in skill
+        assert b"name:" not in _plugin(plan).files["skills/plan/SKILL.md"]  # OpenCode: unseen
     assert names == {"one:plan", "one-plan", "two:plan", "two-plan"}
 
 
