@@ -70,7 +70,8 @@ def test_published_plugin_installs_and_uninstalls_byte_for_byte(uze: Uze, sandbo
     skills = plugin / "skills"
     assert sorted(p.name for p in skills.iterdir()) == ["format", "lint", "table-design", "tidy"]
     table = (skills / "table-design" / "SKILL.md").read_text()
-    assert table.startswith("---\nname: claude-published-table-design\n")
+    assert table == "---\ndescription: Use when designing relational tables.\n---\n" \
+        "Prefer narrow tables with explicit keys.\n"  # listed by its folder: no name
     agents = sorted(p.name for p in (plugin / "agents").iterdir())
     assert agents == ["auditor.md", "summariser.md"]
     labels = {p["label"] for p in document["projections"] if p["kind"] == "skill"}
