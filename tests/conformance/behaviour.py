@@ -61,7 +61,9 @@ def dash_list(text: str, heading: str) -> Counter[str]:
         for row in rows:
             if not row.startswith("- "):
                 break
-            found[row[2:].partition(":")[0].strip()] += 1
+            # the name ends at the first ":" before a space or the line's end: a plugin's
+            # `kit:review: Review a change` is named `kit:review` (adr/0048)
+            found[re.split(r":(?:\s|$)", row[2:], maxsplit=1)[0].strip()] += 1
     return found
 
 

@@ -72,6 +72,7 @@ class Cell:
     route: str
     reason: str
     target: str
+    label: str = ""
 
     @property
     def delivered(self) -> bool:
@@ -79,8 +80,9 @@ class Cell:
 
     @property
     def installed_name(self) -> str:
-        """The name a skill or agent has where uze put it (folder name or file stem)."""
-        return PurePosixPath(self.target.partition("#")[0]).stem
+        """The name a skill or agent is listed under: its label (Claude Code: `<package>:<name>`
+        from its plugin folder, adr/0048), else the folder name or file stem uze wrote."""
+        return self.label or PurePosixPath(self.target.partition("#")[0]).stem
 
 
 @dataclass
@@ -141,7 +143,7 @@ def status_cells(lab: Lab, harness: str, scope: str, name: str = PACKAGE) -> lis
     status = json.loads(lab.uze("status", name, "--json", "--scope", scope).stdout)
     (package,) = [p for p in status["packages"] if p["name"] == name]
     return [
-        Cell(p["kind"], p["resource"], p["route"], p["reason"], p["target"])
+        Cell(p["kind"], p["resource"], p["route"], p["reason"], p["target"], p["label"])
         for p in package["projections"]
         if p["harness"] == harness
     ]

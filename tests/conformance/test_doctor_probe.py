@@ -1,6 +1,8 @@
 """`uze doctor --probe` with the four real harnesses: after `uze install` each harness's own
 listings show every item doctor probes exactly once; a skill folder the user deleted shows as
-missing, for the harness that reads it, and is kept as failed local evidence."""
+missing, for the harness that reads it, and is kept as failed local evidence. Claude Code's
+project plugin folder (adr/0048) loads only in a trusted workspace, and doctor lists in an
+untrusted scratch copy: its skills and agents are reported not probed, with that reason."""
 
 from __future__ import annotations
 
@@ -48,20 +50,24 @@ def test_doctor_probe_sees_each_item_uze_installed_and_a_deleted_skill_as_missin
             # a listing that would start the project's servers runs in a scratch copy of what
             # cannot run, so the project's MCP servers and hooks stay unverified (ADR 0021)
             unprobed = kind not in probed or (kind in starts and kind in ("mcp", "hook"))
-            expected = "unverified" if unprobed else "found"
+            in_plugin = harness == "claude_code" and kind in ("skill", "agent")
+            expected = "unverified" if unprobed or in_plugin else "found"
             assert state == expected, (harness, kind, name, record["probe"])
+            if in_plugin:
+                (item,) = [p for p in record["probe"] if (p["kind"], p["name"]) == (kind, name)]
+                assert "workspace the user trusted" in item["note"], item
         assert "not_discoverable" not in record["problems"], record
         assert record["discovery"] != "failed", record
-    claude_skill = lab.sandbox.project / ".claude" / "skills" / "every-kind-review"
-    assert claude_skill.is_dir()
-    shutil.rmtree(claude_skill)
+    shared = lab.sandbox.project / ".agents/skills/every-kind-review"  # Codex reads it
+    assert shared.is_dir()
+    shutil.rmtree(shared)
     after = _doctor(lab)
-    assert _states(after["claude_code"])[("skill", "every-kind-review")] == "missing"
-    assert _states(after["claude_code"])[("skill", "every-kind-helper")] == "found"
-    assert after["claude_code"]["discovery"] == "failed"
-    assert after["claude_code"]["problems"][0] == "not_discoverable"
+    assert _states(after["codex"])[("skill", "every-kind-review")] == "missing"
+    assert _states(after["codex"])[("skill", "every-kind-helper")] == "found"
+    assert after["codex"]["discovery"] == "failed"
+    assert after["codex"]["problems"][0] == "not_discoverable"
     assert _states(after["codex"])[("agent", "every-kind-reviewer")] == "found"
     local = json.loads((lab.sandbox.uze_home / "evidence" / "local.json").read_text())
-    claude = {r["capability"]: r["result"] for r in local["records"]
-              if r["harness"] == "claude_code" and r["scope"] == "project"}
-    assert claude["skill.discovery"] == "failed" and "mcp.discovery" not in claude
+    codex = {r["capability"]: r["result"] for r in local["records"]
+             if r["harness"] == "codex" and r["scope"] == "project"}
+    assert codex["skill.discovery"] == "failed" and codex["agent.discovery"] == "passed"

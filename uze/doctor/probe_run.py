@@ -152,12 +152,20 @@ _DENIED: Final = re.compile(r"permission denied|EACCES|EPERM", re.IGNORECASE)
 
 
 class Expected(msgspec.Struct, frozen=True):
-    """One item a receipt says uze delivered to the harness, and the name it lists it under."""
+    """One item a receipt says uze delivered to the harness, and the name it lists it under;
+    `in_plugin`: carried by a plugin folder the harness loads (Claude Code, adr/0041, 0048)."""
 
     scope: Scope
     package: str
     kind: str
     name: str
+    in_plugin: bool = False
+
+
+def _in_plugin(harness: str, kind: str) -> bool:
+    """Whether `harness` gets a resource of `kind` in a plugin folder (every skill, command and
+    agent on a harness with `claude_plugins`)."""
+    return REGISTRY[harness].claude_plugins and kind in ("skill", "agent", "command")
 
 
 def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[Expected]:
@@ -173,7 +181,8 @@ def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[E
                 target = Path(p.target)
                 name = {"skill": p.label or target.name, "agent": p.label or target.stem,
                         "instructions": receipt.name}.get(p.kind, p.resource)
-                found.append(Expected(scope, receipt.name, p.kind, name))
+                found.append(Expected(scope, receipt.name, p.kind, name,
+                                      _in_plugin(harness, p.kind)))
     return found
 
 
@@ -198,6 +207,10 @@ def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path,
         return f"`{command}` printed something uze cannot read ({type(exc).__name__}: {exc})"
 
 
+NOT_TRUSTED: Final = (
+    "not probed: the harness loads a project's plugins only in a workspace the user trusted, "
+    "and uze doctor lists in a scratch copy, which nobody trusted"
+)
 NOT_STARTED: Final = (
     "not probed: the harness's listing would start the project's MCP servers, hooks or plugins, "
     "and uze doctor never does (it lists in a scratch copy of what cannot run)"
@@ -208,7 +221,7 @@ _INERT_KINDS: Final = ("skill", "agent", "instructions")
 def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
     """A new folder (a git project) holding copies of what uze delivered to the project that
     cannot run: skill folders, agent files and instruction files, at the same relative paths.
-    No config file, hook, plugin or link is copied (ADR 0021). The caller removes it."""
+    No config file, hook, plugin folder or link is copied (ADR 0021). The caller removes it."""
 
     scratch = fs.scratch_dir("uze-probe-")
     fs.make_dir(scratch / ".git")
@@ -216,7 +229,8 @@ def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
     if ctx is None:
         return scratch
     targets = {p.target.partition("#")[0] for r in ctx.receipts()
-               for p in r.projections if p.kind in _INERT_KINDS and p.target}
+               for p in r.projections if p.kind in _INERT_KINDS and p.target
+               and not _in_plugin(p.harness, p.kind)}
     for target in sorted(targets):
         if target.startswith(("/", "~")) or ".." in Path(target).parts:
             continue
@@ -260,6 +274,9 @@ def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str, boo
     if in_scratch and e.scope == "project" and e.kind not in _INERT_KINDS:
         return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, command,
                          NOT_STARTED)
+    if in_scratch and e.scope == "project" and e.in_plugin:
+        return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, command,
+                         NOT_TRUSTED)
     if isinstance(shown, str):
         denied: ProbeState = "denied" if shown.startswith("denied: ") else "unverified"
         return ProbeItem(e.scope, e.kind, e.name, e.package, denied, None, command, shown)
