@@ -51,8 +51,8 @@ def plugins_root(loc: Location) -> Path:
     return loc.pick(".claude/skills", config_dir(loc.paths) / "skills")
 
 
-# Measured with the real binary (ADR 0041): the label a user types for a plugin's resources.
-PLUGIN_SEPARATOR = ":"
+# Measured with the real binary (ADR 0041, 0048); the `<package>:<name>` labels of a plugin's
+# resources are computed in uze/plan/labels.py.
 PROJECT_PLUGIN_NOTE = "Claude Code loads a project's plugins once its workspace is trusted"
 
 
