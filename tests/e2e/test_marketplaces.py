@@ -78,9 +78,8 @@ def test_a_marketplace_is_added_searched_offline_and_installed_from(
                                     ("loose", "2.0.0", "loose")):
             result = uze("install", f"{name}@team-market", *HARNESS, env=env)
             assert result.returncode == 0, (name, result.stderr)
-            skill = sandbox.project / ".claude" / "skills" / f"{name}-review" / "SKILL.md"
-            if name == "loose":  # Claude-native (the catalog is its manifest): one plugin, adr/0041
-                skill = sandbox.project / ".claude" / "skills" / name / "skills/review/SKILL.md"
+            # Claude Code gets every package as one plugin folder (adr/0041, adr/0048)
+            skill = sandbox.project / ".claude" / "skills" / name / "skills/review/SKILL.md"
             assert skill.read_text().endswith(f"{note}\n"), name
             listed = {p["name"]: p for p in as_json(assert_ok(uze("list", "--json")))["packages"]}
             assert listed[name]["version"] == version
