@@ -236,6 +236,17 @@ HARNESS = Harness(
     claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
                    "SubagentStop": "SubagentStop", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "UserPromptSubmit"},
+    claude_refused={
+        "Notification": (
+            "Claude-protocol hook on Notification: Codex has no notification hook event "
+            "(0.171.0's are PreToolUse, PermissionRequest, PostToolUse, PreCompact, "
+            "PostCompact, SessionStart, SessionEnd, UserPromptSubmit, Stop, SubagentStart, "
+            "SubagentStop)"),
+        **{event: (
+            f"Claude-protocol hook on {event}: Codex 0.171.0 has a {event} hook event, but "
+            "uze has not yet seen it run the translating wrapper on the real binary, so it "
+            "does not claim it") for event in ("PreCompact", "SessionEnd")},
+    },
     # Seen with the real codex 0.171.0 (tests/conformance/test_claude_hook_events.py).
     claude_limits={"PostToolUse": (
         "a `continue: false` answer does not stop Codex after the tool: its stopReason "

@@ -239,6 +239,19 @@ HARNESS = Harness(
     claude_refused={
         event: _OBSERVED.format(event=event, native=native)
         for event, native in (("Stop", "session.idle"), ("SessionStart", "session.created"))
+    } | {
+        "PreCompact": (
+            "Claude-protocol hook on PreCompact: OpenCode 1.18.33 has a compaction plugin hook "
+            "(experimental.session.compacting) and bus events (session.compaction.started), "
+            "but uze's generated plugin does not bridge them"),
+        "SessionEnd": (
+            "Claude-protocol hook on SessionEnd: OpenCode has no event for a session's end "
+            "(1.18.33: session.created, session.idle at the end of each turn, "
+            "session.compacted, session.deleted when a session is removed)"),
+        "Notification": (
+            "Claude-protocol hook on Notification: OpenCode has no notification hook (1.18.33; "
+            "the nearest is the permission.asked bus event, which uze's plugin does not "
+            "bridge)"),
     },
     claude_tools=CLAUDE_TOOL_NAMES,
     commands=COMMANDS,

@@ -196,8 +196,8 @@ def test_what_the_wrapper_cannot_run_is_unsupported_with_the_reason() -> None:
     assert claude_problem("opencode", _group("SessionStart", command)) == (
         "Claude-protocol hook on SessionStart: OpenCode's plugin bridge only observes "
         "session.created, so the handler's answer (block, context, stop) would be lost")
-    assert claude_problem("gemini_cli", _group("PreCompact", command)) == (
-        "Claude-protocol hook on PreCompact: no translation to gemini_cli for it yet")
+    assert claude_problem("gemini_cli", _group("PermissionRequest", command)) == (
+        "Claude-protocol hook on PermissionRequest: no translation to gemini_cli for it yet")
     prompt = [{"type": "prompt", "prompt": "ok?"}]
     assert claude_problem("codex", _group("Stop", prompt)) == (
         "Claude-protocol hook with prompt handlers: the wrapper runs only command handlers "
@@ -249,3 +249,22 @@ def test_user_prompt_submit_gets_the_prompt_and_its_stdout_is_context(
     assert out == {"hookSpecificOutput": {"hookEventName": NATIVE[harness, "UserPromptSubmit"],
                                           "additionalContext": "remember the tests"}}
 
+
+
+def test_compact_end_and_notify_name_what_codex_and_opencode_have() -> None:
+    command = [{"type": "command", "command": "true"}]
+    notify = str(claude_problem("codex", _group("Notification", command)))
+    assert "Codex has no notification hook event" in notify and "PreCompact" in notify
+    for event in ("PreCompact", "SessionEnd"):
+        reason = str(claude_problem("codex", _group(event, command)))
+        assert f"Codex 0.171.0 has a {event} hook event" in reason, reason
+        assert "not yet seen it run" in reason, reason
+    assert "experimental.session.compacting" in str(
+        claude_problem("opencode", _group("PreCompact", command)))
+    assert "OpenCode has no event for a session's end" in str(
+        claude_problem("opencode", _group("SessionEnd", command)))
+    assert "OpenCode has no notification hook" in str(
+        claude_problem("opencode", _group("Notification", command)))
+    for harness in ("codex", "opencode"):
+        for event in ("PreCompact", "SessionEnd", "Notification"):
+            assert "for it yet" not in str(claude_problem(harness, _group(event, command)))
