@@ -74,6 +74,7 @@ _CLAUDE_GROUPS: Final = {
     "hook.claude.stop": ("Stop", {}),
     "hook.claude.substop": ("SubagentStop", {}),
     "hook.claude.prompt": ("UserPromptSubmit", {}),
+    "hook.claude.end": ("SessionEnd", {}),  # tests/conformance/test_claude_session_events
 }
 
 

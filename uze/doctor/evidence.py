@@ -36,10 +36,11 @@ HOOK_BEHAVIOURS: Final = ("hook.deny", "hook.observe", "hook.transform", "hook.a
 # Claude-protocol hooks through the translating wrapper (adr/0034, adr/0050): a deny blocks, a
 # SessionStart additionalContext reaches the model, a PostToolUse block's reason and context
 # reach the model, `continue: false` stops the agent, a Stop (SubagentStop) block makes the
-# agent (subagent) go on, a UserPromptSubmit block keeps the prompt from the model.
+# agent (subagent) go on, a UserPromptSubmit block keeps the prompt from the model, a
+# SessionEnd handler runs with Claude's JSON when a headless run ends.
 CLAUDE_HOOK_BEHAVIOURS: Final = (
     "hook.claude.deny", "hook.claude.context", "hook.claude.after", "hook.claude.halt",
-    "hook.claude.stop", "hook.claude.substop", "hook.claude.prompt",
+    "hook.claude.stop", "hook.claude.substop", "hook.claude.prompt", "hook.claude.end",
 )
 # Claude Code's own plugin (adr/0041, tests/conformance/test_claude_plugin.py): a skill listed
 # as `<package>:<skill>`, a command invoked by its label reaching the model, an agent's `tools`

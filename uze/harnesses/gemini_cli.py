@@ -173,10 +173,21 @@ HARNESS = Harness(
     hook_answer="gemini",
     claude_events={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
                    "Stop": "AfterAgent", "SessionStart": "SessionStart",
-                   "UserPromptSubmit": "BeforeAgent"},
+                   "UserPromptSubmit": "BeforeAgent", "SessionEnd": "SessionEnd",
+                   "PreCompact": "PreCompress"},
     claude_refused={"SubagentStop": (
         "Claude-protocol hook on SubagentStop: Gemini CLI has no event for a subagent's end "
-        "(0.61.0: none of its eleven hook events is a subagent's)")},
+        "(0.61.0: none of its eleven hook events is a subagent's)"),
+        "Notification": (
+            "Claude-protocol hook on Notification: Gemini CLI 0.61.0 fires Notification only "
+            "when it asks the user to confirm a tool call; `gemini -p` with --approval-mode "
+            "default does not offer the model a tool that needs confirmation, so uze has not "
+            "seen it run the translating wrapper")},
+    # Seen with the real gemini 0.61.0 (tests/conformance/test_claude_session_events.py).
+    claude_limits={"PreCompact": (
+        "Gemini CLI fires PreCompress (trigger auto) before each of the agent's model "
+        "requests, whether or not it then compresses the history: the handler runs each "
+        "time, not only before a compaction")},
     claude_tools=CLAUDE_TOOL_NAMES,
     powers=POWERS,
     probes=doctor_probes,

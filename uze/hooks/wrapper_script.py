@@ -275,8 +275,17 @@ CLAUDE_INPUT_KEYS = {  # Claude event -> the native keys copied into Claude's ho
     "SubagentStop": ("stop_hook_active", "agent_id", "agent_type", "agent_transcript_path",
                      "last_assistant_message"),
     "SessionStart": ("source",), "UserPromptSubmit": ("prompt",),
+    "PreCompact": ("trigger", "custom_instructions"), "SessionEnd": ("reason",),
+    "Notification": ("message", "title", "notification_type"),
 }
 STOP_EVENTS = ("Stop", "SubagentStop")
+# Claude event -> the input field its matcher tests (tool events: tool_name)
+MATCHED_KEYS = {"SessionStart": "source", "SubagentStop": "agent_type", "PreCompact": "trigger",
+                "SessionEnd": "reason", "Notification": "notification_type"}
+# Claude's SessionEnd reasons; any other (Gemini CLI's `exit` at the end of a run) is `other`
+END_REASONS = ("clear", "resume", "logout", "prompt_input_exit", "bypass_permissions_disabled",
+               "other")
+NOTIFICATION_TYPES = {"ToolPermission": "permission_prompt"}  # Gemini CLI's -> Claude's
 
 
 def claude_tool_input(tool, tool_input):
@@ -329,6 +338,16 @@ def claude_input(native):
         data["tool_response"] = claude_bash_response(data["tool_response"])
     if event == "SessionStart":
         data.setdefault("source", "startup")
+    if event == "SessionEnd":
+        data["reason"] = data.get("reason") if data.get("reason") in END_REASONS else "other"
+    if event == "PreCompact":
+        data["trigger"] = "manual" if data.get("trigger") == "manual" else "auto"
+        data.setdefault("custom_instructions", "")
+    if event == "Notification":
+        kind = data.get("notification_type")
+        data["notification_type"] = NOTIFICATION_TYPES.get(kind, kind) if isinstance(
+            kind, str) else ""
+        data["message"] = data["message"] if isinstance(data.get("message"), str) else ""
     if event == "Stop" and isinstance(native.get("prompt_response"), str):  # Gemini CLI
         data.setdefault("last_assistant_message", native["prompt_response"])
     if event in STOP_EVENTS:
@@ -337,12 +356,11 @@ def claude_input(native):
 
 
 def claude_matches(data):
-    """The group's matcher: a regex on the tool's Claude name, on SessionStart's source or on
-    SubagentStop's agent type."""
+    """The group's matcher: a regex on the tool's Claude name, or on the field Claude matches
+    for the event (MATCHED_KEYS: SessionStart's source, PreCompact's trigger...)."""
     matcher = CONFIG["matcher"]
-    subject = data.get("tool_name") if "tool_name" in data else data.get("source")
-    if data.get("hook_event_name") == "SubagentStop":
-        subject = data.get("agent_type")
+    key = MATCHED_KEYS.get(str(data.get("hook_event_name")))
+    subject = data.get("tool_name") if "tool_name" in data else data.get(key) if key else None
     if matcher is None or subject is None:
         return True
     import re

@@ -27,7 +27,9 @@ NATIVE = {("gemini_cli", "PreToolUse"): "BeforeTool", ("codex", "PreToolUse"): "
           ("gemini_cli", "UserPromptSubmit"): "BeforeAgent",
           ("codex", "UserPromptSubmit"): "UserPromptSubmit",
           ("gemini_cli", "PostToolUse"): "AfterTool", ("codex", "PostToolUse"): "PostToolUse",
-          ("codex", "SubagentStop"): "SubagentStop"}
+          ("codex", "SubagentStop"): "SubagentStop", ("gemini_cli", "SessionEnd"): "SessionEnd",
+          ("gemini_cli", "PreCompact"): "PreCompress",
+          ("gemini_cli", "Notification"): "Notification"}
 
 
 def handler(tmp_path: Path, body: str, name: str = "h.sh") -> str:
