@@ -1,8 +1,9 @@
 """The context files a package's `gemini-extension.json` names are its instructions when it has
 none of its own (adr/0049), through the real `uze` command: every harness's instructions file
-holds their text with `@` imports inlined and references rewritten, the plan shows the size and
-first line, the repository's own AGENTS.md never lands, and a context path or import that
-leaves the package is refused before anything is written."""
+but Claude Code's (which loads a Claude plugin, whose manifest names no context) holds their
+text with `@` imports inlined and references rewritten, the plan shows the size and first
+line, the repository's own AGENTS.md never lands, and a context path or import that leaves
+the package is refused before anything is written."""
 
 from __future__ import annotations
 
@@ -59,10 +60,10 @@ def test_every_harness_gets_the_context_files_as_instructions(sandbox: Sandbox, 
     labels = {r["harness"]: r["label"] for r in rows if r["kind"] == "skill"}
     instructions = [r for r in rows if r["kind"] == "instructions"]
     assert {r["harness"] for r in instructions} == set(labels) and len(labels) == 7
-    # Claude Code gets the package as its own plugin, and a Claude plugin names no context
+    # Claude Code loads the package as a Claude plugin, and a Claude plugin names no context
     whole = [r for r in instructions if r["harness"] == "claude_code"]
     assert [(r["route"], r["target"]) for r in whole] == [("unsupported", "")], whole
-    assert "gets the package as its own plugin, whose manifest names no instructions; " \
+    assert "loads the package as a Claude plugin, whose manifest names no instructions; " \
            f"GEMINI.md+extra.md is the context {SOURCE} names for another harness" \
            in whole[0]["reason"]
     assert not (sandbox.project / "CLAUDE.md").exists()
@@ -117,3 +118,25 @@ def test_context_that_leaves_the_package_is_refused_and_nothing_is_written(
             assert "a secret" not in result.stderr + result.stdout
             assert result.stderr.splitlines()[-1].startswith("hint: ")
         assert snapshot(sandbox) == before
+
+
+def test_a_claude_plugin_read_in_part_gets_no_context_on_claude_code_either(
+        sandbox: Sandbox, uze: Uze) -> None:
+    """A skill uze cannot read keeps the package off the whole-plugin route (ADR 0048), and
+    Claude Code still gets no Gemini context: it loads the package as a Claude plugin."""
+    source = _lens(sandbox.root)
+    (source / "skills" / "bad").mkdir()
+    (source / "skills" / "bad" / "SKILL.md").write_text("---\nname: [\n---\nBad.\n")
+    before = snapshot(sandbox)
+    result = assert_ok(uze("install", source, "--harness", "claude_code,codex", "--trust"))
+    assert "skills/bad/SKILL.md" in result.stdout + result.stderr
+    rows = as_json(assert_ok(uze("status", "lens", "--json")))["packages"][0]["projections"]
+    skill = next(r for r in rows if r["kind"] == "skill" and r["harness"] == "claude_code")
+    assert "its own manifest" not in skill["reason"], skill  # the generated plugin
+    routes = {r["harness"]: r["route"] for r in rows if r["kind"] == "instructions"}
+    assert routes == {"claude_code": "unsupported", "codex": "adapted"}, routes
+    assert not (sandbox.project / "CLAUDE.md").exists()
+    assert "Second context file." in (sandbox.project / "AGENTS.md").read_text(encoding="utf-8")
+    assert_ok(uze("uninstall", "lens"))
+    after = snapshot(sandbox)
+    assert (after["project"], after["home"]) == (before["project"], before["home"])

@@ -32,6 +32,12 @@ _HARMLESS: Final = "unknown key; ignored"  # Claude Code's own validator only wa
 _UNEXPANDED: Final = b"${PLUGIN_ROOT}"
 
 
+def claude_native(package: Package) -> bool:
+    """Whether the package is a Claude Code plugin: `.claude-plugin/plugin.json` and no portable
+    `plugin.json` (with both, the portable manifest describes the package)."""
+    return CLAUDE_MANIFEST in package.files and PORTABLE_MANIFEST not in package.files
+
+
 def delivered_whole(package: Package) -> bool:
     """Whether Claude Code gets the package whole, as its own plugin.
 
@@ -43,7 +49,7 @@ def delivered_whole(package: Package) -> bool:
     `hook-load-failed`), which would silence the good groups too. A JSON file that spells the
     root `${PLUGIN_ROOT}` also keeps the package projected (Claude Code does not expand it).
     """
-    return (CLAUDE_MANIFEST in package.files and PORTABLE_MANIFEST not in package.files
+    return (claude_native(package)
             and all(warning.endswith(_HARMLESS) for warning in package.warnings)
             and not any(_UNEXPANDED in f.data for rel, f in package.files.items()
                         if rel.endswith(".json")))

@@ -159,22 +159,22 @@ def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[s
     return files
 
 
-def _plan_instructions(b: Builder, whole: str | None) -> None:
-    """The instructions region in each harness's instructions file. `whole` is the harness
-    that gets a Claude-native package whole as its own plugin: Claude Code loads no context
-    file of another harness's manifest, so context named by `gemini-extension.json` is not
-    added to its instructions file."""
+def _plan_instructions(b: Builder, claude: str | None) -> None:
+    """The instructions region in each harness's instructions file. `claude` is the harness
+    that loads a Claude-native package as a Claude plugin: Claude Code installing the plugin
+    itself loads no context file of another harness's manifest, so context named by
+    `gemini-extension.json` is not added to its instructions file."""
     instructions = b.package.instructions
     if instructions is None:
         return
     body = instructions.text
     files: dict[Path, list[str]] = {}
     caps = {h: lookup(h, "instructions") for h in b.harnesses}
-    if whole is not None and instructions.source:
-        caps[whole] = Capability(
-            "unsupported", f"{whole} gets the package as its own plugin, whose manifest names no "
-            f"instructions; {instructions.name} is the context {instructions.source} names for "
-            "another harness", "uze/plan/planner.py")
+    if claude is not None and instructions.source:
+        caps[claude] = Capability(
+            "unsupported", f"{claude} loads the package as a Claude plugin, whose manifest "
+            f"names no instructions; {instructions.name} is the context {instructions.source} "
+            "names for another harness", "uze/plan/planner.py")
     for harness in b.harnesses:
         if caps[harness].route != "unsupported":
             files.setdefault(REGISTRY[harness].instructions_file(b.loc), []).append(harness)
@@ -259,9 +259,8 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     b = Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     rest, plugin = b, None
     loads = [h for h in harnesses if REGISTRY[h].claude_plugins]
-    whole = loads and claude_plugin.delivered_whole(package)
-    _plan_instructions(b, loads[0] if whole else None)
-    if whole:
+    _plan_instructions(b, loads[0] if loads and claude_plugin.claude_native(package) else None)
+    if loads and claude_plugin.delivered_whole(package):
         _plan_claude_plugin(b, loads[0])
         others = tuple(h for h in harnesses if h != loads[0])
         rest = Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
