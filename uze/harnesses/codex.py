@@ -235,22 +235,26 @@ HARNESS = Harness(
     hook_answer="exit2_pretool",
     claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
                    "SubagentStop": "SubagentStop", "SessionStart": "SessionStart",
-                   "UserPromptSubmit": "UserPromptSubmit"},
+                   "UserPromptSubmit": "UserPromptSubmit", "SessionEnd": "SessionEnd"},
     claude_refused={
         "Notification": (
             "Claude-protocol hook on Notification: Codex has no notification hook event "
             "(0.171.0's are PreToolUse, PermissionRequest, PostToolUse, PreCompact, "
             "PostCompact, SessionStart, SessionEnd, UserPromptSubmit, Stop, SubagentStart, "
             "SubagentStop)"),
-        **{event: (
-            f"Claude-protocol hook on {event}: Codex 0.171.0 has a {event} hook event, but "
-            "uze has not yet seen it run the translating wrapper on the real binary, so it "
-            "does not claim it") for event in ("PreCompact", "SessionEnd")},
+        "PreCompact": (
+            "Claude-protocol hook on PreCompact: Codex 0.171.0 has a PreCompact hook event, but "
+            "uze has not seen it run the translating wrapper: `codex exec` compacts only past "
+            "model_auto_compact_token_limit, and a run forced to compact (the limit at 1) with "
+            "uze's scripted model did not finish"),
     },
     # Seen with the real codex 0.171.0 (tests/conformance/test_claude_hook_events.py).
     claude_limits={"PostToolUse": (
         "a `continue: false` answer does not stop Codex after the tool: its stopReason "
-        "replaces the tool's output for the model and the turn goes on")},
+        "replaces the tool's output for the model and the turn goes on"),
+        "SessionEnd": (
+            "Codex clamps a SessionEnd hook's timeout to 3 s: a handler still running then "
+            "is stopped")},
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
     hook_trust=trusted_hook_files,

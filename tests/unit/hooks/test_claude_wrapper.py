@@ -9,7 +9,7 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
@@ -257,10 +257,10 @@ def test_compact_end_and_notify_name_what_codex_and_opencode_have() -> None:
     command = [{"type": "command", "command": "true"}]
     notify = str(claude_problem("codex", _group("Notification", command)))
     assert "Codex has no notification hook event" in notify and "PreCompact" in notify
-    for event in ("PreCompact", "SessionEnd"):
-        reason = str(claude_problem("codex", _group(event, command)))
-        assert f"Codex 0.171.0 has a {event} hook event" in reason, reason
-        assert "not yet seen it run" in reason, reason
+    reason = str(claude_problem("codex", _group("PreCompact", command)))
+    assert "Codex 0.171.0 has a PreCompact hook event" in reason, reason
+    assert "model_auto_compact_token_limit" in reason, reason
+    assert claude_problem("codex", _group("SessionEnd", command)) is None
     assert "experimental.session.compacting" in str(
         claude_problem("opencode", _group("PreCompact", command)))
     assert "OpenCode has no event for a session's end" in str(
@@ -270,3 +270,12 @@ def test_compact_end_and_notify_name_what_codex_and_opencode_have() -> None:
     for harness in ("codex", "opencode"):
         for event in ("PreCompact", "SessionEnd", "Notification"):
             assert "for it yet" not in str(claude_problem(harness, _group(event, command)))
+    root = PurePosixPath("/uze")
+    end = deliver_claude_group("codex", _group("SessionEnd", command), "pkg", root, root)
+    assert (end.route, end.reason.split(";")[0]) == ("degraded", (
+        "Codex clamps a SessionEnd hook's timeout to 3 s: a handler still running then is "
+        "stopped"))
+    compact = deliver_claude_group("gemini_cli", _group("PreCompact", command), "pkg", root, root)
+    assert compact.route == "degraded" and "before each of the agent's model" in compact.reason
+    assert deliver_claude_group("gemini_cli", _group("SessionEnd", command), "pkg", root,
+                                root).route == "adapted"
