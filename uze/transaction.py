@@ -248,17 +248,25 @@ def _holds(path: Path, data: bytes) -> bool:
         return False
 
 
+def read_state_file(path: Path, hint: str) -> bytes | None:
+    """The bytes of uze's state file `path` (the journal, created.json, projects.json), None if
+    it does not exist; StateUnreadable naming it (with `hint`) if it cannot be read."""
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StateUnreadable(path, exc.strerror or str(exc), hint) from None
+
+
 def _read_ops(folder: Path, guard: Guard = _anywhere) -> list[dict[str, Any]]:
     """The journal's operations, each checked: a known op, absolute paths the scope's `guard`
     allows, a backup named as uze names them. Raises StateUnreadable for anything else."""
     ops: list[dict[str, Any]] = []
     journal = folder / "ops.jsonl"
-    try:
-        raw = journal.read_bytes()
-    except FileNotFoundError:
+    raw = read_state_file(journal, _JOURNAL_HINT)
+    if raw is None:
         return ops
-    except OSError as exc:
-        raise StateUnreadable(journal, exc.strerror or str(exc), _JOURNAL_HINT) from None
     lines = raw.splitlines()
     for number, line in enumerate(lines, 1):
         try:

@@ -19,7 +19,7 @@ from uze.names import name_problem
 from uze.paths import Paths, resolve_project
 from uze.state.consent import consent_file
 from uze.state.statcache import DigestCache, cache_file
-from uze.transaction import Transaction, recover
+from uze.transaction import Transaction, read_state_file, recover
 from uze.vocabulary import Scope
 
 if TYPE_CHECKING:  # the receipt models (msgspec) load only once there is a receipt (ADR 0015)
@@ -209,12 +209,9 @@ _T = TypeVar("_T")
 def _read_state(path: Path, kind: type[_T], hint: str) -> _T | None:
     """`path` decoded as `kind`, None if it does not exist; StateUnreadable naming it (with
     `hint`) if it cannot be read or decoded."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_state_file(path, hint)
+    if raw is None:
         return None
-    except OSError as exc:
-        raise StateUnreadable(path, exc.strerror or str(exc), hint) from None
     try:
         return msgspec.json.decode(raw, type=kind)
     except msgspec.DecodeError as exc:
