@@ -25,6 +25,7 @@ from uze.capabilities import Capability
 from uze.harnesses import claude_code
 from uze.location import Location
 from uze.package import Agent, Command, Package
+from uze.plan import claude_plugin
 from uze.plan.model import PlannedTree
 
 
@@ -80,7 +81,7 @@ def manifest(package: Package) -> bytes:
 
 def start(loc: Location, package: Package, harness: str) -> GeneratedPlugin:
     """An empty plugin (its manifest only) for `package` in `loc`, loaded by `harness`."""
-    path = claude_code.plugins_root(loc) / package.name
+    path = claude_plugin.folder(loc, package)
     note = claude_code.PROJECT_PLUGIN_NOTE if loc.scope == "project" else ""
     return GeneratedPlugin(harness, path, loc.display(path), note,
                            {".claude-plugin/plugin.json": manifest(package)})

@@ -17,7 +17,7 @@ from typing import Final
 from uze.harnesses import claude_code
 from uze.harnesses.base import invoke_feature
 from uze.location import Location
-from uze.package import Package, Skill
+from uze.package import Package
 from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
 from uze.plan import labels
 from uze.vocabulary import Kind
@@ -65,13 +65,6 @@ def reason(loc: Location) -> str:
     if loc.scope == "project":
         return f"{NATIVE_REASON}; {claude_code.PROJECT_PLUGIN_NOTE}"
     return NATIVE_REASON
-
-
-def listed_name(skill: Skill) -> str:
-    """The name a harness that scans skill folders gives the plugin's copy of `skill`: its
-    frontmatter `name`, else its folder."""
-    given = skill.frontmatter.get("name")
-    return given.strip() if isinstance(given, str) and given.strip() else skill.name
 
 
 def resources(package: Package, harness: str = labels.PLUGIN_HARNESS

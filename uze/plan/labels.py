@@ -31,11 +31,12 @@ def skill_folder_name(package: str, skill: Skill) -> str:
     return f"{package}-{skill.name}"
 
 
-def agent_name(agent: Agent) -> str:
-    """The agent's own name: its frontmatter `name`, else its file name (Claude Code lists
-    `agents/team/planner.md` named `lead` as `<package>:team:lead`)."""
-    given = agent.frontmatter.get("name")
-    return given.strip() if isinstance(given, str) and given.strip() else agent.name
+def own_name(resource: Skill | Agent) -> str:
+    """The resource's own name: its frontmatter `name`, else its file or folder name (Claude
+    Code lists `agents/team/planner.md` named `lead` as `<package>:team:lead`; a harness that
+    scans skill folders lists a plugin's skill by its frontmatter `name`)."""
+    given = resource.frontmatter.get("name")
+    return given.strip() if isinstance(given, str) and given.strip() else resource.name
 
 
 def flat_agent_name(package: str, agent: Agent) -> str:
@@ -78,5 +79,5 @@ def agent(harness: str, package: Package, agent: Agent) -> str:
     """`<package>:<subdirs>:<name>` in a plugin harness (the name as `agent_name`), else the
     flat name."""
     if qualified(harness):
-        return SEP.join((package.name, *agent.subdirs, agent_name(agent)))
+        return SEP.join((package.name, *agent.subdirs, own_name(agent)))
     return flat_agent_name(package.name, agent)

@@ -205,7 +205,7 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
             b.add("agent", agent.name, harness, cap, None)
             continue
         in_plugin = plugin is not None and harness == plugin.harness
-        name = labels.agent_name(agent) if in_plugin else ""
+        name = labels.own_name(agent) if in_plugin else ""
         rendered = render_agent(b.package.name, agent, harness, fmt, name)
         whys = [*rendered.lost, *rendered.notes]
         if rendered.dropped:
@@ -244,7 +244,7 @@ def _also_in_claude_plugin(b: Builder, harnesses: tuple[str, ...]) -> None:
         if p.kind != "skill" or p.harness not in readers or p.path is None:
             continue
         skill = next(s for s in b.package.skills if s.name == p.resource)
-        listed = claude_plugin.listed_name(skill)
+        listed = labels.own_name(skill)
         why = (f"{p.harness} also lists it as {listed!r} from Claude Code's plugin folder "
                f"{b.loc.display(root / b.package.name)}, which it reads too")
         reason = "; ".join(filter(None, [p.reason, why]))
