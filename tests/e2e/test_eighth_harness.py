@@ -29,7 +29,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from uze.plan import mcp
+from uze.harnesses import mcp
 from uze.harnesses.base import (
     CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookTarget, McpTarget,
     ProjectForms, cap, hook_events,

@@ -93,9 +93,9 @@ class AgentFormat(msgspec.Struct, frozen=True):
 
 class McpTarget(msgspec.Struct, frozen=True):
     """Where a harness keeps MCP servers: one config file, its format, the key of an entry,
-    and its dialect (portable server -> `uze.plan.mcp.Translated`). `expands_defaults`:
+    and its dialect (portable server -> `uze.harnesses.mcp.Translated`). `expands_defaults`:
     the harness expands `${NAME:-default}` itself; elsewhere the defaults are dropped and named
-    in a degraded reason (`uze.plan.mcp.without_defaults`)."""
+    in a degraded reason (`uze.harnesses.mcp.without_defaults`)."""
 
     file: Callable[[Location], Path]
     fmt: ConfigFormat

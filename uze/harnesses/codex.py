@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from uze.harnesses import mcp
 from uze.harnesses.base import (
     AS_SKILL,
     SAME_EVENTS,
@@ -20,7 +21,6 @@ from uze.harnesses.base import (
     hook_events,
 )
 from uze.paths import Paths
-from uze.plan import mcp
 
 if TYPE_CHECKING:
     from uze.doctor.probes import Probe

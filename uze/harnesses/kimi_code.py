@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from uze.harnesses import mcp
 from uze.harnesses.base import (
     AS_SKILL,
     CLAUDE_TOOLS,
@@ -21,7 +22,6 @@ from uze.harnesses.base import (
 )
 from uze.location import Location
 from uze.paths import Paths
-from uze.plan import mcp
 
 if TYPE_CHECKING:
     from uze.package import InvokePolicy, McpServer

@@ -8,6 +8,7 @@ from typing import Any
 
 from uze.capabilities import Capability, lookup
 from uze.harnesses import REGISTRY
+from uze.harnesses.mcp import without_defaults
 from uze.hooks.claude import claude_code_group, untranslated_reason
 from uze.hooks.delivery import (
     GroupDelivery,
@@ -18,7 +19,6 @@ from uze.hooks.delivery import (
 from uze.hooks.opencode_plugin import plugin_file_name
 from uze.package import Package
 from uze.plan.builder import Builder
-from uze.plan.mcp import without_defaults
 from uze.plan.model import PlannedElement, PlannedEntry, PlannedFile, PlannedTree
 from uze.plan.plugin_root import as_written, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
