@@ -327,7 +327,6 @@ GIT = "start-up: git sources load only for a git source or marketplace"
 MARKET = "start-up: marketplaces load only for plugin@marketplace"
 DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
-PROBES = "start-up: the probes' readers (uze.doctor.probes) load only for `uze doctor`"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 PLAIN_YAML = "start-up: PyYAML reads only frontmatter that is not plain `key: text` (ADR 0051)"
 LAZY_IMPORTS = {
@@ -389,13 +388,9 @@ LAZY_IMPORTS = {
     ("uze.durability", "ctypes"):
         "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
-    ("uze.harnesses.claude_code", "uze.doctor.probes"): PROBES,
-    ("uze.harnesses.codex", "uze.doctor.probes"): PROBES,
     ("uze.harnesses.codex", "tomllib"):
         "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
     ("uze.harnesses.codex", "yaml"): HARNESS_YAML,
-    ("uze.harnesses.gemini_cli", "uze.doctor.probes"): PROBES,
-    ("uze.harnesses.opencode", "uze.doctor.probes"): PROBES,
     ("uze.harnesses.opencode", "yaml"): HARNESS_YAML,
     ("uze.hooks.wrapper_script", "fnmatch"):
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",

@@ -30,6 +30,7 @@ from uze.doctor.probes import (
     Runner,
     Seen,
     probe_env,
+    probes_of,
 )
 from uze.harnesses import REGISTRY
 
@@ -140,9 +141,9 @@ def _end(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
-# Per harness, the probes its module declares (`Harness.probes`).
+# Per harness, the probes its module names (`Harness.probes`), resolved here.
 DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
-    h.id: probes for h in REGISTRY.values() if (probes := h.probes())
+    h.id: probes_of(h.probes) for h in REGISTRY.values() if h.probes
 }
 NOT_PROBED: Final = (
     "no one-shot offline listing shows this kind (it needs a model session or a long-running "
@@ -252,7 +253,7 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     seen: dict[str, tuple[str, dict[str, Seen] | str, bool]] = {}
     scratch: Path | None = None
     try:
-        for probe in REGISTRY[harness].probes():
+        for probe in DOCTOR_PROBES.get(harness, ()):
             if any(e.kind in probe.kinds for e in expected):
                 if probe.starts and scratch is None:
                     scratch = scratch_project(scopes)

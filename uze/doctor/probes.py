@@ -2,7 +2,7 @@
 
 The pure part: the commands and the readers that turn their output into `Seen` (how often
 each name is listed), and `Probe`, a command `uze doctor --probe` runs (uze/doctor/probe_run.py);
-each harness module lists its own (`Harness.probes`). The conformance suite
+each harness module names its own (`Harness.probes`, resolved in `PROBES`). The conformance suite
 (tests/conformance/oracles.py) uses the same readers, so there is one copy of each.
 """
 
@@ -294,6 +294,35 @@ def codex_app_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
 def one_kind(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> Callable[
         [subprocess.CompletedProcess[str]], dict[str, Seen]]:
     return lambda r: {kind: reader(r.stdout + (r.stderr if stderr else ""))}
+
+
+# Every probe by the name a harness module lists it under (`Harness.probes`): the harness
+# modules hold data only and import nothing of the doctor (issue 29); the doctor resolves.
+PROBES: Final[Mapping[str, Probe]] = {
+    "claude -p /context": Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
+                                claude_context_seen, starts=True),
+    "claude mcp list": Probe(CLAUDE_MCP, ("mcp",), one_kind("mcp", claude_mcp), starts=True),
+    "codex app-server": Probe(CODEX_APP_SERVER, ("skill", "hook"), codex_app_seen,
+                              ("skills/list", "hooks/list")),
+    "codex debug prompt-input": Probe(CODEX_PROMPT_INPUT, ("agent", "instructions"),
+                                      codex_prompt_seen),
+    "codex mcp list": Probe(CODEX_MCP, ("mcp",), one_kind("mcp", codex_mcp)),
+    "gemini skills list": Probe(GEMINI_SKILLS, ("skill",), one_kind("skill", gemini_skills)),
+    "gemini mcp list": Probe(GEMINI_MCP, ("mcp",), one_kind("mcp", gemini_mcp, stderr=True),
+                             starts=True),
+    "opencode debug skill": Probe(OPENCODE_SKILLS, ("skill",),
+                                  one_kind("skill", opencode_skills), starts=True),
+    "opencode agent list": Probe(OPENCODE_AGENTS, ("agent",),
+                                 one_kind("agent", opencode_agents), starts=True),
+    "opencode mcp list": Probe(OPENCODE_MCP, ("mcp",), one_kind("mcp", opencode_mcp),
+                               starts=True),
+}
+
+
+def probes_of(names: Iterable[str]) -> tuple[Probe, ...]:
+    """The probes a harness names (`Harness.probes`), in its order. KeyError: a name no probe
+    has (tests/unit/doctor/test_evidence_probes.py checks every harness's names)."""
+    return tuple(PROBES[name] for name in names)
 
 
 

@@ -14,7 +14,6 @@ from uze.paths import Paths
 from uze.vocabulary import ConfigFormat, Route
 
 if TYPE_CHECKING:
-    from uze.doctor.probes import Probe
     from uze.package import Command, InvokePolicy
 
 
@@ -229,8 +228,8 @@ class Harness(msgspec.Struct, frozen=True):
     `claude_tools` (native tool -> Claude's name).
     `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
     trust (`uze status` names the others). `commands`: its own command files, if any.
-    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes()`
-    lists the commands that run its real binary (uze.doctor.probes, imported only by doctor);
+    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes`
+    names the commands that run its real binary (resolved in `uze.doctor.probes.PROBES`);
     `not_runnable` says why none can run here. `column` is its label in `uze status`
     (default: the id). `claude_plugins`: the harness loads a Claude-native package whole as
     its own plugin (uze/plan/claude_plugin.py, adr/0041).
@@ -264,7 +263,7 @@ class Harness(msgspec.Struct, frozen=True):
     hook_trust: Callable[[Paths], set[str]] | None = None
     commands: CommandSurface | None = None
     powers: tuple[Power, ...] = ()
-    probes: Callable[[], tuple[Probe, ...]] = lambda: ()
+    probes: tuple[str, ...] = ()
     not_runnable: str = ""
     column: str = ""
     claude_plugins: bool = False

@@ -26,7 +26,6 @@ from uze.location import Location
 from uze.paths import Paths
 
 if TYPE_CHECKING:
-    from uze.doctor.probes import Probe
     from uze.package import Command, InvokePolicy, McpServer
     from uze.vocabulary import Route
 
@@ -114,16 +113,6 @@ POWERS: Final = (
     Power("skill", "allowed-tools", "grants", "harnesses.md 1.2"),
     Power("skill body", INLINE_SHELL, "runs", "harnesses.md 1.2"),
 )
-def doctor_probes() -> tuple[Probe, ...]:
-    """The listings `uze doctor --probe` runs with the real binary."""
-    from uze.doctor import probes  # here: only doctor needs the readers
-
-    return (
-        probes.Probe(probes.CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
-                     probes.claude_context_seen, starts=True),
-        probes.Probe(probes.CLAUDE_MCP, ("mcp",), probes.one_kind("mcp", probes.claude_mcp),
-                     starts=True),
-    )
 
 
 def _render_command(_command: Command, original: bytes) -> tuple[bytes, Route, str]:
@@ -172,7 +161,7 @@ HARNESS = Harness(
     claude_hooks_verbatim=True,
     commands=COMMANDS,
     powers=POWERS,
-    probes=doctor_probes,
+    probes=("claude -p /context", "claude mcp list"),
     column="claude",
     claude_plugins=True,
 )

@@ -23,7 +23,6 @@ from uze.harnesses.base import (
 from uze.paths import Paths
 
 if TYPE_CHECKING:
-    from uze.doctor.probes import Probe
     from uze.package import InvokePolicy, McpServer
 
 OPENAI_YAML = "agents/openai.yaml"
@@ -157,17 +156,6 @@ POWERS: Final = (
     Power("agent", "mcp_servers", "runs", "harnesses.md 2.4"),
     Power("agent", "hooks", "runs", "harnesses.md 2.4, 2.6"),
 )
-def doctor_probes() -> tuple[Probe, ...]:
-    """The listings `uze doctor --probe` runs with the real binary."""
-    from uze.doctor import probes  # here: only doctor needs the readers
-
-    return (
-        probes.Probe(probes.CODEX_APP_SERVER, ("skill", "hook"), probes.codex_app_seen,
-                     ("skills/list", "hooks/list")),
-        probes.Probe(probes.CODEX_PROMPT_INPUT, ("agent", "instructions"),
-                     probes.codex_prompt_seen),
-        probes.Probe(probes.CODEX_MCP, ("mcp",), probes.one_kind("mcp", probes.codex_mcp)),
-    )
 
 
 def trusted_hook_files(paths: Paths) -> set[str]:
@@ -259,5 +247,5 @@ HARNESS = Harness(
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
     hook_trust=trusted_hook_files,
     powers=POWERS,
-    probes=doctor_probes,
+    probes=("codex app-server", "codex debug prompt-input", "codex mcp list"),
 )

@@ -22,7 +22,6 @@ from uze.location import Location
 from uze.paths import Paths
 
 if TYPE_CHECKING:
-    from uze.doctor.probes import Probe
     from uze.package import McpServer
 
 
@@ -118,16 +117,6 @@ CLAUDE_TOOL_NAMES: Final = {
 
 
 POWERS: Final = (Power("agent", "mcpServers", "runs", "harnesses.md 4.4"),)
-def doctor_probes() -> tuple[Probe, ...]:
-    """The listings `uze doctor --probe` runs with the real binary."""
-    from uze.doctor import probes  # here: only doctor needs the readers
-
-    return (
-        probes.Probe(probes.GEMINI_SKILLS, ("skill",),
-                     probes.one_kind("skill", probes.gemini_skills)),
-        probes.Probe(probes.GEMINI_MCP, ("mcp",),
-                     probes.one_kind("mcp", probes.gemini_mcp, stderr=True), starts=True),
-    )
 
 
 # A package's own Gemini CLI extension (probes 4.2). uze does not link it (ADR 0044): what it
@@ -190,6 +179,6 @@ HARNESS = Harness(
         "time, not only before a compaction")},
     claude_tools=CLAUDE_TOOL_NAMES,
     powers=POWERS,
-    probes=doctor_probes,
+    probes=("gemini skills list", "gemini mcp list"),
     column="gemini",
 )

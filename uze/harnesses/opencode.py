@@ -23,7 +23,6 @@ from uze.location import Location
 from uze.paths import Paths
 
 if TYPE_CHECKING:
-    from uze.doctor.probes import Probe
     from uze.package import Command, McpServer
     from uze.vocabulary import Route
 
@@ -154,18 +153,8 @@ POWERS: Final = (
     Power("agent", "permission", "grants", "harnesses.md 3.4"),
     Power("agent", "permissions", "grants", "harnesses.md 3.4 (V2)"),
 )
-def doctor_probes() -> tuple[Probe, ...]:
-    """The listings `uze doctor --probe` runs with the real binary."""
-    from uze.doctor import probes  # here: only doctor needs the readers
 
-    return (
-        probes.Probe(probes.OPENCODE_SKILLS, ("skill",),
-                     probes.one_kind("skill", probes.opencode_skills), starts=True),
-        probes.Probe(probes.OPENCODE_AGENTS, ("agent",),
-                     probes.one_kind("agent", probes.opencode_agents), starts=True),
-        probes.Probe(probes.OPENCODE_MCP, ("mcp",), probes.one_kind("mcp", probes.opencode_mcp),
-                     starts=True),
-    )
+
 _CLAUDE_ONLY: Final = ("allowed-tools", "argument-hint", "model", "disable-model-invocation")
 
 
@@ -256,5 +245,5 @@ HARNESS = Harness(
     claude_tools=CLAUDE_TOOL_NAMES,
     commands=COMMANDS,
     powers=POWERS,
-    probes=doctor_probes,
+    probes=("opencode debug skill", "opencode agent list", "opencode mcp list"),
 )

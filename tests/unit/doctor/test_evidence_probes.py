@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import subprocess
 
+import pytest
+
 from uze.doctor.probe_run import DOCTOR_PROBES
 from uze.doctor.probes import (
     claude_listed,
@@ -89,3 +91,14 @@ def test_the_probe_environment_keeps_the_users_and_adds_only_offline_settings() 
     assert env["ANTHROPIC_BASE_URL"].startswith("http://127.0.0.1:")
     assert env["DISABLE_AUTOUPDATER"] == "1" and env["npm_config_offline"] == "true"
     assert all(not v.startswith("https://") for v in env.values())
+
+
+def test_every_probe_a_harness_names_is_one_the_doctor_has_and_none_is_left_unnamed() -> None:
+    from uze.doctor.probes import PROBES, probes_of
+    from uze.harnesses import REGISTRY
+
+    named = [name for h in REGISTRY.values() for name in h.probes]
+    assert sorted(named) == sorted(PROBES)
+    assert all(probes_of(h.probes) for h in REGISTRY.values() if h.probes)
+    with pytest.raises(KeyError, match="no such probe"):
+        probes_of(("no such probe",))
