@@ -102,7 +102,7 @@ def claimed(harness: str, capability: str) -> bool:
     if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
         return False
     if capability in CLAUDE_PLUGIN_CONTRACTS:  # through Claude Code's own plugin (adr/0041)
-        return REGISTRY[harness].claude_plugins
+        return REGISTRY[harness].claude_plugins is not None
     if capability in CLAUDE_HOOK_BEHAVIOURS:
         return _claude_hook_claimed(harness, capability)
     return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True

@@ -166,7 +166,7 @@ class Expected(msgspec.Struct, frozen=True):
 def _in_plugin(harness: str, kind: str) -> bool:
     """Whether `harness` gets a resource of `kind` in a plugin folder (every skill, command and
     agent on a harness with `claude_plugins`)."""
-    return REGISTRY[harness].claude_plugins and kind in ("skill", "agent", "command")
+    return REGISTRY[harness].claude_plugins is not None and kind in ("skill", "agent", "command")
 
 
 def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[Expected]:

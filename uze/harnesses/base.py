@@ -204,6 +204,41 @@ class ProjectForms(msgspec.Struct, frozen=True):
 NO_PROJECT_FORMS: Final = ProjectForms()
 
 
+class Envelope(msgspec.Struct, frozen=True):
+    """The harness's own package format, which a package may ship beside the one uze reads and
+    uze does not install whole (ADRs 0043-0045): uze/plan/envelopes.py names in a warning
+    whatever it carries that no resource uze reads covers.
+
+    `manifest`: its JSON manifest at the package root ("": none; with one, nothing is named
+    unless it is there); `keys`: its keys uze does not read, unless `read_anyway[key]` is the
+    only folder the value names (uze reads that folder anyway); `contexts`: it names context
+    files (Gemini's `contextFileName`, read by uze.package.context). `folders` + `suffixes`:
+    files the harness loads from it that uze does not deliver (`nested`: in subfolders too),
+    each named as a `label` that is not `verb`. `reason`: why uze does not deliver it whole.
+    """
+
+    reason: str
+    manifest: str = ""
+    keys: tuple[str, ...] = ()
+    read_anyway: Mapping[str, str] = msgspec.field(default_factory=dict)
+    contexts: bool = False
+    folders: tuple[str, ...] = ()
+    suffixes: tuple[str, ...] = ()
+    nested: bool = False
+    label: str = ""
+    verb: str = "installed"
+
+
+class ClaudePlugins(msgspec.Struct, frozen=True):
+    """How a harness loads a Claude-native package whole as its own plugin (adr/0041): each
+    `<package>/` folder of `root` (per scope) holding `.claude-plugin/plugin.json` is loaded as
+    the plugin `<package>@skills-dir`; `project_note` is what a project-scope route adds (when
+    the harness waits for something before it loads a project's plugins)."""
+
+    root: Callable[[Location], Path]
+    project_note: str = ""
+
+
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
@@ -231,8 +266,9 @@ class Harness(msgspec.Struct, frozen=True):
     `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes`
     names the commands that run its real binary (resolved in `uze.doctor.probes.PROBES`);
     `not_runnable` says why none can run here. `column` is its label in `uze status`
-    (default: the id). `claude_plugins`: the harness loads a Claude-native package whole as
-    its own plugin (uze/plan/claude_plugin.py, adr/0041).
+    (default: the id). `claude_plugins`: where and how the harness loads a Claude-native
+    package whole as its own plugin (uze/plan/claude_plugin.py, adr/0041). `envelope`: its own
+    package format, which uze reads around (uze/plan/envelopes.py).
     `project_forms` says how project-scope MCP and hook entries name the project root.
     """
 
@@ -266,7 +302,8 @@ class Harness(msgspec.Struct, frozen=True):
     probes: tuple[str, ...] = ()
     not_runnable: str = ""
     column: str = ""
-    claude_plugins: bool = False
+    claude_plugins: ClaudePlugins | None = None
+    envelope: Envelope | None = None
     project_forms: ProjectForms = NO_PROJECT_FORMS
 
     def detect(self, loc: Location) -> bool:

@@ -12,6 +12,7 @@ from uze.harnesses.base import (
     SAME_EVENTS,
     AgentFormat,
     Capability,
+    ClaudePlugins,
     CommandSurface,
     Harness,
     HookTarget,
@@ -52,7 +53,8 @@ def plugins_root(loc: Location) -> Path:
 
 # Measured with the real binary (ADR 0041, 0048); the `<package>:<name>` labels of a plugin's
 # resources are computed in uze/plan/labels.py.
-PROJECT_PLUGIN_NOTE = "Claude Code loads a project's plugins once its workspace is trusted"
+PLUGINS: Final = ClaudePlugins(
+    plugins_root, "Claude Code loads a project's plugins once its workspace is trusted")
 
 
 def skill_dialect(policy: InvokePolicy) -> SkillDialect:
@@ -163,5 +165,5 @@ HARNESS = Harness(
     powers=POWERS,
     probes=("claude -p /context", "claude mcp list"),
     column="claude",
-    claude_plugins=True,
+    claude_plugins=PLUGINS,
 )

@@ -11,6 +11,7 @@ from uze.harnesses.base import (
     SAME_EVENTS,
     AgentFormat,
     Capability,
+    Envelope,
     Harness,
     HookTarget,
     McpTarget,
@@ -177,10 +178,10 @@ def trusted_hook_files(paths: Paths) -> set[str]:
 
 # A package's own Codex plugin manifest (probes 3.2). uze does not install it as a Codex plugin
 # (ADR 0043); `skills` naming the default folder is read anyway, other component keys are not.
-PLUGIN_MANIFEST: Final = ".codex-plugin/plugin.json"
-PLUGIN_KEYS: Final = ("skills", "hooks", "mcpServers", "apps")
-ENVELOPE_REASON: Final = "uze delivers the package to Codex resource by resource, " \
-    "not as a Codex plugin"
+ENVELOPE: Final = Envelope(
+    "uze delivers the package to Codex resource by resource, not as a Codex plugin",
+    manifest=".codex-plugin/plugin.json", keys=("skills", "hooks", "mcpServers", "apps"),
+    read_anyway={"skills": "skills"})
 
 
 # Project scope (adr/0039, measured with codex 0.171.0 in tests/conformance/test_teammate.py):
@@ -194,6 +195,7 @@ HARNESS = Harness(
     id="codex",
     binary="codex",
     project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
     markers=(".codex",),
     home=codex_home,
     instructions_file=lambda loc: loc.pick("AGENTS.md", codex_home(loc.paths) / "AGENTS.md"),

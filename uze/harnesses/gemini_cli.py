@@ -10,6 +10,7 @@ from uze.harnesses.base import (
     AS_SKILL,
     AgentFormat,
     Capability,
+    Envelope,
     Harness,
     HookTarget,
     McpTarget,
@@ -121,11 +122,11 @@ POWERS: Final = (Power("agent", "mcpServers", "runs", "harnesses.md 4.4"),)
 
 # A package's own Gemini CLI extension (probes 4.2). uze does not link it (ADR 0044): what it
 # carries beyond the resources uze reads is reported, never delivered in silence.
-EXTENSION_MANIFEST: Final = "gemini-extension.json"
-EXTENSION_KEYS: Final = ("mcpServers", "excludeTools", "settings")
-EXTENSION_COMMANDS: Final = ("commands/", ".toml")  # TOML commands: folder, suffix
-ENVELOPE_REASON: Final = "uze delivers the package to Gemini CLI resource by resource, " \
-    "not as an extension"
+ENVELOPE: Final = Envelope(
+    "uze delivers the package to Gemini CLI resource by resource, not as an extension",
+    manifest="gemini-extension.json", keys=("mcpServers", "excludeTools", "settings"),
+    contexts=True, folders=("commands/",), suffixes=(".toml",), nested=True,
+    label="Gemini CLI command")
 
 
 # Project scope (adr/0039, measured with gemini 0.61.0 in tests/conformance/test_teammate.py):
@@ -140,6 +141,7 @@ HARNESS = Harness(
     id="gemini_cli",
     binary="gemini",
     project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
     markers=(".gemini", "GEMINI.md"),
     home=gemini_dir,
     instructions_file=lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md"),

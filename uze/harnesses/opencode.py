@@ -10,6 +10,7 @@ from uze.harnesses.base import (
     AgentFormat,
     Capability,
     CommandSurface,
+    Envelope,
     Harness,
     HookTarget,
     McpTarget,
@@ -178,9 +179,10 @@ COMMANDS: Final = CommandSurface(
 
 
 # A package's own OpenCode plugin modules (probes 5.1). uze does not load them (ADR 0045).
-PLUGIN_FOLDERS: Final = (".opencode/plugins/", ".opencode/plugin/")
-PLUGIN_SUFFIXES: Final = (".js", ".mjs", ".ts")
-ENVELOPE_REASON: Final = "uze does not run a package's own OpenCode plugin"
+ENVELOPE: Final = Envelope(
+    "uze does not run a package's own OpenCode plugin",
+    folders=(".opencode/plugins/", ".opencode/plugin/"), suffixes=(".js", ".mjs", ".ts"),
+    label="OpenCode plugin module", verb="loaded")
 
 
 # Project scope (adr/0039, measured with opencode 1.18.33 in tests/conformance/test_teammate.py):
@@ -195,6 +197,7 @@ HARNESS = Harness(
     id="opencode",
     binary="opencode",
     project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
     markers=(".opencode", "opencode.json", "opencode.jsonc"),
     home=config_dir,
     instructions_file=lambda loc: loc.pick("AGENTS.md", config_dir(loc.paths) / "AGENTS.md"),

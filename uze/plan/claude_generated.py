@@ -22,7 +22,6 @@ from pathlib import Path
 import msgspec
 
 from uze.capabilities import Capability
-from uze.harnesses import claude_code
 from uze.location import Location
 from uze.package import Agent, Command, Package
 from uze.plan import claude_plugin
@@ -82,7 +81,7 @@ def manifest(package: Package) -> bytes:
 def start(loc: Location, package: Package, harness: str) -> GeneratedPlugin:
     """An empty plugin (its manifest only) for `package` in `loc`, loaded by `harness`."""
     path = claude_plugin.folder(loc, package)
-    note = claude_code.PROJECT_PLUGIN_NOTE if loc.scope == "project" else ""
+    note = claude_plugin.loader(harness).project_note if loc.scope == "project" else ""
     return GeneratedPlugin(harness, path, loc.display(path), note,
                            {".claude-plugin/plugin.json": manifest(package)})
 

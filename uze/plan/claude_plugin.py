@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from uze.harnesses import claude_code
-from uze.harnesses.base import invoke_feature
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import ClaudePlugins, invoke_feature
 from uze.location import Location
 from uze.package import Package
 from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
@@ -55,15 +55,26 @@ def delivered_whole(package: Package) -> bool:
                         if rel.endswith(".json")))
 
 
+def loader(harness: str = labels.PLUGIN_HARNESS) -> ClaudePlugins:
+    """How `harness` loads a plugin folder (`Harness.claude_plugins`); ValueError for a harness
+    that loads none (the planner asks only those that do)."""
+    plugins = REGISTRY[harness].claude_plugins
+    if plugins is None:
+        raise ValueError(f"{harness} loads no Claude plugin folder")
+    return plugins
+
+
 def folder(loc: Location, package: Package) -> Path:
-    """The plugin folder: `<Claude Code skill root>/<package>`."""
-    return claude_code.plugins_root(loc) / package.name
+    """The plugin folder: `<the loading harness's plugin root>/<package>`."""
+    return loader().root(loc) / package.name
 
 
 def reason(loc: Location) -> str:
-    """The route text; in project scope it says that Claude Code waits for workspace trust."""
-    if loc.scope == "project":
-        return f"{NATIVE_REASON}; {claude_code.PROJECT_PLUGIN_NOTE}"
+    """The route text; in project scope it adds what the harness waits for (Claude Code: the
+    workspace's trust)."""
+    note = loader().project_note
+    if loc.scope == "project" and note:
+        return f"{NATIVE_REASON}; {note}"
     return NATIVE_REASON
 
 

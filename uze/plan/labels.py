@@ -19,11 +19,11 @@ SEP: Final = ":"  # measured with the real binary (ADR 0041): `<plugin>:<name>`
 
 def qualified(harness: str) -> bool:
     """Whether `harness` lists a package's resources as `<package>:<name>` (its plugins)."""
-    return REGISTRY[harness].claude_plugins
+    return REGISTRY[harness].claude_plugins is not None
 
 
 # The harness whose labels a Claude plugin's own text spells (`superpowers:brainstorming`).
-PLUGIN_HARNESS: Final = next(h.id for h in REGISTRY.values() if h.claude_plugins)
+PLUGIN_HARNESS: Final = next(h.id for h in REGISTRY.values() if h.claude_plugins is not None)
 
 
 def skill_folder_name(package: str, skill: Skill) -> str:

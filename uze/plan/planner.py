@@ -258,7 +258,7 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     """
     b = Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     rest, plugin = b, None
-    loads = [h for h in harnesses if REGISTRY[h].claude_plugins]
+    loads = [h for h in harnesses if REGISTRY[h].claude_plugins is not None]
     _plan_instructions(b, loads[0] if loads and claude_plugin.claude_native(package) else None)
     if loads and claude_plugin.delivered_whole(package):
         _plan_claude_plugin(b, loads[0])

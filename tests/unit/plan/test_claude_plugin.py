@@ -71,3 +71,13 @@ def test_claude_code_gets_one_tree_of_every_file_and_the_others_their_projection
     assert {p.route for p in rows} == {"native"} and {p.path for p in rows} == {claude[0].path}
     codex = {p.resource: p.label for p in plan.projections if p.harness == "codex"}
     assert codex["plan"] == "kit-plan"
+
+
+def test_the_plugin_folder_is_asked_of_the_harness_that_loads_plugins() -> None:
+    from uze.harnesses import REGISTRY
+
+    loads = [h for h in REGISTRY.values() if h.claude_plugins is not None]
+    assert [claude_plugin.loader(h.id) for h in loads] == [h.claude_plugins for h in loads]
+    other = next(h.id for h in REGISTRY.values() if h.claude_plugins is None)
+    with pytest.raises(ValueError, match="loads no Claude plugin folder"):
+        claude_plugin.loader(other)
