@@ -24,6 +24,7 @@ from typing import BinaryIO, Final
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
 TEMP_MARK: Final = ".uze-tmp-"
+_HELD: set[Path] = set()  # the locks this process holds (file_lock)
 _FULL: Final = frozenset({errno.ENOSPC, errno.EDQUOT})
 # Failures a user fixes (permissions, a file where a folder goes, a read-only file system):
 # reported as WriteFailed naming the path, never as a traceback.
@@ -240,18 +241,17 @@ def rename(source: Path, target: Path, *, durable: bool = True) -> None:
 
 
 def remove_file(path: Path) -> None:
-    """Remove one file (or symlink); a missing file (or folder on its way) is not an error."""
+    """Remove one file (or symlink); a missing file (or folder on its way) is no error."""
     with contextlib.suppress(FileNotFoundError, NotADirectoryError):
         path.unlink()
 
 
 def remove_dir_if_empty(path: Path) -> bool:
     """Remove `path` if it is an empty folder; return whether it was removed."""
-    try:
+    with contextlib.suppress(OSError):
         path.rmdir()
-    except OSError:
-        return False
-    return True
+        return True
+    return False
 
 
 def remove_read_only(path: Path) -> None:
@@ -285,11 +285,11 @@ def remove_temps_of(path: Path) -> None:
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on `path` for the block; raise LockBusy after `timeout` seconds.
-
-    `flock(2)` on a lock file that stays in place (as filelock's Unix lock, used until ADR
-    0051; the two exclude each other); the kernel drops it when its holder exits. The holder's
-    pid is kept beside the lock so a waiting command can say who holds it.
-    """
+    `flock(2)` on a lock file that stays in place (as filelock's Unix lock; ADR 0051); the
+    kernel drops it when its holder exits; the holder's pid is kept beside it for the message.
+    Asking for a lock this process holds raises at once (flock would wait for itself)."""
+    if path in _HELD:
+        raise RuntimeError(f"this process already holds the lock {path}")
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
@@ -304,23 +304,23 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
                 holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
                 raise LockBusy(path, f"pid {holder}" if holder else "")
             time.sleep(0.05)
+        _HELD.add(path)
         try:
             _write_in_place(owner, f"{os.getpid()}\n".encode())
             yield
         finally:
+            _HELD.discard(path)
             remove_file(owner)
-            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
-        os.close(fd)
+        os.close(fd)  # closing the only descriptor releases the flock
 
 
 def _write_in_place(path: Path, data: bytes) -> None:
     """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
     that finds it half-written names no pid, and no temp file can outlive a kill."""
-    with writing(path):
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
-        with os.fdopen(fd, "wb", buffering=0) as handle:
-            _put(handle, data)
+    with writing(path), os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+                                          | os.O_NOFOLLOW, 0o644), "wb", buffering=0) as handle:
+        _put(handle, data)
 
 
 def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -61,11 +62,35 @@ def test_atomic_write_refuses_to_write_through_a_symlink(folder: Path) -> None:
 
 def test_a_held_lock_times_out_naming_the_holder(folder: Path) -> None:
     lock = folder / "locks" / "p.lock"
-    with (fs.file_lock(lock, timeout=1), pytest.raises(LockBusy) as caught,
-          fs.file_lock(lock, timeout=0.05)):
-        pass  # pragma: no cover - never reached: the lock is held
-    assert f"pid {os.getpid()}" in caught.value.message
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time\nfrom pathlib import Path\nfrom uze import fs\n"
+         "with fs.file_lock(Path(sys.argv[1]), 5):\n print('held', flush=True)\n time.sleep(30)",
+         str(lock)], stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(Path(fs.__file__).parents[1])})
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(LockBusy) as caught, fs.file_lock(lock, timeout=0.05):
+            pass  # pragma: no cover - never reached: the lock is held
+    finally:
+        holder.kill()
+        holder.wait()
+    assert f"pid {holder.pid}" in caught.value.message
     assert "hint" not in caught.value.message and caught.value.hint
+
+
+def test_asking_for_a_lock_this_process_holds_fails_at_once_instead_of_waiting(
+        folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    lock = folder / "locks" / "p.lock"
+
+    def no_wait(_seconds: float) -> None:
+        raise AssertionError("file_lock waited for a lock its own process holds")
+
+    with fs.file_lock(lock, timeout=30):
+        monkeypatch.setattr(fs.time, "sleep", no_wait)
+        with pytest.raises(RuntimeError, match="already holds"), fs.file_lock(lock, timeout=30):
+            pass  # pragma: no cover - never reached
+    with fs.file_lock(lock, timeout=0):  # released: free again
+        pass
 
 
 def test_remove_temp_files_removes_only_leftovers(folder: Path) -> None:

@@ -355,9 +355,9 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.commands.install_verb"): PLANNER,
     ("uze.commands.acquire", "uze.commands.marketplace"): MARKET,
     ("uze.commands.acquire", "uze.package"): READER,
-    ("uze.commands.acquire", "uze.sources.git"): GIT,
+    ("uze.commands.acquire", "uze.sources.mirrors"): GIT,
     ("uze.state.context", "uze.sources.lockfile"): DECLARED,
-    ("uze.state.context", "uze.sources.git"): GIT + " (or a killed one's scratch mirror)",
+    ("uze.state.context", "uze.sources.mirrors"): GIT + " (or a killed one's scratch mirror)",
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
     **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):
        "start-up: an artifact kind loads when a plan or receipt first has one (ADR 0051)"
@@ -366,12 +366,12 @@ LAZY_IMPORTS = {
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
     ("uze.commands.converge", "uze.package"): READER,
-    ("uze.commands.converge", "uze.sources.git"): GIT,
+    ("uze.commands.converge", "uze.sources.mirrors"): GIT,
     ("uze.commands.doctor", "uze.doctor.probe_run"):
         "start-up: harness probes load only with --probe",
     ("uze.commands.install_verb", "uze.commands.install"): PLANNER,
     ("uze.commands.marketplace", "uze.package"): READER,
-    ("uze.commands.marketplace", "uze.sources.git"): GIT,
+    ("uze.commands.marketplace", "uze.sources.mirrors"): GIT,
     ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
     ("uze.commands.status", "uze.artifacts.registry"): RECEIPTS,

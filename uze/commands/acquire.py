@@ -74,7 +74,7 @@ def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
                             pinned=pinned) as found:
             yield found
         return
-    from uze.sources.git import fetched
+    from uze.sources.mirrors import fetched
 
     with fetched(paths, source, commit, cache=cache) as (folder, resolved):
         yield folder, declare.git_pin(source, resolved)

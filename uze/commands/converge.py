@@ -112,19 +112,22 @@ def _verify(name: str, folder: Path, pin: LockedPackage | None) -> None:
 
 
 def _check_uncached(paths: Paths, ctx: ScopeContext,
-                    todo: list[tuple[str, Source, LockedPackage | None]]) -> None:
+                    todo: list[tuple[str, Source, LockedPackage | None]],
+                    stack: contextlib.ExitStack) -> None:
     """Verify each pinned git commit the mirror lacks in a temporary repository first, so an
-    integrity failure leaves $UZE_HOME as it was too (the fetch into the mirror comes after)."""
-    from uze.sources.git import is_cached
+    integrity failure leaves $UZE_HOME as it was too. The temporary repositories stay open on
+    `stack`: the fetch into the mirror that follows copies from them, and packages from one
+    repository share one fetch."""
+    from uze.sources.mirrors import is_cached
 
     for name, source, pin in todo:
         own = declare.source_of(pin) if pin is not None else source
         if pin is None or own.kind != "git" or is_cached(paths, own, pin.commit):
             continue
-        with materialised(paths, source, ctx, ctx.location.project, commit=pin.commit,
-                          cache=False, pinned=own if pin.marketplace else None
-                          ) as (folder, _found):
-            _verify(name, folder, pin)
+        folder, _found = stack.enter_context(materialised(
+            paths, source, ctx, ctx.location.project, commit=pin.commit, cache=False,
+            pinned=own if pin.marketplace else None))
+        _verify(name, folder, pin)
 
 
 def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False) -> ConvergeResult:
@@ -143,8 +146,8 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     usable = {n: p for n, p in pins.items() if n in declared and p.declared() == sources[n]}
     todo = [n for n in declared if not (n in usable and _is_present(ctx, usable[n]))]
     done: list[Converged] = [_converged(usable[n], "present") for n in declared if n not in todo]
-    _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo])
     with contextlib.ExitStack() as stack:
+        _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo], stack)
         ready = []
         for name in todo:
             pin = usable.get(name)

@@ -97,7 +97,7 @@ def _read(paths: Paths, base: Source, commit: str = "") -> Iterator[tuple[Path, 
         rel, raw = find_catalog(Path(base.location))
         yield Path(base.location), "", rel, raw
         return
-    from uze.sources.git import fetched
+    from uze.sources.mirrors import fetched
 
     with fetched(paths, base, commit) as (folder, resolved):
         rel, raw = find_catalog(folder)
@@ -238,7 +238,7 @@ def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *
         if own.kind == "folder":
             folder, pin = declare.folder_pin(own, ctx, cwd)
         else:
-            from uze.sources.git import fetched
+            from uze.sources.mirrors import fetched
 
             folder, resolved = stack.enter_context(fetched(paths, own, commit, cache=cache))
             pin = declare.git_pin(own, resolved)

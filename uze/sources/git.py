@@ -1,11 +1,6 @@
-"""Git, run as the system `git` (as pip and uv do), hardened (ADR 0023).
-
-Each repository has one cached bare mirror under `$UZE_HOME/git/<key>`, created whole (in a
-temporary folder renamed into place) and fetched into under a lock. A commit is fetched once
-(shallow, by name or by id) and kept under `refs/uze/c/<commit>`; once there, nothing is asked
-of the network again. A package is read by checking its tree out into a temporary folder with a
-private index, with every attribute-driven conversion switched off in the mirror's
-`info/attributes`, so the bytes are exactly the blobs of the commit.
+"""Git, run as the system `git` (as pip and uv do), hardened (ADR 0023): what the remote
+advertises and whether a repository holds a commit. The cached mirrors and checkouts are in
+`uze.sources.mirrors`.
 
 Hardening: no system config (GIT_CONFIG_NOSYSTEM); the user's global config stays (credential
 helpers, `insteadOf`, proxies and CA settings are how private repositories work), with the keys
@@ -18,19 +13,13 @@ credential-free one.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
 import subprocess
-import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-import blake3
-
-from uze import fs
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.sources.spec import LOOPBACK, Source
@@ -48,8 +37,6 @@ _HARDEN: Final = (
     "maintenance.auto=false", "init.defaultBranch=main", "advice.detachedHead=false",
     "transfer.fsckObjects=true",
 )
-# Every attribute that makes a checkout differ from the blob: off (info/attributes wins).
-_ATTRIBUTES: Final = b"* -text -eol -ident -filter -working-tree-encoding\n"
 _SHA: Final = re.compile(r"[0-9a-f]{40}")
 _AUTH: Final = ("authentication failed", "could not read username", "could not read password",
                 "terminal prompts disabled", "permission denied", "returned error: 401",
@@ -136,79 +123,6 @@ def _failure(stderr: str, source: Source | None) -> GitFailed:
     return GitFailed(f"git failed on {where}: {said}", "git", "check the source, then run again")
 
 
-def mirror_path(paths: Paths, source: Source) -> Path:
-    """The cached bare mirror of `source`'s repository (keyed by its credential-free URL)."""
-    key = blake3.blake3(source.location.encode()).hexdigest()[:24]
-    return paths.uze_home / "git" / key
-
-
-@contextlib.contextmanager
-def mirror(paths: Paths, source: Source) -> Iterator[Path]:
-    """Hold the mirror's lock; create the mirror first if there is none (whole, or not at all)."""
-    path = mirror_path(paths, source)
-    with fs.file_lock(_lock_file(paths, path), paths.lock_timeout):
-        if not (path / "HEAD").is_file():
-            fs.make_dir(path.parent, parents=True)
-            with tempfile.TemporaryDirectory(dir=path.parent, prefix=".new-") as scratch:
-                fresh = Path(scratch) / "repo.git"
-                run_git(paths, ["init", "--bare", "--quiet", str(fresh)])
-                fs.atomic_write(fresh / "info" / "attributes", _ATTRIBUTES)
-                fs.rename(fresh, path)
-        yield path
-
-
-@contextlib.contextmanager
-def _new_mirror(paths: Paths, source: Source) -> Iterator[Path]:
-    """A new mirror, built in a scratch folder beside its place and put there (under the
-    mirror's lock, unless another command made one meanwhile) only when the caller's block
-    ends without an error: an install refused after the fetch (consent, a conflict, a digest)
-    leaves no new mirror, lock or folder behind under $UZE_HOME."""
-    path = mirror_path(paths, source)
-    missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
-    made = missing[-1] if missing else None  # the topmost folder this creates
-    fs.make_dir(path.parent, parents=True)
-    sweep_scratch(path.parent)
-    scratch = Path(tempfile.mkdtemp(dir=path.parent, prefix=f".new-{os.getpid()}-"))
-    try:
-        fresh = scratch / "repo.git"
-        run_git(paths, ["init", "--bare", "--quiet", str(fresh)])
-        fs.atomic_write(fresh / "info" / "attributes", _ATTRIBUTES)
-        yield fresh
-        with fs.file_lock(_lock_file(paths, path), paths.lock_timeout):
-            if not (path / "HEAD").is_file():
-                fs.rename(fresh, path)
-    finally:
-        with contextlib.suppress(OSError):
-            fs.remove_tree(scratch)
-        if made is not None:
-            for folder in (path.parent, *path.parent.parents):
-                with contextlib.suppress(OSError):
-                    fs.remove_dir_if_empty(folder)  # another command's files stay
-                if folder == made:
-                    break
-
-
-def sweep_scratch(folder: Path) -> None:
-    """Remove the scratch folders of new mirrors in `folder` ($UZE_HOME/git) whose command was
-    killed (its pid is gone): a kill between the fetch and the end of the install leaves one
-    behind. Safe without a lock: a live command's scratch is never touched."""
-    for scratch in folder.glob(".new-*"):
-        pid = scratch.name.split("-")[1]
-        if not pid.isdigit():
-            continue
-        try:
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            with contextlib.suppress(OSError):
-                fs.remove_tree(scratch)
-        except OSError:
-            pass  # alive, another user's: not ours to remove
-
-
-def _lock_file(paths: Paths, path: Path) -> Path:
-    return paths.uze_home / "locks" / f"git-{path.name}.lock"
-
-
 def remote_refs(paths: Paths, source: Source) -> dict[str, str]:
     """Every ref the remote advertises -> its commit (annotated tags peeled)."""
     found: dict[str, str] = {}
@@ -240,97 +154,6 @@ def has_commit(paths: Paths, path: Path, commit: str) -> bool:
     except GitFailed:
         return False
     return True
-
-
-def fetch(paths: Paths, path: Path, source: Source, name: str, commit: str) -> None:
-    """Fetch `commit` (advertised as `name`, or asked for by id) into the mirror, shallow."""
-    if has_commit(paths, path, commit):
-        return
-    keep = f"refs/uze/c/{commit}"
-    base = ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--depth=1", "--", source.url]
-    try:
-        run_git(paths, [*base, f"+{name}:{keep}"], git_dir=path, source=source)
-    except GitFailed as failed:
-        if failed.cause != "git" or name != commit:
-            raise
-        # A server that refuses a want by id: fetch its branches and tags, then look again.
-        run_git(paths, [*base[:-3], "--", source.url, "+refs/heads/*:refs/uze/heads/*",
-                        "+refs/tags/*:refs/uze/tags/*"], git_dir=path, source=source)
-    if not has_commit(paths, path, commit):
-        raise GitFailed(f"{source.location} has no commit {commit}", "ref",
-                        "check the commit id, or pin a branch or tag")
-    run_git(paths, ["update-ref", keep, f"{commit}^{{commit}}"], git_dir=path)
-
-
-def checkout(paths: Paths, path: Path, commit: str, subdirectory: str, dest: Path) -> None:
-    """Write the files of `commit` (below `subdirectory`) into the empty folder `dest`."""
-    index = dest.parent / f".{dest.name}.index"
-    treeish = f"{commit}:{subdirectory}" if subdirectory else commit
-    env = {"GIT_INDEX_FILE": str(index)}
-    try:
-        run_git(paths, ["read-tree", treeish], git_dir=path, extra_env=env)
-    except GitFailed:
-        raise UzeError(f"commit {commit} has no folder {subdirectory!r}",
-                       hint="check --subdirectory (a path inside the repository)") from None
-    run_git(paths, [f"--work-tree={dest}", "checkout-index", "--all", "--force"],
-            git_dir=path, extra_env=env)
-    fs.remove_file(index)
-
-
-def _wanted(paths: Paths, cached: Path | None, source: Source, commit: str) -> tuple[str, str]:
-    """(what to fetch, commit): asks the remote only when the cache cannot answer."""
-    if commit and cached is not None and has_commit(paths, cached, commit):
-        return commit, commit
-    refs = remote_refs(paths, source)
-    if not commit:
-        return resolve_ref(refs, source.ref, source.location)
-    return next((n for n, sha in sorted(refs.items()) if sha == commit), commit), commit
-
-
-@contextlib.contextmanager
-def fetched(paths: Paths, source: Source, commit: str = "", *, cache: bool = True
-            ) -> Iterator[tuple[Path, str]]:
-    """The package folder of `source` at `commit` (default: what its ref points at now), in a
-    temporary folder removed afterwards, and the resolved commit. The remote is asked first,
-    so a source that cannot be reached leaves nothing behind. With `cache` False (a dry run, a
-    check before install) nothing is written under $UZE_HOME: a commit the mirror lacks is
-    fetched into a temporary repository."""
-    cached = mirror_path(paths, source)
-    present = cached if (cached / "HEAD").is_file() else None
-    name, commit = _wanted(paths, present, source, commit)
-    if cache:
-        with (mirror(paths, source) if present is not None else _new_mirror(paths, source)) \
-                as path, _checked_out(paths, path, source, name, commit) as found:
-            yield found
-        return
-    if present is not None and has_commit(paths, present, commit):
-        with _checked_out(paths, present, source, name, commit) as found:
-            yield found
-        return
-    with tempfile.TemporaryDirectory(prefix="uze-git-") as scratch:
-        path = Path(scratch) / "repo.git"
-        run_git(paths, ["init", "--bare", "--quiet", str(path)])
-        fs.atomic_write(path / "info" / "attributes", _ATTRIBUTES)
-        with _checked_out(paths, path, source, name, commit) as found:
-            yield found
-
-
-def is_cached(paths: Paths, source: Source, commit: str) -> bool:
-    """Whether the mirror of `source` holds `commit` (a fetch of it needs no network)."""
-    cached = mirror_path(paths, source)
-    return (cached / "HEAD").is_file() and has_commit(paths, cached, commit)
-
-
-@contextlib.contextmanager
-def _checked_out(paths: Paths, path: Path, source: Source, name: str, commit: str
-                 ) -> Iterator[tuple[Path, str]]:
-    fetch(paths, path, source, name, commit)
-    commit = run_git(paths, ["rev-parse", f"{commit}^{{commit}}"], git_dir=path).strip()
-    with tempfile.TemporaryDirectory(prefix="uze-src-") as scratch:
-        dest = Path(scratch) / "package"
-        fs.make_dir(dest)
-        checkout(paths, path, commit, source.subdirectory, dest)
-        yield dest, commit
 
 
 def current_commit(paths: Paths, source: Source) -> str:

@@ -177,7 +177,7 @@ def sweep_stamps(ctx: ScopeContext) -> None:
     fs.remove_temp_files(ctx.stamp_file("x").parent)
     mirrors = ctx.paths.uze_home / "git"
     if mirrors.is_dir() and any(mirrors.glob(".new-*")):
-        from uze.sources.git import sweep_scratch  # GIT: most commands see no scratch
+        from uze.sources.mirrors import sweep_scratch  # GIT: most commands see no scratch
 
         sweep_scratch(mirrors)
 
