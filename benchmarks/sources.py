@@ -6,6 +6,9 @@
    `git clone --depth 1 file://…` + `uze install ./clone` (fresh sandbox): target within 1.5x.
 2. `uze install` with no SOURCE on a project whose 20 locked packages are all present (writes
    nothing) against a plain `uze status`: target at most 2x.
+3. A teammate's restore (`uze install`, cold $UZE_HOME) of a lock pinning 10 packages of one
+   repository against `git clone --depth 1` of that repository + `uze install` of each package's
+   folder from the clone: target within 2x (issue 30).
 
 Every run is a real subprocess in a throw-away sandbox (own HOME, UZE_HOME, project); the two
 sides are interleaved and the medians compared. Prints one JSON document.
@@ -126,6 +129,53 @@ def converge_present(base: Path, runs: int) -> dict[str, object]:
             "ratio": round(ratio, 2), "target": 2.0, "met": ratio <= 2.0}
 
 
+def _monorepo(root: Path, count: int) -> Path:
+    work = root / "mono-work"
+    for i in range(count):
+        skill = work / "plugins" / f"p{i}" / "skills" / f"s{i}"
+        skill.mkdir(parents=True)
+        (skill.parent.parent / "plugin.json").write_text(f'{{"name": "p{i}", "version": "1"}}\n')
+        (skill / "SKILL.md").write_text(f"---\nname: s{i}\ndescription: d\n---\nbody {i}\n")
+        for j in range(20):
+            (skill / f"ref{j}.md").write_text(f"reference {i} {j}\n" * 20)
+    env = {**os.environ, **GIT_ENV}
+    for args in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"],
+                 ["git", "commit", "-q", "-m", "one"]):
+        _run(args, work, env)
+    bare = root / "mono.git"
+    _run(["git", "clone", "-q", "--bare", str(work), str(bare)], root, env)
+    return bare
+
+
+def restore_one_repository(base: Path, runs: int, count: int = 10) -> dict[str, object]:
+    """A cold restore of `count` locked packages of one repository against clone + installs."""
+    bare = _monorepo(base, count)
+    url = bare.as_uri()
+    lead = base / "lead"
+    env = _env(lead)
+    for i in range(count):
+        _run(_uze("install", f"git+{url}#subdirectory=plugins/p{i}", "--harness",
+                  "claude_code,codex"), lead / "project", env)
+    ours, theirs = [], []
+    for i in range(runs):
+        a, b = base / f"a{i}", base / f"b{i}"
+        env_a, env_b = _env(a), _env(b)
+        for rel in ("uze.toml", "uze.lock"):
+            (a / "project" / rel).write_bytes((lead / "project" / rel).read_bytes())
+        ours.append(_timed(lambda a=a, env_a=env_a: _run(_uze("install"), a / "project", env_a)))
+
+        def clone_then_install(b: Path = b, env_b: dict[str, str] = env_b) -> None:
+            _run(["git", "clone", "-q", "--depth", "1", url, str(b / "clone")], b, env_b)
+            for j in range(count):
+                _run(_uze("install", str(b / "clone" / "plugins" / f"p{j}"), "--harness",
+                          "claude_code,codex"), b / "project", env_b)
+
+        theirs.append(_timed(clone_then_install))
+    ratio = statistics.median(ours) / statistics.median(theirs)
+    return {"uze_restore_s": statistics.median(ours), "clone_plus_folders_s":
+            statistics.median(theirs), "ratio": round(ratio, 2), "target": 2.0, "met": ratio <= 2.0}
+
+
 def main() -> None:
     """Run both benchmarks and print their figures."""
     parser = argparse.ArgumentParser()
@@ -134,7 +184,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="uze-bench-src-") as scratch:
         base = Path(scratch)
         found = {"git_install_400_files": git_install(base / "one", args.runs),
-                 "install_20_present": converge_present(base / "two", args.runs)}
+                 "install_20_present": converge_present(base / "two", args.runs),
+                 "restore_10_of_one_repository": restore_one_repository(base / "three",
+                                                                        args.runs)}
     sys.stdout.write(json.dumps(found, indent=2) + "\n")
 
 
