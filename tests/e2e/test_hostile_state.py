@@ -20,7 +20,7 @@ import pytest
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, assert_no_traceback
 from tests.helpers import DATA, run_uze, tree_bytes
-from uze.state.statcache import DigestCache
+from uze.projections.statcache import DigestCache
 
 pytestmark = pytest.mark.e2e
 SEVEN = DATA / "seven"

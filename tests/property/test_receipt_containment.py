@@ -29,7 +29,7 @@ from uze.commands.uninstall import uninstall
 from uze.containment import PROJECT_FILES, PROJECT_FOLDERS
 from uze.errors import UzeError
 from uze.paths import Paths
-from uze.state.statcache import DigestCache
+from uze.projections.statcache import DigestCache
 
 VICTIMS = {  # relative to the world root: files no receipt may make uze touch
     "home/.bashrc": "export PATH=$HOME/bin:$PATH\n",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import shutil
 from pathlib import Path
 
 import pytest
@@ -105,8 +106,8 @@ def test_nothing_but_paths_reads_the_environment_or_home(path: Path) -> None:
     assert "os.environ" not in text and "Path.home()" not in text and "platformdirs" not in text
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(SOURCE.parent).with_suffix("").parts
+def _module_name(path: Path, root: Path = SOURCE.parent) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
@@ -187,3 +188,138 @@ def test_no_module_is_over_400_lines(path: Path) -> None:
         return
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= 400, f"{path.name} has {lines} lines: split it along its responsibilities"
+
+
+# The layer table of docs/design.md section 2, top to bottom: each entry is a folder (`name/`)
+# or a module (`name.py`) at the root of uze/. A module imports from its own layer or one
+# below, never above: at module level, inside a function or under `if TYPE_CHECKING:` alike.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("entry", ("__main__.py", "cli.py", "verbs/")),
+    ("views", ("ui/", "inert.py")),
+    ("commands", ("commands/",)),
+    ("doctor", ("doctor/",)),
+    ("install pieces", ("install/",)),
+    ("artifacts", ("artifacts/",)),
+    ("planning", ("plan/", "capabilities/", "hooks/", "trust.py")),
+    ("state", ("state/", "sources/", "store/", "containment.py")),
+    ("harnesses", ("harnesses/", "harness_ids.py")),
+    ("package", ("package/",)),
+    ("projections", ("projections/",)),
+    ("base", ("transaction.py", "fs.py", "durability.py", "paths.py", "location.py", "errors.py",
+              "names.py", "vocabulary.py", "canonical.py", "progress.py", "__init__.py")),
+)
+# (importing module, imported module) -> the ADR that names why it runs up the table. Empty:
+# every upward import was removed instead (ADR 0053).
+UPWARD_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def _entry(module: str) -> str:
+    """The table entry of a dotted uze module: `uze.plan.runs` -> `plan/`, `uze.fs` -> `fs.py`,
+    `uze` -> `__init__.py`."""
+    parts = module.split(".")
+    if len(parts) == 1:
+        return "__init__.py"
+    return f"{parts[1]}/" if (SOURCE / parts[1]).is_dir() else f"{parts[1]}.py"
+
+
+def _layer(module: str, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYERS) -> int | None:
+    entry = _entry(module)
+    return next((i for i, (_, entries) in enumerate(layers) if entry in entries), None)
+
+
+def _absolute(node: ast.ImportFrom, importer: str, is_package: bool) -> str:
+    """The module a `from ... import` names, relative imports resolved against `importer`."""
+    if not node.level:
+        return node.module or ""
+    base = importer.split(".")[: len(importer.split(".")) - node.level + is_package]
+    return ".".join([*base, *([node.module] if node.module else [])])
+
+
+def _imports_by_line(path: Path, root: Path, known: set[str]) -> list[tuple[int, str]]:
+    """(line, uze module) of every import in the file at `path` (under `root`/uze), wherever
+    it sits: top level, function body, `if TYPE_CHECKING:`."""
+    importer = _module_name(path, root)
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(_tree(path)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            module = _absolute(node, importer, path.name == "__init__.py")
+            for alias in node.names:
+                child = f"{module}.{alias.name}"
+                found.append((node.lineno, child if child in known else module))
+    return [(line, name) for line, name in found if name.split(".")[0] == "uze"]
+
+
+def upward_imports(root: Path, layers: tuple[tuple[str, tuple[str, ...]], ...] = LAYERS,
+                   allowed: dict[tuple[str, str], str] | None = None) -> list[str]:
+    """`file:line: <module> (layer) imports <module> (layer above)` for every import under
+    `root`/uze that runs up `layers`, and `file: in no layer` for a module the table misses."""
+    allowed = UPWARD_ALLOWED if allowed is None else allowed
+    paths = sorted((root / "uze").rglob("*.py"))
+    known = {_module_name(path, root) for path in paths}
+    found: list[str] = []
+    for path in paths:
+        where, me = path.relative_to(root).as_posix(), _module_name(path, root)
+        mine = _layer(me, layers)
+        if mine is None:
+            found.append(f"{where}: in no layer of LAYERS (add it there and to docs/design.md)")
+            continue
+        for line, name in _imports_by_line(path, root, known):
+            theirs = _layer(name, layers)
+            if theirs is not None and theirs < mine and (me, name) not in allowed:
+                found.append(f"{where}:{line}: {me} ({layers[mine][0]}) imports {name} "
+                             f"({layers[theirs][0]}, above it)")
+    return found
+
+
+def test_every_import_goes_down_the_layer_table_or_sideways() -> None:
+    assert upward_imports(SOURCE.parent) == []
+
+
+def test_the_layer_check_names_the_line_of_a_wrong_import_in_a_scratch_copy(
+        tmp_path: Path) -> None:
+    """A harness module that asks the planner, and a base module that asks a command inside a
+    function, are both found, each by file and line."""
+    shutil.copytree(SOURCE, tmp_path / "uze", ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "uze" / "harnesses" / "base.py"
+    lines = base.read_text(encoding="utf-8").splitlines()
+    lines.insert(3, "from uze.plan import planner")
+    base.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "uze" / "paths.py").write_text(
+        (SOURCE / "paths.py").read_text(encoding="utf-8")
+        + "\n\ndef _late() -> None:\n    from .commands import status\n", encoding="utf-8")
+    late = len((tmp_path / "uze" / "paths.py").read_text(encoding="utf-8").splitlines())
+    assert upward_imports(tmp_path) == [
+        "uze/harnesses/base.py:4: uze.harnesses.base (harnesses) imports uze.plan.planner "
+        "(planning, above it)",
+        f"uze/paths.py:{late}: uze.paths (base) imports uze.commands.status "
+        "(commands, above it)",
+    ]
+
+
+def test_a_module_in_no_layer_is_named(tmp_path: Path) -> None:
+    (tmp_path / "uze").mkdir()
+    (tmp_path / "uze" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "uze" / "newcomer.py").write_text("from uze import fs\n", encoding="utf-8")
+    assert upward_imports(tmp_path) == [
+        "uze/newcomer.py: in no layer of LAYERS (add it there and to docs/design.md)"]
+
+
+def test_every_module_of_uze_is_in_exactly_one_layer() -> None:
+    entries = [entry for _, layer in LAYERS for entry in layer]
+    assert len(entries) == len(set(entries))
+    on_disk = {p.name + ("/" if p.is_dir() else "") for p in SOURCE.iterdir()
+               if p.suffix == ".py" or (p.is_dir() and (p / "__init__.py").is_file())}
+    assert on_disk == set(entries)
+
+
+def test_the_layer_table_in_the_design_names_what_the_test_holds() -> None:
+    """docs/design.md section 2 lists the layers in this order, each row naming its entries."""
+    design = (SOURCE.parent / "docs" / "design.md").read_text(encoding="utf-8")
+    table = design.partition("## 2. Layers")[2].partition("\n## ")[0]
+    rows = [row.split(" | ") for row in table.splitlines() if row.startswith("| ")][1:]
+    assert [row[0].removeprefix("| ") for row in rows] == [name for name, _ in LAYERS]
+    for (name, entries), row in zip(LAYERS, rows, strict=True):
+        missing = [e for e in entries if f"`{e}`" not in row[1]]
+        assert missing == [], f"the {name} row of docs/design.md does not name {missing}"

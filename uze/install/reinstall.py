@@ -33,9 +33,9 @@ from uze.names import name_problem
 from uze.package.layout import CLAUDE_MANIFEST, PORTABLE_MANIFEST
 from uze.package.tree import read_file, walk_tree
 from uze.paths import LOCATION_ENV, Paths
+from uze.projections.statcache import settled, stat_key
 from uze.state.consent import accepted
 from uze.state.context import ScopeContext, load_created, open_scope, registered_projects
-from uze.state.statcache import settled, stat_key
 from uze.store import Store, digest_bytes
 from uze.store.manifest import decode_manifest
 from uze.vocabulary import Scope

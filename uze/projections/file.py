@@ -5,7 +5,7 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from uze.state.statcache import DigestCache
+from uze.projections.statcache import DigestCache
 from uze.transaction import Transaction
 from uze.vocabulary import LiveState
 

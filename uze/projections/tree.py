@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from uze.projections.digest import held_content_digest
-from uze.state.statcache import DigestCache
+from uze.projections.statcache import DigestCache
 from uze.transaction import Transaction
 from uze.vocabulary import LiveState
 

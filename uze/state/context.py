@@ -17,8 +17,8 @@ from uze.errors import StateUnreadable, UsageError
 from uze.location import Location
 from uze.names import name_problem
 from uze.paths import Paths, resolve_project
+from uze.projections.statcache import DigestCache, cache_file
 from uze.state.consent import consent_file
-from uze.state.statcache import DigestCache, cache_file
 from uze.transaction import Transaction, read_state_file, recover
 from uze.vocabulary import Scope
 

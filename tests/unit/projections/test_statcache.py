@@ -9,10 +9,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from uze.projections import file, tree
+from uze.projections import file, statcache, tree
 from uze.projections.digest import content_digest
-from uze.state import statcache
-from uze.state.statcache import DigestCache
+from uze.projections.statcache import DigestCache
 
 SECOND = 1_000_000_000
 
