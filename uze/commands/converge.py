@@ -37,24 +37,36 @@ class Converged(msgspec.Struct, frozen=True):
     tree: str
 
 
+class Resolved(msgspec.Struct, frozen=True):
+    """A file (uze.toml or uze.lock) whose merge conflict converging resolved, and what it took
+    from one side of the merge."""
+
+    file: str
+    taken: tuple[str, ...]
+
+
 class ConvergeResult(msgspec.Struct, frozen=True):
     """Every declared package, and the pins dropped from the lock (no longer declared)."""
 
     packages: tuple[Converged, ...]
     dropped: tuple[str, ...]
     dry_run: bool
+    merged: tuple[Resolved, ...] = ()
 
     def lines(self) -> list[str]:
         """The human report, one line per package."""
         out = [f"{p.name} {p.version}: {'already installed' if p.action == 'present' else p.action}"
                f" ({p.source}{' at ' + p.commit[:12] if p.commit else ''})" for p in self.packages]
         out += [f"{name}: no longer declared; unpinned" for name in self.dropped]
+        out += [f"{m.file}: merge conflict resolved"
+                + (f" ({', '.join(m.taken)})" if m.taken else "") for m in self.merged]
         return out or ["nothing declared in uze.toml"]
 
 
 def converge_json(result: ConvergeResult) -> dict[str, Any]:
     """The `install --json` document of a converge."""
     return {"schema": 1, "dry_run": result.dry_run, "dropped": list(result.dropped),
+            "merged": [msgspec.to_builtins(m) for m in result.merged],
             "packages": [msgspec.to_builtins(p) for p in result.packages]}
 
 
@@ -134,11 +146,16 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     """Install every declared package as locked. Raises before any write on a lock mismatch
     (`frozen`) or an integrity failure."""
     ctx = open_scope(paths, options.scope, options.project, cwd)
-    declared, pins = declare.read_pair(ctx)
+    declared, pins, clean = declare.read_merged(ctx)
     manifest = declare.scope_files(ctx)[0]
     if not manifest.exists():
         raise UzeError(f"nothing to install: no uze.toml in {manifest.parent}",
                        hint="uze install SOURCE installs a package and declares it in uze.toml")
+    merged = tuple(Resolved(ctx.location.display(m.path), tuple(m.taken)) for m in clean)
+    if frozen and merged:
+        where = " and ".join(m.file for m in merged)
+        raise UzeError(f"{where}: git conflict markers (--frozen changes nothing)",
+                       hint="run `uze install` without --frozen, then commit both files")
     parsed = {name: _declared_form(paths, ctx, text) for name, text in declared.items()}
     sources = {name: form for name, (_s, form) in parsed.items()}
     if frozen:
@@ -157,6 +174,8 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
                 pinned=declare.source_of(pin) if pin and pin.marketplace else None))
             _verify(name, folder, pin)
             ready.append((name, folder, found, pin))
+        if not options.dry_run:
+            _write_clean(ctx, clean)
         for _name, folder, found, pin in ready:
             harness = ",".join(pin.harnesses) if pin else options.harness
             # uze.toml is the user's intent: a source changed there replaces the old one.
@@ -168,7 +187,8 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     dropped = tuple(sorted(set(pins) - set(declared)))
     if dropped and not options.dry_run:
         _drop(ctx, dropped)
-    return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run)
+    return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run,
+                          merged)
 
 
 def _converged(pin: LockedPackage, action: str) -> Converged:
@@ -179,6 +199,16 @@ def _installed(outcome: Outcome, pin: declare.Pin) -> Converged:
     plan = outcome.result.plan
     return Converged(plan.package.name, "installed", plan.package.version, pin.declared,
                      pin.commit, plan.tree)
+
+
+def _write_clean(ctx: ScopeContext, clean: list[declare.Merged]) -> None:
+    """Write uze.toml and uze.lock as `declare.read_merged` resolved them (nothing when neither
+    had conflict markers), before the first install reads them."""
+    if not clean:
+        return
+    with locked(ctx, store=False), Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
+        for merged in clean:
+            tx.write(merged.path, merged.data)
 
 
 def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:

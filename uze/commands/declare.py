@@ -10,14 +10,17 @@ the project byte-identical); a file the user wrote is kept.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import msgspec
 
 from uze.errors import UzeError
+from uze.sources import merge
 from uze.sources.lockfile import LockedPackage, dump_lock, read_lock
 from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
+from uze.sources.markers import has_markers
 from uze.sources.spec import Source
 from uze.state.context import Created, ScopeContext
 
@@ -25,6 +28,7 @@ if TYPE_CHECKING:
     from uze.state.receipts import Receipt
     from uze.transaction import Transaction
 
+T = TypeVar("T")
 MANIFEST = "uze.toml"
 LOCK = "uze.lock"
 
@@ -65,6 +69,41 @@ def read_pair(ctx: ScopeContext) -> tuple[dict[str, str], dict[str, LockedPackag
     """The scope's declarations (name -> source) and pins (name -> LockedPackage), validated."""
     manifest, lock = _unlinked_files(ctx)
     return read_manifest(manifest, _where(ctx, manifest)), read_lock(lock, _where(ctx, lock))
+
+
+class Merged(msgspec.Struct, frozen=True):
+    """A file whose merge conflict `read_merged` resolved: its path, clean bytes, and what was
+    taken from one side of the merge."""
+
+    path: Path
+    data: bytes
+    taken: list[str]
+
+
+def _resolved(ctx: ScopeContext, path: Path, read: Callable[[Path, str], dict[str, T]],
+              resolve: Callable[[bytes, str], merge.Resolved[T]],
+              clean: list[Merged]) -> dict[str, T]:
+    try:
+        raw = path.read_bytes()
+    except OSError:  # absent, a folder, unreadable: the reader says which
+        return read(path, _where(ctx, path))
+    if not has_markers(raw):
+        return read(path, _where(ctx, path))
+    found = resolve(raw, _where(ctx, path))
+    clean.append(Merged(path, found.clean, found.taken))
+    return found.entries
+
+
+def read_merged(ctx: ScopeContext) -> tuple[dict[str, str], dict[str, LockedPackage],
+                                            list[Merged]]:
+    """`read_pair`, with a merge's conflict markers in either file resolved package by package
+    (ADR 0063), and the clean bytes to write for each file that had them. Raises UzeError, before
+    anything is written, when both sides changed one package."""
+    manifest, lock = _unlinked_files(ctx)
+    clean: list[Merged] = []
+    declared = _resolved(ctx, manifest, read_manifest, merge.resolve_manifest, clean)
+    pins = _resolved(ctx, lock, read_lock, merge.resolve_lock, clean)
+    return declared, pins, clean
 
 
 def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]:

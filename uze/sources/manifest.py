@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from uze.errors import UzeError
+from uze.sources.markers import conflicted, has_markers
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -32,6 +33,8 @@ def _invalid(where: str, problem: str) -> UzeError:
 
 def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     """The declarations of a uze.toml (name -> source string), in file order."""
+    if has_markers(raw):
+        raise conflicted(where)
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
