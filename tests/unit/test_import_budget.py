@@ -365,6 +365,8 @@ LAZY_IMPORTS = {
     ("uze.commands.converge", "uze.artifacts.registry"):
         "start-up: artifact checks load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.commands.install"): PLANNER,
+    ("uze.commands.converge", "uze.install.edits"):
+        "start-up: the words for kept edits load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.package"): READER,
     ("uze.commands.converge", "uze.sources.mirrors"): GIT,
     ("uze.commands.doctor", "uze.doctor.probe_run"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import config
-from uze.artifacts.kind import Action
+from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked
 from uze.projections import element, entry
 from uze.projections.config_array import ElementInfo
@@ -72,7 +72,7 @@ class ElementKind:
                                  digest=entry.value_digest(planned.value),
                                  marker=planned.marker, info=dict(info.to_json()),
                                  harnesses=list(planned.harnesses))
-        return record if self.inspect(ctx, record) == "matched" else None
+        return record if self.inspect(ctx, record) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedElement,
               old: ElementArtifact | None, created: Created) -> ElementArtifact:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import config
-from uze.artifacts.kind import Action
+from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked, Conflict
 from uze.projections import entry
 from uze.projections.config_entry import MISSING, AddInfo, format_key_path
@@ -73,7 +73,7 @@ class EntryKind:
                                key_path=list(planned.key_path),
                                digest=entry.value_digest(planned.value),
                                add_info=dict(info.to_json()), harnesses=list(planned.harnesses))
-        return record if self.inspect(ctx, record) == "matched" else None
+        return record if self.inspect(ctx, record) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedEntry,
               old: EntryArtifact | None, created: Created) -> EntryArtifact:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import beside
-from uze.artifacts.kind import Action
+from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked, ForeignFile
 from uze.projections import file
 from uze.projections.digest import content_digest
@@ -54,7 +54,7 @@ class FileKind:
 
     def adopt(self, ctx: ScopeContext, planned: PlannedFile) -> FileArtifact | None:
         record = _record(planned)
-        return record if self.inspect(ctx, record) == "matched" else None
+        return record if self.inspect(ctx, record) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedFile,
               old: FileArtifact | None, created: Created) -> FileArtifact:

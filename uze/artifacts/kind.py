@@ -8,7 +8,7 @@ the kind up by the value's `type` (`uze.artifacts.registry`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Final, Protocol, TypeVar
 
 import msgspec
 
@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 
 P = TypeVar("P", contravariant=True)
 R = TypeVar("R")
+
+
+# The live states in which `adopt` takes an artifact over: as planned, or a committed edit.
+ADOPTABLE: Final[frozenset[LiveState]] = frozenset({"matched", "drifted"})
 
 
 class Action(msgspec.Struct, frozen=True):
@@ -72,8 +76,9 @@ class Kind(Protocol[P, R]):
         (the new version shown in `new_value`), or `merge` (see `merge`)."""
 
     def adopt(self, ctx: ScopeContext, planned: P) -> R | None:
-        """The record of the artifact if it is already on disk exactly as planned (a teammate's
-        clone of a committed project), else None; kinds that never adopt return None."""
+        """The record uze would write for `planned` when the artifact is already on disk (a
+        teammate's clone of a committed project): exactly as planned (matched) or a committed
+        edit of it (drifted, ADR 0064); else None. Kinds that never adopt return None."""
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: P, old: R | None,
               created: Created) -> R:

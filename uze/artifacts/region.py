@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from uze.artifacts.kind import Action
+from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked, Conflict, ForeignFile, MarkersBroken
 from uze.projections import region, region_file
 from uze.state.receipts import RegionArtifact
@@ -62,7 +62,7 @@ class RegionKind:
         record = RegionArtifact(target=planned.target, region=planned.region_id,
                                 digest=region_file.body_digest(planned.body),
                                 lead=_adopted_lead(planned), harnesses=list(planned.harnesses))
-        return record if self.inspect(ctx, record) == "matched" else None
+        return record if self.inspect(ctx, record) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedRegion,
               old: RegionArtifact | None, created: Created) -> RegionArtifact:

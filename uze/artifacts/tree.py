@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import beside
-from uze.artifacts.kind import Action
+from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked, ForeignFile
 from uze.projections import tree
 from uze.state.receipts import TreeArtifact
@@ -52,7 +52,7 @@ class TreeKind:
 
     def adopt(self, ctx: ScopeContext, planned: PlannedTree) -> TreeArtifact | None:
         record = _record(planned)
-        return record if self.inspect(ctx, record) == "matched" else None
+        return record if self.inspect(ctx, record) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedTree,
               old: TreeArtifact | None, created: Created) -> TreeArtifact:

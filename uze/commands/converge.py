@@ -35,6 +35,7 @@ class Converged(msgspec.Struct, frozen=True):
     source: str
     commit: str
     tree: str
+    notes: tuple[str, ...] = ()  # each edit kept, or put back with --force (ADR 0064)
 
 
 class Resolved(msgspec.Struct, frozen=True):
@@ -55,8 +56,12 @@ class ConvergeResult(msgspec.Struct, frozen=True):
 
     def lines(self) -> list[str]:
         """The human report, one line per package."""
-        out = [f"{p.name} {p.version}: {'already installed' if p.action == 'present' else p.action}"
-               f" ({p.source}{' at ' + p.commit[:12] if p.commit else ''})" for p in self.packages]
+        out = []
+        for p in self.packages:
+            out.append(f"{p.name} {p.version}: "
+                       f"{'already installed' if p.action == 'present' else p.action}"
+                       f" ({p.source}{' at ' + p.commit[:12] if p.commit else ''})")
+            out += [f"  {note}" for note in p.notes]
         out += [f"{name}: no longer declared; unpinned" for name in self.dropped]
         out += [f"{m.file}: merge conflict resolved"
                 + (f" ({', '.join(m.taken)})" if m.taken else "") for m in self.merged]
@@ -70,13 +75,23 @@ def converge_json(result: ConvergeResult) -> dict[str, Any]:
             "packages": [msgspec.to_builtins(p) for p in result.packages]}
 
 
-def _is_present(ctx: ScopeContext, pin: LockedPackage) -> bool:
+def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> tuple[str, ...] | None:
+    """None unless the package is installed at its pin with every artifact as uze wrote it or
+    edited (kept: the user's, ADR 0064; with `force`, an edited one is put back, so not
+    present); else a note per edited artifact."""
     from uze.artifacts import registry as kinds
+    from uze.install.edits import UNCONSENTED
 
     receipt = ctx.receipt(pin.name)
-    return (receipt is not None and receipt.tree == pin.tree and receipt.status == "complete"
-            and sorted(receipt.harnesses) == sorted(pin.harnesses)
-            and all(kinds.inspect_record(ctx, r) == "matched" for r in receipt.artifacts))
+    if (receipt is None or receipt.tree != pin.tree or receipt.status != "complete"
+            or sorted(receipt.harnesses) != sorted(pin.harnesses)):
+        return None
+    states = {kinds.record_key(r): kinds.inspect_record(ctx, r) for r in receipt.artifacts}
+    allowed = ("matched",) if force else ("matched", "drifted")
+    if any(state not in allowed for state in states.values()):
+        return None
+    return tuple(f"{key}: " + (UNCONSENTED if key in receipt.unconsented else "edited; kept")
+                 for key, state in states.items() if state == "drifted")
 
 
 def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],
@@ -161,8 +176,9 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     if frozen:
         _check_frozen(declared, pins, sources)
     usable = {n: p for n, p in pins.items() if n in declared and p.declared() == sources[n]}
-    todo = [n for n in declared if not (n in usable and _is_present(ctx, usable[n]))]
-    done: list[Converged] = [_converged(usable[n], "present") for n in declared if n not in todo]
+    present = {n: _present(ctx, usable[n], options.force) for n in declared if n in usable}
+    todo = [n for n in declared if present.get(n) is None]
+    done = [_converged(usable[n], "present", present[n] or ()) for n in declared if n not in todo]
     with contextlib.ExitStack() as stack:
         _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo], stack)
         ready = []
@@ -191,14 +207,16 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
                           merged)
 
 
-def _converged(pin: LockedPackage, action: str) -> Converged:
-    return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree)
+def _converged(pin: LockedPackage, action: str, notes: tuple[str, ...]) -> Converged:
+    return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree, notes)
 
 
 def _installed(outcome: Outcome, pin: declare.Pin) -> Converged:
+    from uze.install.edits import edit_notes
+
     plan = outcome.result.plan
     return Converged(plan.package.name, "installed", plan.package.version, pin.declared,
-                     pin.commit, plan.tree)
+                     pin.commit, plan.tree, tuple(edit_notes(outcome.result.actions)))
 
 
 def _write_clean(ctx: ScopeContext, clean: list[declare.Merged]) -> None:

@@ -11,7 +11,7 @@ from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
 from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
-from uze.install import reinstall
+from uze.install import edits, reinstall
 from uze.install.results import InstallResult
 from uze.package import Package, read_package
 from uze.paths import Paths
@@ -123,8 +123,9 @@ def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
               adopt: bool = False) -> list[_Step]:
     """Decide every artifact's action; raise on any conflict before anything is written.
-    `adopt`: a target already there exactly as planned, and no other receipt's, is taken over
-    (`uze install` of a committed project, ADR 0024) instead of refused.
+    `adopt`: a target already there, as planned or a committed edit of it, and no other
+    receipt's, is taken over (`uze install` of a committed project, ADR 0024, 0064) instead of
+    refused.
 
     Every place the install writes is checked first: no link on the way in a project, nothing
     outside the scope's places (ADR 0020)."""
@@ -145,8 +146,8 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
         adopted = kind.adopt(ctx, planned) if adopt and old is None and key not in owners \
             else None
         if adopted is not None:
-            steps.append(_Step(Action(key, "unchanged", "already there as planned; adopted"),
-                               planned, adopted))
+            action, write = edits.adopted_action(ctx, plan, adopted, key, force)
+            steps.append(_Step(action, planned if write else None, adopted))
         elif old is None:
             _check_free(ctx, planned, key, owners)
             steps.append(_Step(Action(key, "create"), planned, None))
@@ -180,8 +181,9 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step,
     return record
 
 
-def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
-    """The receipt for an applied plan."""
+def build_receipt(plan: Plan, artifacts: list[Artifact],
+                  unconsented: list[str] | None = None) -> Receipt:
+    """The receipt for an applied plan (`unconsented`: see `edits.unconsented_keys`)."""
     return Receipt(
         name=plan.package.name,
         version=plan.package.version,
@@ -196,7 +198,9 @@ def build_receipt(plan: Plan, artifacts: list[Artifact]) -> Receipt:
         artifacts=sorted(artifacts, key=kinds.record_key),
         trust=plan.trust,
         executions=[e.describe() for e in plan.executions],
+        unconsented=unconsented or [],
     )
+
 
 
 def consent_lines(plan: Plan) -> list[str]:
@@ -264,7 +268,7 @@ def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
 
 def _apply(
     tx: Transaction, ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path],
-    extra: Extra | None,
+    extra: Extra | None, previous: Receipt | None,
 ) -> tuple[Receipt, bytes]:
     """Apply the steps in `tx` (the caller commits it, which also makes the `stored` objects
     durable). `extra` writes in the same transaction (uze.toml and uze.lock) or raises to roll
@@ -286,7 +290,8 @@ def _apply(
         if record is not None:
             records.append(record)
         progress.advance()
-    receipt = build_receipt(plan, records)
+    unconsented = edits.unconsented_keys(plan, [s.action for s in steps], previous)
+    receipt = build_receipt(plan, records, unconsented)
     path = ctx.receipt_file(receipt.name)
     data = dump_receipt(receipt)
     if not path.exists() or path.read_bytes() != data:
@@ -374,7 +379,7 @@ def install(
                 store.ingest_entries(entries,
                                      {e.path: package.files[e.path].data for e in entries},
                                      meta, sync=False)
-                receipt, data = _apply(tx, ctx, plan, steps, store.added, extra)
+                receipt, data = _apply(tx, ctx, plan, steps, store.added, extra, previous)
                 writes = tx.writes
                 progress.stage(f"making {writes} writes durable (sync)")
         except BaseException:

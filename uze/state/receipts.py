@@ -139,6 +139,10 @@ class Receipt(_Model, frozen=True, kw_only=True):
     artifacts: list[Artifact]
     trust: str = ""
     executions: list[str] = []
+    # Keys of artifacts whose bytes are a committed edit this user never accepted, in a package
+    # that runs something (ADR 0064): `status --check` fails on them; `install --force` puts the
+    # accepted bytes back. Left out of the file when empty.
+    unconsented: list[str] = []
 
 
 def dump_receipt(receipt: Receipt) -> bytes:
@@ -149,6 +153,8 @@ def dump_receipt(receipt: Receipt) -> bytes:
     """
     data = msgspec.to_builtins(receipt)
     msgspec.convert(data, Receipt)
+    if not data["unconsented"]:  # the receipts of every other install stay byte-identical
+        del data["unconsented"]
     return canonical.dumps(data)
 
 

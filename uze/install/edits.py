@@ -1,0 +1,60 @@
+"""Committed edits: a delivered file a teammate edited and committed, met by `uze install` in a
+clone where this user has no receipt yet (ADR 0064).
+
+The file is kept and adopted into the receipt as the package's, recorded with the digest of
+the locked bytes, so it reads as drifted (status shows it; uninstall keeps it; an upgrade
+writes the new version beside it as `.uze-new`). `--force` puts the locked bytes back. In a
+package that runs something, this user's consent covers the package's own bytes (ADR 0021),
+never an edit somebody else committed: such a file is named as not covered, and the receipt
+lists it (`Receipt.unconsented`) until the accepted bytes are back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final
+
+from uze.artifacts import registry as kinds
+from uze.artifacts.kind import Action
+
+if TYPE_CHECKING:
+    from uze.plan.model import Plan
+    from uze.state.context import ScopeContext
+    from uze.state.receipts import Artifact, Receipt
+
+COMMITTED_KEPT: Final = ("a committed edit (not as the locked package has it); kept and adopted "
+                         "as edited (`uze install --force` puts the locked bytes back)")
+UNCONSENTED: Final = ("a committed edit of a package that runs something: NOT covered by your "
+                      "consent; kept (`uze install --force` puts back the bytes you accepted)")
+COMMITTED_RESTORED: Final = "a committed edit; overwritten with the locked bytes (--force)"
+
+
+def adopted_action(ctx: ScopeContext, plan: Plan, adopted: Artifact, key: str,
+                   force: bool) -> tuple[Action, bool]:
+    """What install does with a target already there and no receipt here (`adopted`: the
+    record uze would write), and whether it writes the planned bytes: as planned, taken over;
+    a committed edit, kept (with `force`: replaced)."""
+    if kinds.inspect_record(ctx, adopted) == "matched":
+        return Action(key, "unchanged", "already there as planned; adopted"), True
+    if force:
+        return Action(key, "replace", COMMITTED_RESTORED), True
+    return Action(key, "kept", UNCONSENTED if plan.executions else COMMITTED_KEPT), False
+
+
+def unconsented_keys(plan: Plan, actions: Sequence[Action], previous: Receipt | None
+                     ) -> list[str]:
+    """The keys of the artifacts an install leaves as a committed edit nobody here accepted:
+    those adopted now, and those the previous receipt named that stay edited. Empty when the
+    package runs nothing (consent covers nothing then)."""
+    if not plan.executions:
+        return []
+    kept = {action.target for action in actions if action.action in ("kept", "merge")}
+    carried = set(previous.unconsented) & kept if previous is not None else set()
+    return sorted(carried | {a.target for a in actions if a.detail == UNCONSENTED})
+
+
+def edit_notes(actions: Sequence[Action]) -> list[str]:
+    """One line per artifact an install kept as edited or put back with --force, for the
+    report of a converge or an update."""
+    return [f"{a.target}: {a.detail}" for a in actions
+            if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail)]
