@@ -81,25 +81,39 @@ def _attempt(verb: Verb, call: Call) -> Any:
 
 
 def _asking(verb: Verb, call: Call) -> Any:
-    """Run the verb; if the package needs consent, ask once on a terminal (not with --json),
-    else refuse."""
+    """Run the verb; if a package needs consent, ask on a terminal (not with --json), else
+    refuse. A yes accepts the consent digest of exactly what was shown: the retry installs the
+    package only while it still has that digest, and asks again when it changed meanwhile
+    (ADR 0056); a command that installs several packages asks once for each."""
+    answered: set[str] = set()
+    while True:
+        try:
+            return _attempt(verb, call)
+        except TrustRequired as needed:
+            accepted = tuple(call.get("accepted", ()))
+            if not (verb.asks and not call.get("as_json") and sys.stdin.isatty()
+                    and sys.stderr.isatty()) or set(needed.digests) <= set(accepted):
+                raise  # no digest to accept, or one accepted already: never ask in a loop
+            _ask(needed, changed=needed.package in answered)
+            answered.add(needed.package)
+            call = {**call, "accepted": (*accepted, *needed.digests)}
 
-    try:
-        return _attempt(verb, call)
-    except TrustRequired as needed:
-        if not (verb.asks and not call.get("as_json") and sys.stdin.isatty()
-                and sys.stderr.isatty()):
-            raise
-        from typer import confirm  # start-up: the prompt loads only when it asks
 
-        err = _err()
-        for line in needed.details:
-            err.print(inert(line), markup=False)
-        if not confirm("Install it and let it run these?", default=False, err=True):
-            raise UzeError("not installed: you declined; nothing was written",
-                           hint="read what it runs; to accept, run again and answer y, or pass "
-                                "--trust") from None
-        return _attempt(verb, {**call, "trust": True})
+def _ask(needed: TrustRequired, *, changed: bool) -> None:
+    """Show what the package runs and ask; raise when the user declines."""
+    from typer import confirm  # start-up: the prompt loads only when it asks
+
+    err = _err()
+    if changed:
+        err.print(f"{inert(needed.package)} changed after you answered; what it runs now:",
+                  markup=False)
+    for line in needed.details:
+        err.print(inert(line), markup=False)
+    if not confirm("Install it and let it run these?", default=False, err=True):
+        raise UzeError(f"{needed.package or 'the package'} not installed: you declined; "
+                       "nothing of it was written",
+                       hint="read what it runs; to accept, run again and answer y, or pass "
+                            "--trust") from None
 
 
 def _show(items: Iterable[Any]) -> None:

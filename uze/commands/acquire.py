@@ -42,6 +42,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     trust: bool = False
     replace: bool = False
     adopt: bool = False  # take over targets already there as planned (converge)
+    accepted: tuple[str, ...] = ()  # consent digests the user said yes to at the question
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -100,7 +101,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
     result = install_or_unchanged(
         paths, folder, scope=options.scope, project=options.project, harness=options.harness,
         dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
-        adopt=options.adopt,
+        adopt=options.adopt, accepted=options.accepted,
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)

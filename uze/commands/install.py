@@ -224,11 +224,14 @@ def _changed_files(store: Store, old_tree: str, entries: list[TreeEntry]) -> lis
     return sorted(p for p in old.keys() | new.keys() if old.get(p) != new.get(p))
 
 
-def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted: bool) -> None:
+def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted: bool,
+                accepted: tuple[str, ...] = ()) -> None:
     """Refuse what runs until this user accepted it, by the consent kept under `$UZE_HOME`
-    (never a file of the project); ask again only when the digest changed."""
+    (never a file of the project); ask again only when the digest changed. `accepted`: the
+    consent digests the user said yes to at the question of this command: the package is
+    installed only if it is exactly what that question showed (ADR 0056)."""
 
-    if not plan.executions or trusted:
+    if not plan.executions or trusted or plan.trust in accepted:
         return
     consent = load_consent(ctx.consent_file(plan.package.name), ctx.consent_project,
                            plan.package.name)
@@ -247,7 +250,8 @@ def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted
             lines.append(f"files changed since you accepted: {shown}")
         lines += [f"no longer run: {line}" for line in consent.executions
                   if line not in current and not line.startswith("files: ")]
-    raise TrustRequired(lines, changed=consent is not None)
+    raise TrustRequired(lines, changed=consent is not None, package=plan.package.name,
+                        digests=(plan.trust,))
 
 
 def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
@@ -353,11 +357,14 @@ def install(
     cwd: Path,
     extra: Extra | None = None,
     adopt: bool = False,
+    accepted: tuple[str, ...] = (),
 ) -> InstallResult:
     """Install (or upgrade) the package at `source`. Writes nothing on error or dry run.
     `extra` runs inside the install's transaction, after the receipt is written.
 
-    Raises TrustRequired when the package runs commands not yet accepted (unless `trust`).
+    Raises TrustRequired when the package runs commands not yet accepted (unless `trust`, or
+    its consent digest is one of `accepted`). The package is read once: the bytes whose digest
+    was checked are the bytes stored, delivered and recorded.
     """
     ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness,
                                                            cwd)
@@ -365,7 +372,7 @@ def install(
     actions = tuple(step.action for step in steps)
     if dry_run:
         return InstallResult(plan, actions, True, None, 0)
-    check_trust(ctx, plan, entries, trust)
+    check_trust(ctx, plan, entries, trust, accepted)
     with locked(ctx, store=True):
         registered_projects(paths)  # a damaged registry is named before anything is written
         previous = ctx.receipt(package.name)  # re-read: another command may have run meanwhile

@@ -20,11 +20,11 @@ from uze.vocabulary import Scope
 def install_or_unchanged(
     paths: Paths, source: Path, *, scope: Scope = "project", project: Path | None = None,
     harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
-    cwd: Path, extra: Extra | None = None, adopt: bool = False,
+    cwd: Path, extra: Extra | None = None, adopt: bool = False, accepted: tuple[str, ...] = (),
 ) -> InstallResult:
     """`uze install`: the answer of `unchanged` when it has one, else the full install (which
-    `force` and `trust` cannot change for a package installed unchanged; `extra` runs inside
-    its transaction, see `uze.commands.install.install`)."""
+    `force`, `trust` and `accepted` cannot change for a package installed unchanged; `extra`
+    runs inside its transaction, see `uze.commands.install.install`)."""
     found = reinstall.unchanged(paths, source, scope=scope, project=project, harness=harness,
                                 dry_run=dry_run, cwd=cwd)
     if found is not None:
@@ -32,4 +32,5 @@ def install_or_unchanged(
     from uze.commands.install import install
 
     return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
-                   force=force, trust=trust, cwd=cwd, extra=extra, adopt=adopt)
+                   force=force, trust=trust, cwd=cwd, extra=extra, adopt=adopt,
+                   accepted=accepted)

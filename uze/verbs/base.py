@@ -35,7 +35,8 @@ class Param(msgspec.Struct, frozen=True):
 class Verb(msgspec.Struct, frozen=True):
     """One command. `run` is its core call, `document` its `--json` output, `view` its human
     output (rich renderables; a `str` is one plain line). `fast`: parsed without typer.
-    `asks`: may ask for consent at a terminal (`trust` is then retried as True). `progress`:
+    `asks`: may ask for consent at a terminal (retried with the digest the user accepted in
+    `call["accepted"]`, ADR 0056). `progress`:
     the label of its progress display. `finish`: after printing, the exit code (it may raise)."""
 
     path: str

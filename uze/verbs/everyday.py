@@ -37,7 +37,7 @@ def _install(call: Call) -> Any:
 
     options = Options(scope=scope(call), project=project(call), harness=call["harness"],
                       dry_run=call["dry_run"], force=call["force"], trust=call["trust"],
-                      replace=call["replace"])
+                      replace=call["replace"], accepted=tuple(call.get("accepted", ())))
     if call["source"] is None:  # no SOURCE: converge to uze.toml + uze.lock
         from uze.commands.converge import converge  # start-up: the install path loads on use
 
@@ -124,7 +124,8 @@ def _update(call: Call) -> Any:
     from uze.commands.update import update  # start-up: one command's module
 
     options = Options(scope=scope(call), project=project(call), dry_run=call["dry_run"],
-                      force=call["force"], trust=call["trust"])
+                      force=call["force"], trust=call["trust"],
+                      accepted=tuple(call.get("accepted", ())))
     return update(paths(), tuple(call["names"] or ()), options, Path.cwd())
 
 
