@@ -52,7 +52,8 @@ class Execution(msgspec.Struct, frozen=True):
         return "; ".join(parts)
 
 
-def _files(package: Package, texts: list[str]) -> tuple[tuple[str, str], ...]:
+def run_files(package: Package, texts: list[str]) -> tuple[tuple[str, str], ...]:
+    """(package path, digest) of each package file `texts` name (`${PLUGIN_ROOT}/x`, `./x`)."""
     found = {m.group(1) for text in texts for m in _PACKAGE_PATH.finditer(text)}
     return tuple(
         (rel, content_digest(package.files[rel].data))
@@ -106,13 +107,19 @@ def hide_secrets(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]
     return tuple(shown), tuple(dict.fromkeys(names))
 
 
+def command_run(package: Package, kind: str, name: str, command: str,
+                args: Sequence[str] = (), cwd: str = "",
+                env_names: Sequence[str] = ()) -> Execution:
+    """A command that will start: its secret-looking arguments hidden, its environment by
+    variable name only, and the digest of each package file it names."""
+    shown, secrets = hide_secrets(args)
+    return Execution(kind, name, command, shown, cwd, tuple(sorted(env_names)),
+                     run_files(package, [command, *args, cwd]), secrets)
+
+
 def _server(package: Package, server: McpServer) -> Execution:
-    texts = [server.command or "", *server.args, server.cwd or ""]
-    args, secrets = hide_secrets(server.args)
-    return Execution(
-        "mcp", server.name, server.command or "", args, server.cwd or "",
-        tuple(sorted(server.env)), _files(package, texts), secrets,
-    )
+    return command_run(package, "mcp", server.name, server.command or "", server.args,
+                       server.cwd or "", tuple(server.env))
 
 
 def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
@@ -128,7 +135,7 @@ def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
             for h in group.hooks:
                 args, secrets = hide_secrets(h.args or ())
                 found.append(Execution("hook", label, h.command, args, "", (),
-                                       _files(package, [h.command, *(h.args or ())]), secrets))
+                                       run_files(package, [h.command, *(h.args or ())]), secrets))
     return found
 
 
@@ -146,7 +153,7 @@ def _claude_handlers(package: Package, hooked: set[str]) -> list[Execution]:
         for handler in handlers:
             command = handler.get("command") if isinstance(handler, dict) else None
             line = str(command) if command else json.dumps(handler, sort_keys=True)
-            found.append(Execution("hook", label, line, (), "", (), _files(package, [line])))
+            found.append(Execution("hook", label, line, (), "", (), run_files(package, [line])))
     return found
 
 
@@ -168,7 +175,7 @@ POWERS: Final = tuple(
 )
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A declared value as one line: a string as it is, anything else as sorted JSON."""
     if isinstance(value, str):
         return value
@@ -176,7 +183,7 @@ def _shown(value: object) -> str:
 
 
 def _declared(kind: str, name: str, power: Power, value: object) -> Execution:
-    text = _shown(value)
+    text = shown(value)
     command = text if power.power == "runs" else f"grants: {text}"
     return Execution(kind, f"{name} ({power.key} for {power.harness})", command, (), "", (), ())
 

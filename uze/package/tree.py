@@ -25,6 +25,18 @@ _SPECIAL_KINDS: Final = (
 )
 
 
+GIT_PROBLEM: Final = (
+    "version-control metadata inside a package is refused: git runs what a .git config names "
+    "(core.fsmonitor, hooks) in the folder it is delivered to; remove it from the package")
+
+
+def is_git_name(name: str) -> bool:
+    """Whether git (on any file system) takes `name` for `.git`: any case, trailing dots or
+    spaces (Windows drops them), or its 8.3 short name `GIT~1` (ADR 0055)."""
+    folded = name.lower().rstrip(". ")
+    return folded in (".git", "git~1")
+
+
 class PackageFile(msgspec.Struct, frozen=True):
     """One file's exact bytes; `relpath` is POSIX, NFC and relative to the package root."""
 
@@ -129,10 +141,10 @@ class _Walk(msgspec.Struct):
             return
         for entry in entries:
             relpath = f"{relfolder}/{entry.name}" if relfolder else entry.name
-            if not relfolder and (
-                entry.name in self.skip
-                or (entry.name in IGNORED_ROOT_FOLDERS and entry.is_dir(follow_symlinks=False))
-            ):
+            if not relfolder and (entry.name in self.skip or entry.name in IGNORED_ROOT_FOLDERS):
+                continue  # the package's own repository (a `.git` file: a worktree's pointer)
+            if is_git_name(entry.name):
+                self.refuse(relpath, GIT_PROBLEM)
                 continue
             problem = _name_problem(entry.name)
             if problem:
@@ -226,9 +238,10 @@ def read_file(item: FoundFile, issues: list[str]) -> bytes | None:
 
 
 def walk_tree(root: Path, skip: frozenset[str] = frozenset()) -> tuple[Tree, list[FoundFile]]:
-    """Walk the package folder `root` without reading a file (`.git/` at the root aside, and
-    the root entries named in `skip`): the tree (paths seen, folders, problems, total size; no
-    file contents) and the files to read, sorted by package path.
+    """Walk the package folder `root` without reading a file (`.git` at the root aside, and
+    the root entries named in `skip`; a `.git` anywhere else is a problem): the tree (paths
+    seen, folders, problems, total size; no file contents) and the files to read, sorted by
+    package path.
 
     Symbolic links are followed only while they stay inside the package. Problems (unsafe
     links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.

@@ -14,7 +14,7 @@ from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
 from uze.package import Agent, InvokePolicy, Package, Skill
-from uze.plan import claude_generated, claude_plugin, labels
+from uze.plan import claude_generated, claude_plugin, labels, verbatim
 from uze.plan.agents import render_agent
 from uze.plan.builder import Builder, worst
 from uze.plan.claude_generated import GeneratedPlugin
@@ -260,7 +260,8 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     rest, plugin = b, None
     loads = [h for h in harnesses if REGISTRY[h].claude_plugins is not None]
     _plan_instructions(b, loads[0] if loads and claude_plugin.claude_native(package) else None)
-    if loads and claude_plugin.delivered_whole(package):
+    whole = bool(loads) and claude_plugin.delivered_whole(package)
+    if whole:
         _plan_claude_plugin(b, loads[0])
         others = tuple(h for h in harnesses if h != loads[0])
         rest = Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
@@ -293,5 +294,8 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     written = {h: fmt.allowed for h in harnesses if (fmt := REGISTRY[h].agents) is not None}
     commands = {p.resource for p in b.projections
                 if p.kind == "command" and p.harness in SURFACES and p.path is not None}
-    runs = tuple(executions(package, delivered, hooked, skills, agents, written, commands))
-    return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts), runs)
+    runs = executions(package, delivered, hooked, skills, agents, written, commands)
+    if whole:  # Claude Code gets the package whole: what it runs beyond what uze reads
+        runs += verbatim.runs(package, runs)
+    return Plan(package, tree, loc, harnesses, tuple(b.projections), tuple(b.artifacts),
+                tuple(runs))

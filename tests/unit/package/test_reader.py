@@ -182,10 +182,23 @@ def test_git_folder_at_the_root_is_ignored(build: Builder) -> None:
     assert list(read_package(root).files) == ["plugin.json"]
 
 
-def test_git_folder_below_the_root_is_carried(build: Builder) -> None:
-    root = build({"vendor/.git/HEAD": "ref: refs/heads/main\n"})
+@pytest.mark.parametrize("where", ["vendor/.git/HEAD", "vendor/.GIT/config", "a/.git",
+                                   "a/.git. /config", "a/git~1/config"])
+def test_git_metadata_below_the_root_is_refused(build: Builder, where: str) -> None:
+    """Its config (core.fsmonitor) would run where it is delivered (ADR 0055)."""
+    root = build({where: "[core]\n\tfsmonitor = touch pwned\n"})
 
-    assert "vendor/.git/HEAD" in read_package(root).files
+    with pytest.raises(PackageInvalid) as raised:
+        read_package(root)
+    segment = where.rsplit("/", 1)[0] if where.count("/") > 1 else where
+    assert any(line.startswith(f"{segment}: version-control metadata")
+               for line in raised.value.details), raised.value.details
+
+
+def test_a_git_file_at_the_root_is_left_out(build: Builder) -> None:
+    root = build({".git": "gitdir: ../elsewhere\n"})
+
+    assert list(read_package(root).files) == ["plugin.json"]
 
 
 def test_dot_files_are_carried(build: Builder) -> None:
