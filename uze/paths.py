@@ -13,7 +13,7 @@ from typing import Final
 
 import msgspec
 
-from uze.errors import UzeError
+from uze.errors import UsageError, UzeError
 
 PROJECT_MARKERS: Final = (".uze", ".git")
 # Every variable `env_dir` may read: the re-install shortcut keys its stamp on their values
@@ -106,9 +106,13 @@ def _default_uze_home() -> Path:
 def resolve_project(explicit: Path | None, cwd: Path) -> Path:
     """The project root: `explicit`, else the nearest ancestor of `cwd` holding .uze/ or .git.
 
-    Falls back to `cwd` itself when no ancestor has a marker.
+    Falls back to `cwd` itself when no ancestor has a marker. Raises UsageError when
+    `explicit` names something that is not a folder (a file, a broken link).
     """
     if explicit is not None:
+        if (explicit.exists() or explicit.is_symlink()) and not explicit.is_dir():
+            raise UsageError(f"--project {explicit}: not a folder",
+                             hint="name the project's folder (or leave --project out)")
         return explicit.absolute()
     start = cwd.absolute()
     for folder in (start, *start.parents):

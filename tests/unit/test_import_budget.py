@@ -199,7 +199,7 @@ def test_reinstall_of_an_unchanged_package_plans_nothing_and_reads_no_model(
     assert {"uze.install.reinstall", "uze.package.tree"} <= set(loaded)
     assert set(_heavy(loaded, ("uze.package",))) <= {
         "uze.package", "uze.package.tree", "uze.package.layout", "uze.package.names",
-        "uze.package.issues", "uze.package.nesting"}
+        "uze.package.issues"}
     assert _heavy(loaded, ("uze.plan.planner", "uze.commands.install", "yaml", "tomlkit",
                            "pydantic", *HEAVY[4:])) == []
     # the registry checks --harness; harness modules may load (containment reads them; they
@@ -373,6 +373,7 @@ LAZY_IMPORTS = {
         "start-up: harness probes load only with --probe",
     ("uze.commands.install_verb", "uze.commands.install"): PLANNER,
     ("uze.commands.marketplace", "uze.package"): READER,
+    ("uze.commands.marketplace", "uze.package.tree"): READER,
     ("uze.commands.marketplace", "uze.sources.mirrors"): GIT,
     ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,

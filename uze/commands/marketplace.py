@@ -212,7 +212,14 @@ def entry_source(paths: Paths, source: Source) -> Source:
 
 @contextlib.contextmanager
 def _strict_false(folder: Path, entry: Entry) -> Iterator[Path]:
-    """A copy of `folder` with the plugin manifest a `strict: false` entry stands for."""
+    """A copy of `folder` with the plugin manifest a `strict: false` entry stands for; `folder`
+    itself when it is not a folder, or nests too deeply to copy (the reader then refuses it,
+    naming the problem)."""
+    from uze.package.tree import folder_too_deep
+
+    if folder.is_symlink() or not folder.is_dir() or folder_too_deep(folder):
+        yield folder
+        return
     if (folder / ".claude-plugin" / "plugin.json").exists():
         raise UzeError(f"{entry.name}: a strict: false entry, but the plugin ships its own "
                        ".claude-plugin/plugin.json", hint="ask the marketplace to fix the entry")

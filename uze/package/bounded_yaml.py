@@ -8,8 +8,8 @@ from typing import Any
 
 import yaml
 
+from uze.nesting import MAX_DEPTH
 from uze.package.limits import MAX_FRONTMATTER_BYTES, MAX_YAML_NODES, LimitExceeded
-from uze.package.nesting import MAX_DEPTH
 
 
 class _BoundedLoader(yaml.SafeLoader):

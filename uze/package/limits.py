@@ -1,4 +1,4 @@
-"""Bounds on what a package file may make uze compute: nesting depth (`uze.package.nesting`),
+"""Bounds on what a package file may make uze compute: nesting depth (`uze.nesting`),
 YAML alias expansion, frontmatter size, and values a harness cannot hold.
 
 A hostile package can be small on disk and still cost without bound once read: `[[[[...]]]]`

@@ -11,8 +11,8 @@ from typing import Final
 
 import msgspec
 
+from uze.nesting import MAX_DEPTH, MAX_FOLDER_DEPTH, depth_problem
 from uze.package.issues import issue, json_issue
-from uze.package.nesting import MAX_DEPTH, depth_problem
 
 MAX_FILE_BYTES: Final = 16 * 1024 * 1024
 MAX_PACKAGE_BYTES: Final = 256 * 1024 * 1024
@@ -198,6 +198,11 @@ class _Walk(msgspec.Struct):
                 issue(relpath, "symbolic link loops back to a folder that contains it")
             )
             return
+        if len(chain) > MAX_FOLDER_DEPTH:  # the chain holds the root and each folder above
+            self.tree.issues.append(
+                issue(relpath, f"folders nested more than {MAX_FOLDER_DEPTH} levels deep")
+            )
+            return
         self.tree.folders.add(relpath)
         self.folder(real, relpath, chain | {real})
 
@@ -244,7 +249,8 @@ def walk_tree(root: Path, skip: frozenset[str] = frozenset()) -> tuple[Tree, lis
     package path.
 
     Symbolic links are followed only while they stay inside the package. Problems (unsafe
-    links, special files, bad names, sizes) are collected in `Tree.issues`; nothing raises.
+    links, special files, bad names, sizes, folders nested more than MAX_FOLDER_DEPTH levels,
+    which are not entered) are collected in `Tree.issues`; nothing raises.
     When the package is over MAX_PACKAGE_BYTES that is a problem and no file is to be read.
     """
     real_root = str(root.resolve())
@@ -256,6 +262,23 @@ def walk_tree(root: Path, skip: frozenset[str] = frozenset()) -> tuple[Tree, lis
         tree.issues.append(issue(".", f"package is {size} bytes; the limit is {limit}"))
         return tree, []
     return tree, sorted(walk.pending, key=lambda found: found.relpath)
+
+
+def folder_too_deep(root: Path) -> bool:
+    """Whether a folder below `root` (links not followed) is nested more than MAX_FOLDER_DEPTH
+    levels deep: what walk_tree would refuse, asked before a folder is copied. Iterative."""
+    pending: list[tuple[str, int]] = [(str(root), 0)]
+    while pending:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(folder) as entries:
+                subfolders = [item.path for item in entries if item.is_dir(follow_symlinks=False)]
+        except OSError:
+            continue
+        if subfolders and depth >= MAX_FOLDER_DEPTH:
+            return True
+        pending.extend((sub, depth + 1) for sub in subfolders)
+    return False
 
 
 def read_tree(root: Path, skip: frozenset[str] = frozenset()) -> Tree:

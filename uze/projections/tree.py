@@ -14,19 +14,19 @@ from uze.vocabulary import LiveState
 
 def list_files(folder: Path) -> dict[str, os.DirEntry[str]]:
     """Every file below `folder` (symlinks count as files, never followed), by POSIX relative
-    path."""
+    path. Iterative: a folder nested thousands of levels deep (someone else's, in a delivered
+    skill) is walked, not a RecursionError."""
     found: dict[str, os.DirEntry[str]] = {}
-    _walk(folder, "", found)
+    pending: list[tuple[Path | str, str]] = [(folder, "")]
+    while pending:
+        current, prefix = pending.pop()
+        with os.scandir(current) as entries:
+            for item in entries:
+                if item.is_dir(follow_symlinks=False):
+                    pending.append((item.path, f"{prefix}{item.name}/"))
+                elif item.is_symlink() or item.is_file(follow_symlinks=False):
+                    found[prefix + item.name] = item
     return found
-
-
-def _walk(folder: Path | str, prefix: str, found: dict[str, os.DirEntry[str]]) -> None:
-    with os.scandir(folder) as entries:
-        for item in entries:
-            if item.is_dir(follow_symlinks=False):
-                _walk(item.path, f"{prefix}{item.name}/", found)
-            elif item.is_symlink() or item.is_file(follow_symlinks=False):
-                found[prefix + item.name] = item
 
 
 def inspect(folder: Path, digests: Mapping[str, str],

@@ -19,6 +19,7 @@ from typing import Any, Final
 import msgspec
 
 from uze.errors import UsageError, UzeError
+from uze.nesting import TooDeep, parse_bounded
 from uze.sources.spec import Source, check_subdirectory, parse_source
 
 CATALOGS: Final = (".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json")
@@ -90,11 +91,16 @@ def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Sour
 def _entry(raw: Any, base: Source, github: str, where: str) -> Entry:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise UsageError(f"{where}: each plugin needs a name", hint="check the marketplace")
-    source, why = _entry_source(raw.get("source"), base, github, f"{where}.source")
+    try:
+        source, why = _entry_source(raw.get("source"), base, github, f"{where}.source")
+    except UsageError as exc:  # parse_source's message names the value, not the entry
+        if where in exc.message:
+            raise
+        raise UsageError(f"{where}.source: {exc.message}", hint=exc.hint) from None
     strict = raw.get("strict", True) is not False
     manifest = {} if strict else {k: raw[k] for k in (*_DESCRIBE, *COMPONENTS) if k in raw}
     listed = raw.get("keywords") or raw.get("tags") or []
-    keywords = tuple(k for k in listed if isinstance(k, str))
+    keywords = tuple(k for k in listed if isinstance(k, str)) if isinstance(listed, list) else ()
     return Entry(raw["name"], _text(raw.get("description")), _text(raw.get("version")), keywords,
                  source, why, strict, manifest)
 
@@ -103,7 +109,9 @@ def parse_catalog(raw: bytes, where: str, base: Source, github: str) -> Catalog:
     """Read a catalog's bytes. `base` is the marketplace root's source (relative entries are
     inside it). Raises UzeError naming `where` and the field for anything malformed."""
     try:
-        data = json.loads(raw)
+        data = parse_bounded(json.loads, raw)
+    except TooDeep as exc:
+        raise UzeError(f"{where}: {exc}", hint="check the marketplace") from None
     except ValueError as exc:
         raise UzeError(f"{where}: not JSON ({exc})", hint="check the marketplace") from None
     if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
@@ -112,7 +120,7 @@ def parse_catalog(raw: bytes, where: str, base: Source, github: str) -> Catalog:
     root = _text((data.get("metadata") or {}).get("pluginRoot")) if isinstance(
         data.get("metadata"), dict) else ""
     if root:
-        base = _relative(base, root, where)
+        base = _relative(base, root, f"{where}: metadata.pluginRoot")
     try:
         entries = tuple(_entry(item, base, github, f"{where}: plugins[{i}]")
                         for i, item in enumerate(data["plugins"]))

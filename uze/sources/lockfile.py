@@ -21,6 +21,7 @@ from typing import Annotated, Final
 import msgspec
 
 from uze.errors import UzeError
+from uze.nesting import TooDeep, parse_bounded
 from uze.sources.markers import conflicted, has_markers
 
 LOCK_VERSION: Final = 1
@@ -93,9 +94,9 @@ def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
     if has_markers(raw):
         raise conflicted(where)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
         lock = msgspec.convert(data, LockFile)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, msgspec.ValidationError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, TooDeep, msgspec.ValidationError) as exc:
         raise UzeError(f"{where}: {exc}", hint=f"fix {where}, or delete it and run `uze install`"
                        " to write it again from uze.toml") from None
     if lock.version > LOCK_VERSION:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from uze.errors import UzeError
+from uze.nesting import TooDeep, parse_bounded
 from uze.sources.markers import conflicted, has_markers
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
@@ -36,7 +37,9 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     if has_markers(raw):
         raise conflicted(where)
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
+    except TooDeep as exc:
+        raise _invalid(where, str(exc)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise _invalid(where, f"not valid TOML ({exc})") from None
     unknown = sorted(set(data) - {"packages"})
@@ -54,11 +57,15 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
 
 
 def read_manifest(path: Path, where: str) -> dict[str, str]:
-    """The declarations at `path` ({} when there is no file)."""
+    """The declarations at `path` ({} when there is no file); UzeError naming `where` when it
+    cannot be read (a folder, no permission)."""
     try:
-        return parse_manifest(path.read_bytes(), where)
+        raw = path.read_bytes()
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise UzeError(f"cannot read {where}: {exc.strerror}", hint=f"check {where}") from None
+    return parse_manifest(raw, where)
 
 
 def render_manifest(declared: dict[str, str]) -> bytes:
