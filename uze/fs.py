@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import fcntl
 import os
 import stat
 import time
@@ -21,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO, Final
 
+from uze import portable
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
 
 TEMP_MARK: Final = ".uze-tmp-"
@@ -78,17 +78,18 @@ def replace_problem(path: Path) -> str | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    uid = os.geteuid()
-    if info.st_uid == uid:
+    me = portable.user()
+    if me is None or info.st_uid == me[0]:  # Windows: no uid owns a file, only its bits count
         return None if info.st_mode & stat.S_IWUSR else "is read-only"
-    group_ok = info.st_mode & stat.S_IWGRP and info.st_gid in {os.getegid(), *os.getgroups()}
+    uid, groups = me
+    group_ok = info.st_mode & stat.S_IWGRP and info.st_gid in groups
     if not (info.st_mode & stat.S_IWOTH or group_ok) or uid != 0:
         return f"belongs to another user (uid {info.st_uid})"
     return None
 
 
 def fsync_dir(directory: Path) -> None:
-    if os.name != "posix":  # pragma: no cover - directories cannot be fsynced on Windows
+    if not portable.POSIX:  # pragma: no cover - directories cannot be fsynced on Windows
         return
     fd = os.open(directory, os.O_RDONLY)
     try:
@@ -127,7 +128,7 @@ def write_absent(path: Path, data: bytes, mode: int) -> None:
     _replace(path, data, mode, None, durable=False)
 
 
-_NEW_FILE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | portable.NEW_FILE
 _temp_names = iter(range(1 << 62))
 
 
@@ -142,9 +143,9 @@ def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
             # Unbuffered: one write call for the bytes, no tell or tty check on the way in.
             with os.fdopen(fd, "wb", buffering=0) as handle:
                 _put(handle, data)
-                os.fchmod(handle.fileno(), mode)
-                if old is not None and old.st_uid != os.geteuid():  # keep it its owner's
-                    os.fchown(handle.fileno(), old.st_uid, old.st_gid)
+                portable.set_mode(handle.fileno(), tmp, mode)
+                if old is not None:
+                    portable.keep_owner(handle.fileno(), old)
                 if durable:
                     os.fsync(handle.fileno())
             os.replace(tmp, path)  # noqa: PTH105 (tmp is a str; no Path on the hot path)
@@ -186,7 +187,7 @@ def create_new(path: Path, data: bytes, mode: int) -> None:
             fd = os.open(path, _NEW_FILE, mode)
         with os.fdopen(fd, "wb", buffering=0) as handle:
             _put(handle, data)
-            os.fchmod(handle.fileno(), mode)  # exactly `mode`, whatever the umask
+            portable.set_mode(handle.fileno(), str(path), mode)  # whatever the umask
 
 
 def _check_replaceable(path: Path) -> None:
@@ -285,41 +286,40 @@ def remove_temps_of(path: Path) -> None:
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on `path` for the block; raise LockBusy after `timeout` seconds.
-    `flock(2)` on a lock file that stays in place (as filelock's Unix lock; ADR 0051); the
-    kernel drops it when its holder exits; the holder's pid is kept beside it for the message.
-    Asking for a lock this process holds raises at once (flock would wait for itself)."""
+    filelock (`flock(2)`, Windows `LockFileEx`; dropped when the holder dies), imported only by
+    commands that write (ADR 0054); the holder's pid is kept beside it for the message. A lock
+    this process holds raises at once: filelock counts re-entry per object, not per path."""
     if path in _HELD:
         raise RuntimeError(f"this process already holds the lock {path}")
+    from filelock import FileLock, Timeout  # here: only commands that write lock (ADR 0054)
+
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    lock = FileLock(path, timeout=timeout, mode=0o644)
     owner = path.with_name(path.name + ".pid")
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            with contextlib.suppress(BlockingIOError):  # held by someone else: wait, retry
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            if time.monotonic() >= deadline:
-                holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
-                raise LockBusy(path, f"pid {holder}" if holder else "")
-            time.sleep(0.05)
-        _HELD.add(path)
-        try:
-            _write_in_place(owner, f"{os.getpid()}\n".encode())
-            yield
-        finally:
-            _HELD.discard(path)
-            remove_file(owner)
+        with writing(path):
+            lock.acquire()
+    except Timeout:
+        holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
+        raise LockBusy(path, f"pid {holder}" if holder else "") from None
+    _HELD.add(path)
+    try:
+        _write_in_place(owner, f"{os.getpid()}\n".encode())
+        yield
     finally:
-        os.close(fd)  # closing the only descriptor releases the flock
+        _HELD.discard(path)
+        try:
+            remove_file(owner)
+        finally:
+            lock.release()
 
 
 def _write_in_place(path: Path, data: bytes) -> None:
     """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
     that finds it half-written names no pid, and no temp file can outlive a kill."""
-    with writing(path), os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC
-                                          | os.O_NOFOLLOW, 0o644), "wb", buffering=0) as handle:
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | portable.NOFOLLOW | portable.BINARY
+    with writing(path), os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0) as handle:
         _put(handle, data)
 
 

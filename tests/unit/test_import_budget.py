@@ -21,11 +21,12 @@ import pytest
 from tests.conftest import Sandbox
 
 PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
-# Install-only modules and the libraries only install, the parser or the tables need. The
-# harness modules (uze.harnesses.*) may load: containment and the trust gate read them, and
-# they import none of these (adr/0035).
+# Install-only modules and the libraries only install, the parser or the tables need (filelock:
+# only commands that write take a lock, ADR 0054). The harness modules (uze.harnesses.*) may
+# load: containment and the trust gate read them, and they import none of these (adr/0035).
 HEAVY = ("uze.plan.planner", "uze.commands.install", "uze.package", "uze.store",
-         "uze.ui.cli_help", "uze.ui.render", "tomlkit", "yaml", "typer", "click", "rich")
+         "uze.ui.cli_help", "uze.ui.render", "tomlkit", "yaml", "typer", "click", "rich",
+         "filelock")
 SHOW_MODULES = """
 import contextlib, io, json, sys
 sys.argv = ["uze", *sys.argv[1:]]
@@ -330,6 +331,8 @@ TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 PLAIN_YAML = "start-up: PyYAML reads only frontmatter that is not plain `key: text` (ADR 0051)"
 LAZY_IMPORTS = {
+    ("uze.fs", "filelock"): "start-up: only commands that write take a lock (ADR 0054)",
+    ("uze.portable", "signal"): "start-up: only `uze doctor --probe` ends processes",
     ("uze.artifacts.config", "uze.trust"):
         "start-up: trust (it reads the package models) loads only to show a kept config value",
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
 import re
-import signal
 import subprocess
 import threading
 import time
@@ -21,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 
-from uze import fs
+from uze import fs, portable
 from uze.doctor.probes import (
     PROBE_TIMEOUT,
     Probe,
@@ -46,7 +44,7 @@ def _start(args: Sequence[str], env: dict[str, str], cwd: Path | None, stdin: in
     try:
         return subprocess.Popen(
             list(args), cwd=cwd, env=env, stdin=stdin, stdout=subprocess.PIPE, stderr=stderr,
-            text=True, start_new_session=True,
+            text=True, start_new_session=portable.POSIX,
         )
     except OSError as exc:
         return str(exc)
@@ -75,7 +73,7 @@ def run_command(args: Sequence[str], env: dict[str, str], timeout: float,
 def _kill(pgid: int) -> None:
     """End whatever the harness left running in its process group (MCP servers, updaters)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
+        portable.kill_group(pgid)
 
 
 CLIENT = {"clientInfo": {"name": "uze-doctor", "version": "0"},
