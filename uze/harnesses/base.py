@@ -32,8 +32,9 @@ def cap(route: Route, reason: str, source: str) -> Capability:
 
 
 # The reason of a command delivered as a user-only skill, where a harness has no command files.
+# What the skill loses is said per command, only where it has it (uze.plan.commands.skill_losses).
 AS_SKILL: Final = ("{harness} has no command files uze writes: delivered as a skill only the "
-                   "user invokes ($ARGUMENTS is not substituted)")
+                   "user invokes")
 
 
 class HookEvent(msgspec.Struct, frozen=True):

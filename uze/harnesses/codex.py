@@ -99,6 +99,8 @@ def mcp_dialect(server: McpServer) -> mcp.Translated:
         out = mcp.Translated(value)
     if out.value is not None and not server.enabled:
         out.value["enabled"] = False
+    if out.value is not None and server.codex_keys:  # a Codex plugin's own keys, as it gave them
+        out.value.update({k: v for k, v in server.codex_keys.items() if k not in out.value})
     return out
 
 

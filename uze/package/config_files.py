@@ -12,6 +12,7 @@ from uze.package.hooks import HOOK_EVENTS, HookEvent, HookGroup, HooksFile, hook
 from uze.package.issues import issue, key_path
 from uze.package.layout import CLAUDE_MANIFEST, ComponentPaths, Layout
 from uze.package.manifest import McpServer
+from uze.package.servers import CLAUDE, Dialect, merged, read_servers
 from uze.package.tree import Tree
 
 
@@ -26,18 +27,52 @@ def _has_only_key(raw: dict[str, object], key: str, location: str, issues: list[
     return True
 
 
-def validate_mcp(tree: Tree, layout: Layout, issues: list[str]) -> tuple[McpServer, ...]:
+def validate_mcp(tree: Tree, layout: Layout, paths: ComponentPaths, issues: list[str],
+                 warnings: list[str]) -> tuple[McpServer, ...]:
     """Read `{"$schema"?, "mcpServers": {name: server}}`; servers sorted by name.
 
-    Claude's `.mcp.json` may also be flat, the servers at the top (`{"github": {...}}`).
+    The portable `mcp.json` is strict. Claude's `.mcp.json` may also be flat, the servers at
+    the top (`{"github": {...}}`), and is read leniently like the files and the inline value
+    the Claude manifest's `mcpServers` names (uze.package.servers): each of them is a source
+    of the package's servers, as in Claude Code.
     """
     raw = tree.json_object(layout.mcp, issues) if layout.mcp in tree.seen else None
-    if raw is None:
-        return ()
-    raw = {key: value for key, value in raw.items() if key != "$schema"}
-    if layout.mcp_is_claude and "mcpServers" not in raw:
-        raw = {"mcpServers": raw}  # the flat shape Claude Code writes and reads
-    return servers_of(raw, layout.mcp, issues)
+    if not layout.mcp_is_claude and paths.mcp_inline is None and not paths.mcp:
+        return () if raw is None else servers_of(_without_schema(raw), layout.mcp, issues)
+    files = [*([layout.mcp] if raw is not None else []),
+             *(path for path in paths.mcp if path != layout.mcp)]
+    groups: list[list[McpServer]] = []
+    where: dict[int, str] = {}
+    for relpath in files:
+        value = raw if relpath == layout.mcp else tree.json_object(relpath, issues)
+        if value is None:
+            continue
+        if not layout.mcp_is_claude and relpath == layout.mcp:
+            groups.append(list(servers_of(_without_schema(value), relpath, issues)))
+        else:
+            groups.append(claude_servers(value, relpath, warnings))
+        where[len(groups) - 1] = relpath
+    if paths.mcp_inline is not None:
+        where[len(groups)] = CLAUDE_MANIFEST
+        groups.append(read_servers(paths.mcp_inline, CLAUDE_MANIFEST, ["mcpServers"], CLAUDE,
+                                   warnings))
+    return merged(groups, where, warnings)
+
+
+def _without_schema(raw: dict[str, object]) -> dict[str, object]:
+    return {key: value for key, value in raw.items() if key != "$schema"}
+
+
+def claude_servers(raw: dict[str, object], location: str, warnings: list[str],
+                   dialect: Dialect = CLAUDE) -> list[McpServer]:
+    """The servers of a Claude-shaped MCP file (under `mcpServers`, or flat), read leniently."""
+    raw = _without_schema(raw)
+    if "mcpServers" not in raw:
+        return read_servers(raw, location, [], dialect, warnings)
+    for other in raw:
+        if other != "mcpServers":
+            warnings.append(issue(location, other, "unknown key; ignored"))
+    return read_servers(raw["mcpServers"], location, ["mcpServers"], dialect, warnings)
 
 
 def servers_of(raw: dict[str, object], location: str, issues: list[str]) -> tuple[McpServer, ...]:

@@ -1,11 +1,12 @@
 """Where a package keeps its resources: its layout and the component paths its manifest names.
 
-Five layouts are read (docs/package-format.md): a portable package (`plugin.json` at the root), a
-Claude-native plugin (`.claude-plugin/plugin.json`), both at once (the root manifest names the
-package, the Claude files still count), a folder that is one skill (`SKILL.md` at its root) and
-a folder of skills with no manifest. Reading is lenient about vocabulary: a Claude manifest's
-unknown keys and a component path that names nothing are warnings, never a refusal; a path
-that leaves the package is refused.
+Seven layouts are read (docs/package-format.md): a portable package (`plugin.json` at the
+root), a Claude-native plugin (`.claude-plugin/plugin.json`), both at once (the root manifest
+names the package, the Claude files still count), a Codex plugin (`.codex-plugin/plugin.json`,
+uze.package.codex), a Gemini CLI extension (`gemini-extension.json`, uze.package.gemini), a
+folder that is one skill (`SKILL.md` at its root) and a folder of skills with no manifest.
+Reading is lenient about vocabulary: a Claude manifest's unknown keys and a component path
+that names nothing are warnings, never a refusal; a path that leaves the package is refused.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ from uze.package.tree import Tree
 
 PORTABLE_MANIFEST: Final = "plugin.json"
 CLAUDE_MANIFEST: Final = ".claude-plugin/plugin.json"
+CODEX_MANIFEST: Final = ".codex-plugin/plugin.json"
+GEMINI_MANIFEST: Final = "gemini-extension.json"
 SKILL_FILE: Final = "SKILL.md"
 Bare = Literal["", "skill", "skills"]
+Envelope = Literal["", "codex-plugin", "gemini-extension"]
 _SEPARATORS: Final = re.compile(r"[\s_.]+")
+_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 class Layout(msgspec.Struct, frozen=True):
@@ -33,7 +38,8 @@ class Layout(msgspec.Struct, frozen=True):
     `manifest` is "" for a package with none (`bare` says which of the two skill layouts);
     `claude` is the Claude manifest read for component paths ("" when there is none);
     `is_claude` is a Claude-native package (a Claude manifest and no portable one), whose root
-    AGENTS.md and CLAUDE.md are the repository's own documents.
+    AGENTS.md and CLAUDE.md are the repository's own documents; `envelope` names another
+    harness's manifest the package is read from (a Codex plugin, a Gemini CLI extension).
     """
 
     manifest: str
@@ -42,6 +48,13 @@ class Layout(msgspec.Struct, frozen=True):
     is_claude: bool
     claude: str = ""
     bare: Bare = ""
+    envelope: Envelope = ""
+
+    @property
+    def published(self) -> bool:
+        """Whether the package is read as published for a harness (Claude, Codex, Gemini CLI,
+        or bare skills): lenient about vocabulary, and its root documents are not instructions."""
+        return self.is_claude or bool(self.bare) or bool(self.envelope)
 
     @property
     def mcp_is_claude(self) -> bool:
@@ -56,6 +69,10 @@ class Layout(msgspec.Struct, frozen=True):
 
 PORTABLE: Final = Layout(PORTABLE_MANIFEST, "mcp.json", "hooks.json", is_claude=False)
 CLAUDE: Final = Layout(CLAUDE_MANIFEST, ".mcp.json", "hooks/hooks.json", True, CLAUDE_MANIFEST)
+# A Codex plugin's servers and hooks come from its manifest (uze.package.codex); a root
+# hooks.json is not Codex's (codex 0.171.0 loads a plugin's hooks/hooks.json, adr/0068).
+CODEX: Final = Layout(CODEX_MANIFEST, "", "", False, envelope="codex-plugin")
+GEMINI: Final = Layout(GEMINI_MANIFEST, "", "", False, envelope="gemini-extension")
 
 
 def _first(tree: Tree, *names: str) -> str:
@@ -73,6 +90,10 @@ def detect_layout(tree: Tree) -> Layout:
         return CLAUDE
     if portable:
         return PORTABLE
+    if CODEX_MANIFEST in tree.seen:
+        return CODEX
+    if GEMINI_MANIFEST in tree.seen:
+        return GEMINI
     if SKILL_FILE in tree.seen:
         return Layout("", "", "", False, bare="skill")
     if _skill_folders(tree, ""):
@@ -96,6 +117,11 @@ def bare_name(tree_name: str) -> str | None:
     return slug if name_problem(slug) is None else None
 
 
+def word_name(name: str) -> str | None:
+    """`bare_name` with camelCase words apart (`securityServer` -> `security-server`)."""
+    return bare_name(_CAMEL.sub("-", name))
+
+
 class ComponentPaths(msgspec.Struct, frozen=True):
     """What a Claude manifest's `skills`, `agents`, `commands`, `hooks` and `mcpServers` name.
 
@@ -116,9 +142,11 @@ _PATH_KEYS: Final = ("skills", "agents", "commands", "hooks", "mcpServers")
 
 
 def component_paths(
-    raw: dict[str, object] | None, tree: Tree, issues: list[str], warnings: list[str]
+    raw: dict[str, object] | None, tree: Tree, issues: list[str], warnings: list[str],
+    location: str = CLAUDE_MANIFEST,
 ) -> ComponentPaths:
-    """Read the component path keys of the Claude manifest `raw` (None: no Claude manifest).
+    """Read the component path keys of the manifest `raw` read from `location` (the Claude
+    manifest, or a Codex plugin's, which names components the same way; None: no manifest).
 
     A path that leaves the package is an issue; one that names nothing there is a warning.
     """
@@ -134,10 +162,10 @@ def component_paths(
         values = [value] if isinstance(value, str) else value if isinstance(value, list) else []
         if value is not None and not isinstance(value, str | list):
             problem = "must be a path or a list of paths; ignored"
-            warnings.append(issue(CLAUDE_MANIFEST, key, problem))
+            warnings.append(issue(location, key, problem))
         for index, item in enumerate(values):
             where = key_path([key, index]) if isinstance(value, list) else key
-            path = _component_path(item, tree, where, issues, warnings)
+            path = _component_path(item, tree, f"{location}: {where}", issues, warnings)
             if path is not None:
                 found.setdefault(key, []).append(path)
     return ComponentPaths(
@@ -152,15 +180,15 @@ def _component_path(
     item: object, tree: Tree, where: str, issues: list[str], warnings: list[str]
 ) -> str | None:
     if not isinstance(item, str) or not item.strip():
-        warnings.append(issue(CLAUDE_MANIFEST, where, "must be a path; ignored"))
+        warnings.append(issue(where, "must be a path; ignored"))
         return None
     path = PurePosixPath(item.replace("${CLAUDE_PLUGIN_ROOT}/", "./"))
     if path.is_absolute() or ".." in path.parts:
-        issues.append(issue(CLAUDE_MANIFEST, where, f"{item!r} leaves the package"))
+        issues.append(issue(where, f"{item!r} leaves the package"))
         return None
     relative = "/".join(part for part in path.parts if part != ".")
     if relative and relative not in tree.seen and relative not in tree.folders:
-        warnings.append(issue(CLAUDE_MANIFEST, where, f"{item!r} is not in the package; ignored"))
+        warnings.append(issue(where, f"{item!r} is not in the package; ignored"))
         return None
     return relative
 

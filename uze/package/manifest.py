@@ -113,6 +113,9 @@ class McpServer(Strict, frozen=True, kw_only=True):
     type: Literal["http", "sse"] | None = None
     headers: dict[str, str] = {}
     enabled: bool = True
+    # Codex's own keys of a server a Codex plugin publishes (`oauth_resource`,
+    # `tool_timeout_sec`, ...): written into Codex's entry as given (uze.package.servers).
+    codex_keys: dict[str, Any] = {}
 
     rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {
         "name": lambda name: name_problem(name, MAX_MCP_NAME_CHARS)}
@@ -121,6 +124,8 @@ class McpServer(Strict, frozen=True, kw_only=True):
     def given_problem(cls, raw: object) -> str | None:
         if not isinstance(raw, dict):
             return None
+        if "codex_keys" in raw:
+            return "codex_keys: unknown key"
         return transport_problem(raw.get("command"), raw.get("url"), raw)
 
     def __post_init__(self) -> None:

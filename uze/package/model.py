@@ -70,13 +70,16 @@ class Agent(msgspec.Struct, frozen=True):
 
 class Command(msgspec.Struct, frozen=True):
     """One user-invoked prompt: `name` (valid), its file, frontmatter and body; `subdirs` are
-    the folders between the commands root and the file."""
+    the folders between the commands root and the file. `converted` says how a command not
+    written in Claude Code's Markdown (a Gemini CLI TOML command) was read into its terms
+    ("" for a Markdown command: its file is the command as written)."""
 
     name: str
     relpath: str
     frontmatter: Mapping[str, object]
     body: str
     subdirs: tuple[str, ...] = ()
+    converted: str = ""
 
     @property
     def description(self) -> str:
@@ -122,6 +125,14 @@ class Package(msgspec.Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     claude_hooks: ClaudeHooks | None = None
     commands: tuple[Command, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        """Whether the package carries no resource at all (no instructions, skill, agent,
+        command, MCP server or hook group): installing it would deliver nothing."""
+        groups = self.claude_hooks.groups if self.claude_hooks is not None else ()
+        return not (self.instructions or self.skills or self.agents or self.commands
+                    or self.mcp_servers or self.hooks is not None or groups)
 
     @property
     def name(self) -> str:

@@ -9,12 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
 
+import msgspec
+
 from uze.errors import PackageInvalid
+from uze.package.codex import read_codex
 from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.context import read_context
-from uze.package.layout import component_paths, detect_layout
-from uze.package.model import Package
+from uze.package.gemini import read_extension
+from uze.package.issues import issue
+from uze.package.layout import ComponentPaths, Layout, component_paths, detect_layout
+from uze.package.model import Command, Manifest, McpServer, Package
 from uze.package.tree import Tree, read_tree
 from uze.package.validate import (
     validate_agents,
@@ -22,6 +27,40 @@ from uze.package.validate import (
     validate_manifest,
     validate_skills,
 )
+
+
+class _Read(msgspec.Struct, frozen=True):
+    """What a layout's manifest gives: the identity, component paths, and (for another
+    harness's envelope) the servers and commands it carries (None: read the usual files)."""
+
+    manifest: Manifest | None
+    paths: ComponentPaths = ComponentPaths()
+    servers: tuple[McpServer, ...] | None = None
+    commands: tuple[Command, ...] | None = None
+
+
+def _manifests(tree: Tree, layout: Layout, folder: str, issues: list[str],
+               warnings: list[str]) -> _Read:
+    """The manifest of the layout: a Gemini CLI extension's, a Codex plugin's, or uze's and
+    Claude's (uze.package.validate)."""
+    if layout.envelope == "gemini-extension":
+        extension = read_extension(tree, issues, warnings)
+        if extension is None:
+            return _Read(None)
+        return _Read(extension.manifest, servers=extension.servers, commands=extension.commands)
+    if layout.envelope == "codex-plugin":
+        plugin = read_codex(tree, issues, warnings)
+        if plugin is None:
+            return _Read(None)
+        if any(path.startswith("commands/") for path in tree.seen):
+            warnings.append(issue("commands", f"not installed ({CODEX_COMMANDS})"))
+        return _Read(plugin.manifest, plugin.paths, plugin.servers, ())
+    manifest, claude = validate_manifest(tree, layout, folder, issues, warnings)
+    return _Read(manifest, component_paths(claude, tree, issues, warnings))
+
+
+CODEX_COMMANDS = "a Codex plugin's manifest names no commands; Codex loads none from it"
+
 
 
 def _check_source(source: Path) -> Path:
@@ -55,21 +94,22 @@ def read_package(
     issues = list(tree.issues)
     warnings: list[str] = []
     layout = detect_layout(tree)
-    manifest, claude = validate_manifest(tree, layout, root.name, issues, warnings)
-    paths = component_paths(claude, tree, issues, warnings)
+    read = _manifests(tree, layout, root.name, issues, warnings)
+    manifest, paths = read.manifest, read.paths
     root_name = manifest.name if manifest is not None else root.name
-    # A Claude-native plugin's root AGENTS.md / CLAUDE.md are the repository's own documents
-    # (Claude Code never loads them), not instructions for the user's files. Without
-    # instructions of its own, a package's instructions are the context files its
-    # gemini-extension.json names (uze.package.context; ADR 0049).
-    own_documents = layout.bare or layout.is_claude
-    instructions = None if own_documents else validate_instructions(tree, issues)
+    # A published plugin's root AGENTS.md / CLAUDE.md are the repository's own documents
+    # (Claude Code, Codex and Gemini CLI never load them as the plugin's), not instructions
+    # for the user's files. Without instructions of its own, a package's instructions are the
+    # context files its gemini-extension.json names (uze.package.context; ADR 0049).
+    instructions = None if layout.published else validate_instructions(tree, issues)
     if instructions is None:
         instructions = read_context(tree, issues, warnings)
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
-    commands = validate_commands(tree, paths, warnings) if not layout.bare else ()
-    mcp_servers = validate_mcp(tree, layout, issues)
+    commands = read.commands if read.commands is not None else (
+        validate_commands(tree, paths, warnings) if not layout.bare else ())
+    mcp_servers = read.servers if read.servers is not None else validate_mcp(
+        tree, layout, paths, issues, warnings)
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
     claude_default = layout.hooks if layout.hooks_are_claude else None
     claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)

@@ -11,6 +11,7 @@ from typing import Final, TypeGuard
 
 import msgspec
 
+from uze.package.claude_manifest import refused_keys
 from uze.package.convert import convert
 from uze.package.frontmatter import FrontmatterError, split_frontmatter
 from uze.package.issues import issue
@@ -71,7 +72,8 @@ _MANIFEST_KEYS: Final = frozenset(f.encode_name for f in msgspec.structs.fields(
 def _claude_manifest(
     tree: Tree, layout: Layout, issues: list[str], warnings: list[str]
 ) -> dict[str, object] | None:
-    """`.claude-plugin/plugin.json` with the keys uze does not read left out, each a warning."""
+    """`.claude-plugin/plugin.json` with the keys uze does not read left out, each a warning,
+    and the keys whose type Claude Code refuses (uze.package.claude_manifest)."""
     if not layout.claude:
         return None
     raw = tree.json_object(layout.claude, issues)
@@ -80,7 +82,9 @@ def _claude_manifest(
     for key in raw:
         if key not in _MANIFEST_KEYS:
             warnings.append(issue(layout.claude, key, "unknown key; ignored"))
-    return {key: value for key, value in raw.items() if key in _MANIFEST_KEYS}
+    refused = refused_keys(raw, warnings)
+    return {key: value for key, value in raw.items()
+            if key in _MANIFEST_KEYS and key not in refused}
 
 
 def validate_instructions(tree: Tree, issues: list[str]) -> Instructions | None:
@@ -106,7 +110,7 @@ def validate_skills(
     skill that cannot be read is skipped with a warning; so is a second skill of one name.
     Sorted by name.
     """
-    strict = not (layout.is_claude or layout.bare)
+    strict = not layout.published
     _stray_skill_files(tree, strict, issues, warnings)
     skills: dict[str, Skill] = {}
     for folder in skill_folders(tree, layout, paths):

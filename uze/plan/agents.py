@@ -11,6 +11,8 @@ from uze.plan.labels import flat_agent_name
 
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
 TOOL_KEYS = frozenset({"tools", "disallowedTools"})
+# Keys that change how an agent looks, never what it does: left out with a note, not degraded.
+COSMETIC = frozenset({"color", "version"})
 
 
 class RenderedAgent(msgspec.Struct, frozen=True):

@@ -5,11 +5,18 @@ else a user-invoked skill (docs/harnesses.md). Pure: bytes, a route and a reason
   writes the file as written in `.claude/commands/` (native); OpenCode a Markdown command in
   `.opencode/commands/` without Claude-only keys (adapted).
 - Every other harness: a skill only the user invokes, the body as its instructions. (Gemini
-  CLI's own TOML commands are not written until a real-binary oracle shows they load.)
+  CLI's own TOML commands are not written until a real-binary oracle shows they load.) What
+  the skill loses is said only where the command has it (`skill_losses`): arguments a body
+  uses (`$ARGUMENTS`, `$1`...; a skill gets none substituted) and the frontmatter keys a skill
+  does not carry (`model`, `allowed-tools`, `argument-hint`).
+- A command read from another format (a Gemini CLI TOML command, `Command.converted`) is
+  written to Claude Code's and OpenCode's surfaces as Markdown made from it (`source`):
+  adapted, its reason saying so.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Final
 
@@ -41,11 +48,64 @@ def command_file(harness: str, loc: Location, label: str) -> Path:
 
 
 def render_command(harness: str, command: Command, original: bytes) -> RenderedCommand:
-    """The command for a harness with its own command surface (one of SURFACES)."""
+    """The command for a harness with its own command surface (one of SURFACES); `original`
+    is its file (`source`)."""
     surface = REGISTRY[harness].commands
     if surface is None:
         raise ValueError(f"{harness} has no command surface uze writes")  # callers check
-    return RenderedCommand(*surface.render(command, original))
+    rendered = RenderedCommand(*surface.render(command, original))
+    if not command.converted:
+        return rendered
+    reason = "; ".join(filter(None, [command.converted, rendered.reason]))
+    route: Route = "adapted" if rendered.route == "native" else rendered.route
+    return RenderedCommand(rendered.data, route, reason)
+
+
+def source(command: Command, files: dict[str, bytes]) -> bytes:
+    """The command's Markdown file: as written, or made from a command of another format."""
+    if not command.converted:
+        return files[command.relpath]
+    import yaml  # start-up: YAML loads only to write a command (ADR 0051)
+
+    front = yaml.safe_dump(dict(command.frontmatter), sort_keys=False, allow_unicode=True)
+    head = f"---\n{front}---\n" if command.frontmatter else ""
+    return f"{head}{command.body}".encode()
+
+
+_ARGUMENTS: Final = re.compile(r"\$(ARGUMENTS\b|[0-9])")
+_SHELL: Final = re.compile(r"!`([^`\n]+)`")  # as uze.trust reads a command's inline shell
+# The frontmatter keys of a Claude command a skill does not carry, and what each loss means.
+_SKILL_DROPS: Final = {
+    "model": "it runs on the session's model, not {value!r}",
+    "allowed-tools": "its allowed-tools ({value}) are not granted: the harness asks as usual",
+    "argument-hint": "its argument hint is not shown",
+}
+
+
+def skill_losses(harness: str, command: Command) -> tuple[list[str], list[str]]:
+    """What a command loses as a skill in `harness`: (losses that make the route degraded,
+    notes). Only what the command has is named."""
+    lost: list[str] = []
+    if _ARGUMENTS.search(command.body):
+        lost.append(f"its body uses {', '.join(sorted(set(_uses(command.body))))}, which "
+                    f"{harness} does not substitute in a skill: the arguments reach the model "
+                    "only as the words after the skill's name")
+    shells = _SHELL.findall(command.body)
+    if shells:
+        lost.append(f"its body runs {len(shells)} inline shell line(s) (!`...`) when invoked "
+                    f"as a command; {harness} shows them to the model as text in a skill")
+    notes: list[str] = []
+    for key, why in _SKILL_DROPS.items():
+        value = command.frontmatter.get(key)
+        if value not in (None, "", []):
+            shown = value if isinstance(value, str) else ", ".join(map(str, value)) if \
+                isinstance(value, list) else value
+            (lost if key == "model" else notes).append(why.format(value=shown))
+    return lost, notes
+
+
+def _uses(body: str) -> list[str]:
+    return [f"${match.group(1)}" for match in _ARGUMENTS.finditer(body)]
 
 
 def command_skill(label: str, command: Command) -> bytes:

@@ -20,6 +20,7 @@ from uze.harnesses import REGISTRY
 from uze.harnesses.base import Envelope
 from uze.package import Instructions
 from uze.package.context import context_names
+from uze.package.layout import detect_layout
 from uze.package.tree import Tree
 
 
@@ -28,9 +29,13 @@ def envelope_warnings(tree: Tree, instructions: tuple[str, ...]) -> list[str]:
     harness by harness in registry order.
 
     `instructions` are the files uze installs as the package's instructions (its AGENTS.md,
-    else the Gemini context files): a Gemini context file among them is delivered.
+    else the Gemini context files): a Gemini context file among them is delivered. The
+    envelope the package is read from (a Codex plugin's, a Gemini CLI extension's manifest:
+    uze.package.codex, uze.package.gemini; adr/0068) reports its own parts as it reads them.
     """
-    return [warning for h in REGISTRY.values() if h.envelope is not None
+    read_from = detect_layout(tree).manifest
+    return [warning for h in REGISTRY.values()
+            if h.envelope is not None and h.envelope.manifest != read_from
             for warning in _warnings(tree, h.envelope, instructions)]
 
 

@@ -13,12 +13,19 @@ import msgspec
 from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
-from uze.package import Agent, InvokePolicy, Package, Skill
+from uze.package import Agent, Command, InvokePolicy, Package, Skill
 from uze.plan import claude_generated, claude_plugin, labels, verbatim
-from uze.plan.agents import render_agent
+from uze.plan.agents import COSMETIC, render_agent
 from uze.plan.builder import Builder, worst
 from uze.plan.claude_generated import GeneratedPlugin
-from uze.plan.commands import SURFACES, command_file, command_skill, render_command
+from uze.plan.commands import (
+    SURFACES,
+    command_file,
+    command_skill,
+    render_command,
+    skill_losses,
+    source,
+)
 from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
@@ -116,7 +123,8 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
         for harness in b.harnesses:
             cap = lookup(harness, "command")
             if harness in SURFACES and cap.route != "unsupported":
-                original = b.package.files[command.relpath].data
+                original = source(command, {command.relpath: b.package.files[
+                    command.relpath].data})
                 rendered = render_command(harness, command, original)
                 cap = Capability(rendered.route, rendered.reason, cap.source)
                 label = labels.command(harness, b.package, command, surface=True)
@@ -135,7 +143,7 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
             if harness in choice.unserved:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
             elif cap.route != "unsupported":
-                cap = worst(cap, lookup(harness, "skill", "invoke.user_only"))
+                cap = _as_skill(cap, harness, command)
             path = root / folder if root and cap.route != "unsupported" else None
             if path is not None:
                 users.setdefault(path, []).append(harness)
@@ -145,6 +153,17 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
             files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
                                            tuple(harnesses)))
+
+
+def _as_skill(cap: Capability, harness: str, command: Command) -> Capability:
+    """The route of a command delivered as a user-only skill: the policy's route, degraded
+    where the command loses what it has (uze.plan.commands.skill_losses), noted otherwise."""
+    cap = worst(cap, lookup(harness, "skill", "invoke.user_only"))
+    lost, notes = skill_losses(harness, command)
+    if not lost and not notes:
+        return cap
+    route = "degraded" if lost else cap.route
+    return Capability(route, "; ".join(filter(None, [cap.reason, *lost, *notes])), cap.source)
 
 
 def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[str, bytes]:
@@ -208,10 +227,14 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
         name = labels.own_name(agent) if in_plugin else ""
         rendered = render_agent(b.package.name, agent, harness, fmt, name)
         whys = [*rendered.lost, *rendered.notes]
-        if rendered.dropped:
-            whys.append(f"dropped fields {harness} does not read: {', '.join(rendered.dropped)}")
+        dropped = [key for key in rendered.dropped if key not in COSMETIC]
+        cosmetic = [key for key in rendered.dropped if key in COSMETIC]
+        if dropped:
+            whys.append(f"dropped fields {harness} does not read: {', '.join(dropped)}")
+        if cosmetic:
+            whys.append(f"left out {', '.join(cosmetic)}, which {harness} does not show")
         if whys:
-            route = "degraded" if rendered.lost or rendered.dropped else (
+            route = "degraded" if rendered.lost or dropped else (
                 "adapted" if cap.route == "native" else cap.route)
             cap = Capability(route, "; ".join(filter(None, [cap.reason, *whys])), cap.source)
         label = labels.agent(harness, b.package, agent)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from uze.package import read_package
+from uze.package.claude_manifest import REFUSED
 
 Builder = Callable[..., Path]
 Issues = Callable[[Path], list[str]]
@@ -96,7 +97,7 @@ def test_component_path_naming_nothing_is_a_warning(build: Builder, warnings_of:
     root = build({CLAUDE: {"name": "pkg", "agents": "./nowhere", "skills": 7}}, manifest=False)
 
     assert warnings_of(root) == [
-        f"{CLAUDE}: skills: must be a path or a list of paths; ignored",
+        f"{CLAUDE}: skills: expected a path or a list of paths: {REFUSED}",
         f"{CLAUDE}: agents: './nowhere' is not in the package; ignored",
     ]
 

@@ -861,13 +861,18 @@ def test_claude_hooks_file_that_is_not_json_is_refused(build: Builder, issues_of
                                "property name enclosed in double quotes"]
 
 
-def test_claude_mcp_problems_are_located_in_dot_mcp_json(build: Builder, issues_of: Issues) -> None:
+def test_a_claude_server_that_cannot_be_read_is_skipped_with_its_location(
+    build: Builder, warnings_of: Issues
+) -> None:
     root = build(
-        _claude({".mcp.json": {"mcpServers": {"a": {"type": "stdio", "url": "https://x"}}}}),
+        _claude({".mcp.json": {"mcpServers": {"a": {"type": "stdio", "url": "https://x"},
+                                              "b": {"command": "b-server"}}}}),
         manifest=False,
     )
 
-    assert issues_of(root) == [".mcp.json: mcpServers.a.type: must be 'http' or 'sse'"]
+    assert warnings_of(root) == [
+        ".mcp.json: mcpServers.a.type: must be 'http' or 'sse'; the server is skipped"]
+    assert [server.name for server in read_package(root).mcp_servers] == ["b"]
 
 
 @pytest.mark.parametrize("marker", ["<!-- uze:begin other -->", "<!-- uze:end pkg -->"])

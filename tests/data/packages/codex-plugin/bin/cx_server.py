@@ -1,0 +1,1 @@
+"""Placeholder: the conformance suite copies its probe MCP server here."""

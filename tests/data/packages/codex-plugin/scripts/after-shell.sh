@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "after shell" >> "${CX_HOOK_LOG:-/dev/null}"

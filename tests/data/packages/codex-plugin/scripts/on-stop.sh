@@ -1,0 +1,2 @@
+#!/bin/sh
+echo "stop" >> "${CX_HOOK_LOG:-/dev/null}"

@@ -1,0 +1,109 @@
+"""Gemini CLI extensions and Codex plugins through the real `uze` command (adr/0068): read as
+published, delivered resource by resource to every harness, uninstalled byte for byte; and a
+package whose every offer is skipped is refused ("nothing to deliver")."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.helpers import DATA, build_tree
+
+pytestmark = pytest.mark.e2e
+
+GEMINI = DATA / "gemini-extension"
+CODEX = DATA / "codex-plugin"
+
+
+def test_a_gemini_extension_installs_everywhere_and_uninstalls_byte_for_byte(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", GEMINI, "--harness", "all", "--trust",
+                                     "--json")))
+
+    assert document["package"]["name"] == "gem-tools"
+    project = sandbox.project
+    settings = json.loads((project / ".gemini/settings.json").read_text())["mcpServers"]
+    assert settings["gem-tools"] == {
+        "command": "./.uze/packages/gem-tools/server/serve.sh", "args": ["--workspace", "."]}
+    assert settings["gem-remote"]["httpUrl"] == "https://gem.example.invalid/mcp"
+    assert (project / ".uze/packages/gem-tools/server/serve.sh").stat().st_mode & 0o100
+    assert "Prefer the gem-tools servers" in (project / "GEMINI.md").read_text()
+    claude = project / ".claude/skills/gem-tools"
+    assert sorted(p.name for p in (claude / "commands").iterdir()) == [
+        "git", "hello.md", "review.md"]
+    assert "Review $ARGUMENTS for mistakes" in (claude / "commands/review.md").read_text()
+    opencode = (project / ".opencode/commands/gem-tools-review.md").read_text()
+    assert opencode.endswith("Review $ARGUMENTS for mistakes and list each one with its line.")
+    rows = {(p["kind"], p["resource"], p["harness"]): p for p in document["projections"]}
+    assert rows[("command", "review", "codex")]["route"] == "degraded"
+    assert rows[("command", "hello", "codex")]["route"] == "adapted"
+    assert rows[("skill", "explain", "gemini_cli")]["route"] == "native"
+    assert {h for (kind, name, h) in rows if (kind, name) == ("mcp", "gem-tools")} == {
+        "claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
+        "deepseek_harness"}
+
+    assert_ok(uze("uninstall", "gem-tools"))
+    assert snapshot(sandbox)["project"] == before["project"]
+
+
+def test_check_no_longer_asks_a_gemini_extension_for_a_plugin_json(uze: Uze) -> None:
+    document = as_json(assert_ok(uze("check", GEMINI, "--harness", "gemini_cli", "--json")))
+
+    assert document["package"]["name"] == "gem-tools"
+    assert not any("plugin.json" in line for line in document["warnings"])
+
+
+def test_a_codex_plugin_installs_with_codex_keys_kept_and_its_hooks_file_read(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", CODEX, "--harness", "codex,claude_code",
+                                     "--trust", "--json")))
+
+    assert (document["package"]["name"], document["package"]["version"]) == ("cx-tools", "0.3.0")
+    config = tomllib.loads((sandbox.project / ".codex/config.toml").read_text())["mcp_servers"]
+    assert config["cx-local"] == {"command": "python3", "args": ["./bin/cx_server.py", "--stdio"],
+                                  "cwd": "./.uze/packages/cx-tools", "tool_timeout_sec": 900}
+    assert config["cx-remote"] == {"url": "https://cx.example.invalid/mcp",
+                                   "bearer_token_env_var": "CX_TOKEN",
+                                   "note": "Signs in on first use.",
+                                   "oauth_resource": "https://cx.example.invalid"}
+    claude = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
+    assert "oauth_resource" not in claude["cx-remote"]
+    hooks = sorted((p["resource"], p["harness"]) for p in document["projections"]
+                   if p["kind"] == "hook")
+    assert hooks == [("PostToolUse-0", "claude_code"), ("PostToolUse-0", "codex")]
+    assert "Stop" not in (sandbox.project / ".codex/hooks.json").read_text()
+    assert any(line.startswith("hooks.json: not installed") for line in document["warnings"])
+
+    assert_ok(uze("uninstall", "cx-tools"))
+    assert snapshot(sandbox)["project"] == before["project"]
+
+
+def test_a_package_whose_every_offer_is_skipped_is_refused_and_writes_nothing(
+    uze: Uze, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    apps = build_tree(tmp_path / "apps-only", {
+        ".codex-plugin/plugin.json": json.dumps({"name": "apps-only", "version": "1.0.0",
+                                                 "apps": "./.app.json"}),
+        ".app.json": json.dumps({"apps": {"x": {"id": "asdk_app_x"}}}),
+    })
+    before = snapshot(sandbox)
+
+    for verb in ("install", "check"):
+        result = uze(verb, apps, *(["--harness", "all"] if verb == "install" else []))
+
+        assert result.returncode == 1
+        assert result.stderr.splitlines()[1] == (
+            ".: nothing to deliver: all the package offers is skipped or not installed "
+            "(see above)")
+        assert snapshot(sandbox) == before
