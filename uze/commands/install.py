@@ -9,7 +9,7 @@ import msgspec
 from uze import fs, progress
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
-from uze.errors import Conflict, PackageInvalid, RequirementUnmet, TrustRequired, UzeError
+from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.install import edits, reinstall
 from uze.install.results import InstallResult
@@ -317,15 +317,9 @@ def read_source(source: Path, location: Location, *, strict: bool = False) -> Pa
     the package's own envelopes for other harnesses carry and uze does not deliver is warned
     about (uze.plan.envelopes)."""
     same = location.scope == "project" and source.resolve() == location.project.resolve()
-    package = read_package(source, strict=strict,
-                           skip=project_outputs(location) if same else frozenset(),
-                           extra_warnings=envelope_warnings)
-    if package.warnings and package.is_empty:  # what it offers was all skipped
-        raise PackageInvalid(source, [*package.warnings, f".: {NOTHING}"])
-    return package
-
-
-NOTHING = "nothing to deliver: all the package offers is skipped or not installed (see above)"
+    return read_package(source, strict=strict, deliverable=True,
+                        skip=project_outputs(location) if same else frozenset(),
+                        extra_warnings=envelope_warnings)
 
 
 def _prepare(

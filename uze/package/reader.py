@@ -60,6 +60,7 @@ def _manifests(tree: Tree, layout: Layout, folder: str, issues: list[str],
 
 
 CODEX_COMMANDS = "a Codex plugin's manifest names no commands; Codex loads none from it"
+NOTHING = "nothing to deliver: all the package offers is skipped or not installed (see above)"
 
 
 
@@ -76,7 +77,7 @@ ExtraWarnings = Callable[[Tree, tuple[str, ...]], list[str]]
 
 def read_package(
     source: Path, *, strict: bool = False, skip: frozenset[str] = frozenset(),
-    extra_warnings: ExtraWarnings | None = None,
+    extra_warnings: ExtraWarnings | None = None, deliverable: bool = False,
 ) -> Package:
     """Read and validate the package folder `source`.
 
@@ -87,7 +88,9 @@ def read_package(
     is a warning in `Package.warnings`, or a problem too when `strict`. The root entries
     named in `skip` are not read (what uze writes when the package folder is the project).
     `extra_warnings(tree, instruction files)` adds warnings a caller knows more about (what a
-    package's own envelopes for other harnesses carry: uze.plan.envelopes).
+    package's own envelopes for other harnesses carry: uze.plan.envelopes). `deliverable`:
+    a package whose every offer was skipped (it reads with warnings and carries no resource)
+    is refused, "nothing to deliver" (what install and check read, adr/0069).
     """
     root = _check_source(source)
     tree = read_tree(root, skip)
@@ -119,7 +122,7 @@ def read_package(
         issues += warnings
     if issues or manifest is None:
         raise PackageInvalid(source, issues)
-    return Package(
+    package = Package(
         root=root,
         manifest=manifest,
         files=MappingProxyType(dict(sorted(tree.files.items()))),
@@ -132,3 +135,6 @@ def read_package(
         claude_hooks=claude_hooks,
         commands=commands,
     )
+    if deliverable and package.warnings and package.is_empty:
+        raise PackageInvalid(source, [*package.warnings, issue(".", NOTHING)])
+    return package

@@ -43,7 +43,9 @@ def runs(package: Package, listed: Sequence[Execution]) -> list[Execution]:
     manifest = raw if isinstance(raw, dict) else {}
     experimental = manifest.get("experimental")
     extra = experimental if isinstance(experimental, dict) else {}
-    found = [*_servers(package, "mcp", manifest.get("mcpServers"), ""),
+    read = {server.name for server in package.mcp_servers}  # uze.trust lists those (adr/0069)
+    found = [*(run for run in _servers(package, "mcp", manifest.get("mcpServers"), "")
+               if run.name not in read),
              *_servers(package, "lsp", manifest.get("lspServers"), ".lsp.json"),
              *_monitors(package, extra.get("monitors", manifest.get("monitors"))),
              *_scripts(package, "workflow", extra.get("workflows", manifest.get("workflows")),

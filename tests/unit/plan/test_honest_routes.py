@@ -132,3 +132,17 @@ def test_gemini_toml_commands_reach_claude_code_as_markdown(tmp_path: Path) -> N
     row = next(p for p in plan.projections if p.resource == "summary")
     assert (row.route, row.label) == ("adapted", "gem-tools:git:summary")
     assert row.reason.startswith("a Gemini CLI TOML command, as Claude Code's command text")
+
+
+def test_a_server_the_manifest_names_by_path_is_listed_for_consent_once(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "bypath", {
+        CLAUDE: json.dumps({"name": "bypath", "mcpServers": "./servers.json"}),
+        "servers.json": json.dumps({"mcpServers": {"api": {"command": "./bin/api"}}}),
+        "bin/api": "#!/bin/sh\n",
+    })
+    paths = Paths(home=tmp_path / "home", uze_home=tmp_path / "uze", env={})
+    loc = Location("project", tmp_path / "project", paths)
+
+    plan = plan_install(read_package(root), "0" * 64, loc, ("claude_code", "codex"))
+
+    assert [run.name for run in plan.executions if run.kind == "mcp"] == ["api"]
