@@ -113,15 +113,18 @@ class NotInstalled(UzeError):
 class TrustRequired(UzeError):
     """The package will run commands the user has not accepted yet. `digests` are the consent
     digests of exactly what `lines` show (each package's bytes included, ADR 0021): a yes at
-    the question accepts those and nothing else (ADR 0056). `package` names what is asked for."""
+    the question accepts those and nothing else (ADR 0056). `package` names what is asked for;
+    `hidden`: where its text hides instructions from a reader (uze.package.hidden), listed after
+    what runs."""
 
     def __init__(self, lines: list[str], changed: bool, *, package: str = "",
-                 digests: tuple[str, ...] = ()) -> None:
+                 digests: tuple[str, ...] = (), hidden: Sequence[str] = ()) -> None:
         what = "changes what it runs" if changed else "runs commands on your machine"
+        notes = ["Its text hides instructions from a reader:", *(f"  {h}" for h in hidden)]
         super().__init__(
             f"this package {what}; not installed without your consent",
             hint="read the list above; run again on a terminal to answer, or pass --trust",
-            details=["It will run:", *(f"  {line}" for line in lines)],
+            details=["It will run:", *(f"  {line}" for line in lines), *(notes if hidden else [])],
         )
         self.package = package
         self.digests = digests

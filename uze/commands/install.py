@@ -14,6 +14,7 @@ from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_o
 from uze.install import edits, reinstall
 from uze.install.results import InstallResult
 from uze.package import Package, read_package
+from uze.package.hidden import hidden_warnings
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedArtifact, PlannedTree
@@ -251,7 +252,7 @@ def check_trust(ctx: ScopeContext, plan: Plan, entries: list[TreeEntry], trusted
         lines += [f"no longer run: {line}" for line in consent.executions
                   if line not in current and not line.startswith("files: ")]
     raise TrustRequired(lines, changed=consent is not None, package=plan.package.name,
-                        digests=(plan.trust,))
+                        digests=(plan.trust,), hidden=hidden_warnings(plan.package.warnings))
 
 
 def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:

@@ -17,6 +17,7 @@ from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.context import read_context
 from uze.package.gemini import read_extension
+from uze.package.hidden import hidden_text, read_by_models
 from uze.package.issues import issue
 from uze.package.layout import ComponentPaths, Layout, component_paths, detect_layout
 from uze.package.model import Command, Manifest, McpServer, Package
@@ -116,6 +117,7 @@ def read_package(
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
     claude_default = layout.hooks if layout.hooks_are_claude else None
     claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)
+    warnings += hidden_text(tree.files, read_by_models(skills, agents, commands, instructions))
     if extra_warnings is not None:
         warnings += extra_warnings(tree, instructions.files if instructions else ())
     if strict:
