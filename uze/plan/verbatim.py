@@ -47,6 +47,8 @@ def runs(package: Package, listed: Sequence[Execution]) -> list[Execution]:
     found = [*(run for run in _servers(package, "mcp", manifest.get("mcpServers"), "")
                if run.name not in read),
              *_servers(package, "lsp", manifest.get("lspServers"), ".lsp.json"),
+             # whether `lspServers` replaces `.lsp.json` is not documented: list both
+             *(_servers(package, "lsp", ".lsp.json", "") if "lspServers" in manifest else ()),
              *_monitors(package, extra.get("monitors", manifest.get("monitors"))),
              *_scripts(package, "workflow", extra.get("workflows", manifest.get("workflows")),
                        "workflows"),
@@ -60,6 +62,10 @@ def runs(package: Package, listed: Sequence[Execution]) -> list[Execution]:
     found += [Execution("manifest", f"experimental.{key} (uze does not read it; Claude Code "
                                     "gets it as written)", shown(value), (), "", (), ())
               for key, value in extra.items() if key not in ("monitors", "workflows", "themes")]
+    if experimental is not None and not isinstance(experimental, dict):
+        found.append(Execution("manifest", "experimental (uze does not read it; Claude Code "
+                                           "gets it as written)", shown(experimental), (), "",
+                               (), ()))
     return [run for run in dict.fromkeys(found) if run not in listed]
 
 
