@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from uze import __version__
-from uze.errors import AccessDenied, TrustRequired, UsageError, UzeError
+from uze.errors import AccessDenied, TrustRequired, UsageError, UzeError, redacted
 from uze.inert import inert
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
 
@@ -42,10 +42,10 @@ def _err() -> Any:
 def _print_error(exc: UzeError) -> int:
     err = _err()
     for line in exc.details:
-        err.print(inert(line), markup=False)
-    err.print(f"uze: error: {inert(exc.message)}", markup=False)
+        err.print(inert(redacted(line)), markup=False)
+    err.print(f"uze: error: {inert(redacted(exc.message))}", markup=False)
     if exc.hint:
-        err.print(f"hint: {inert(exc.hint)}", markup=False)
+        err.print(f"hint: {inert(redacted(exc.hint))}", markup=False)
     return 2 if isinstance(exc, UsageError) else 1
 
 
@@ -117,11 +117,12 @@ def _ask(needed: TrustRequired, *, changed: bool) -> None:
 
 
 def _show(items: Iterable[Any]) -> None:
-    """Print a human view: a `str` is one plain line, anything else a rich renderable."""
+    """Print a human view: a `str` is one plain line (shown inert: a view may quote a catalog,
+    a lock or a package), anything else a rich renderable (whose cells are inert)."""
     console = _render().stdout_console()
     for item in items:
         if isinstance(item, str):
-            console.print(item, markup=False)
+            console.print(inert(item, lines=True), markup=False)
         else:
             console.print(item)
 
@@ -131,7 +132,7 @@ def execute(verb: Verb, call: Call) -> int:
     try:
         result = _asking(verb, call)
         for note in getattr(result, "notes", ()):  # an install's Outcome: notes go to stderr
-            sys.stderr.write(f"note: {note}\n")
+            sys.stderr.write(f"note: {inert(note)}\n")
         if call.get("as_json"):
             sys.stdout.write(json.dumps(verb.document(result), indent=2, sort_keys=True) + "\n")
             sys.stdout.flush()
@@ -239,7 +240,7 @@ def _usage_error(exc: Any) -> int:
         return 2
     name = ctx.command_path if ctx is not None else "uze"
     err = _err()
-    err.print(f"uze: error: {exc.format_message()}", markup=False)
+    err.print(f"uze: error: {inert(redacted(exc.format_message()))}", markup=False)
     err.print(f"hint: run `{name} --help` to see the accepted arguments", markup=False)
     return int(getattr(exc, "exit_code", 2))
 

@@ -1,9 +1,15 @@
-"""The UzeError tree: every error a user can fix. Exceptions never print; cli.py renders them."""
+"""The UzeError tree: every error a user can fix. Exceptions never print; cli.py renders them.
+
+A URL in a message may carry a credential (`https://user:token@host/...`, or git's scp-like
+`user:token@host:path`); `redacted` takes it out of any text before it is shown (ADR 0057).
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Final
 
 
 class UzeError(Exception):
@@ -276,3 +282,29 @@ class WriteFailed(UzeError):
                  "uze command)",
         )
         self.path = path
+
+
+# `scheme://userinfo@`: everything up to the last `@` before the path is the user information.
+_USERINFO: Final = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/\s'\"]*)@")
+# git's scp-like form with a password: `user:secret@host:path` (git itself would send the
+# secret to host `user` as part of the path).
+_SCP_SECRET: Final = re.compile(
+    r"(?P<user>[^\s/:@'\"]+):(?P<secret>[^\s/@'\"]+)@(?P<host>[A-Za-z0-9.-]+):")
+
+
+def _userinfo(match: re.Match[str]) -> str:
+    scheme, info = match["scheme"], match["info"]
+    if "ssh" in scheme.lower():  # an ssh user name is not a secret; its password is
+        user, colon, _ = info.partition(":")
+        return f"{scheme}{user}{':***' if colon else ''}@"
+    return f"{scheme}***@"
+
+
+def redacted(text: str) -> str:
+    """`text` with the credentials of every URL in it replaced by `***`: the user information
+    of a `scheme://user:password@host` URL (all of it, but an ssh user name), and the password
+    of an scp-like `user:password@host:path`."""
+    if "@" not in text:
+        return text
+    text = _USERINFO.sub(_userinfo, text)
+    return _SCP_SECRET.sub(r"\g<user>:***@\g<host>:", text)

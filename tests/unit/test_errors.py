@@ -15,6 +15,7 @@ from uze.errors import (
     TrustRequired,
     UzeError,
     ValueInTheWay,
+    redacted,
 )
 
 
@@ -40,3 +41,20 @@ def test_details_are_a_tuple_set_when_the_error_is_built(error: UzeError) -> Non
     assert isinstance(error.details, tuple)
     with pytest.raises(AttributeError):
         error.details.append("more")  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(("text", "shown"), [
+    ("git+https://user:tok@host:1/x.git#f=b", "git+https://***@host:1/x.git#f=b"),
+    ("cannot reach https://tok@host/x", "cannot reach https://***@host/x"),
+    ("'https://u:p@ss@host/x'", "'https://***@host/x'"),
+    ("user:tok@127.0.0.1:acme/flow.git", "user:***@127.0.0.1:acme/flow.git"),
+    ("git+user:tok@host:a/f.git", "git+user:***@host:a/f.git"),
+    ("ssh://git:pw@host/x", "ssh://git:***@host/x"),
+    ("ssh://git@host/x", "ssh://git@host/x"),
+    ("git@github.com:acme/flow.git", "git@github.com:acme/flow.git"),
+    ("git+https://host/x.git@v1", "git+https://host/x.git@v1"),
+    ("flow@team", "flow@team"),
+])
+def test_redacted_takes_the_credential_out_of_every_url_form_git_accepts(
+        text: str, shown: str) -> None:
+    assert redacted(text) == shown

@@ -19,7 +19,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import msgspec
 
-from uze.errors import UsageError
+from uze.errors import UsageError, redacted
 
 Kind = Literal["folder", "git", "marketplace"]
 GITHUB: Final = "https://github.com"
@@ -31,6 +31,9 @@ _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 _OWNER_REPO: Final = re.compile(r"[A-Za-z0-9_.-]+")
 _SCP: Final = re.compile(r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/\s].*)")
 _BAD_URL_CHARS: Final = re.compile(r"[\s\x00-\x1f\x7f#?]")
+# `user:password@host:path`: git reads it as host `user` and sends the rest, password included,
+# as the path; it is refused, never stored or passed on.
+_SCP_PASSWORD: Final = re.compile(r"(?:git\+)?[^\s/:@]+:[^\s/@]*@[A-Za-z0-9.-]+:")
 
 
 class Source(msgspec.Struct, frozen=True):
@@ -71,8 +74,9 @@ def format_source(source: Source) -> str:
 
 
 def _bad(text: str, why: str) -> UsageError:
+    """A usage error naming `text` with any credential in it taken out."""
     return UsageError(
-        f"invalid source {text!r}: {why}",
+        f"invalid source {redacted(text)!r}: {why}",
         hint="give a folder (./pkg), git+<url>[@ref][#subdirectory=path], owner/repo[@ref], "
              "or plugin@marketplace",
     )
@@ -185,6 +189,10 @@ def parse_source(
         if ref or subdirectory:
             raise _bad(text, "--ref and --subdirectory apply to git sources, not folders")
         return Source("folder", text)
+    if "://" not in text and _SCP_PASSWORD.match(text):
+        raise _bad(text, "a password in user:password@host:path would be sent as the path; "
+                         "use ssh://user@host/path with an SSH key, or https with git's "
+                         "credential helper")
     if text.startswith("git+"):
         return _direct_reference(text, ref, subdirectory)
     if _is_plain_git_url(text):
