@@ -8,23 +8,40 @@ that could run code or widen what is reached overridden on the command line: no 
 fsmonitor, no submodules, protocols https, ssh, git and file only (plain http only to loopback),
 no prompts (GIT_TERMINAL_PROMPT=0, no askpass, ssh in BatchMode). Credentials are never put in
 a URL uze writes; git's messages are shown with the URL as the user gave it replaced by the
-credential-free one.
+credential-free one, and any other credential in them taken out (`uze.errors.redacted`).
+
+Time (ADR 0058): a command that talks to a remote reports a progress step naming it, and is
+stopped once it has been silent (nothing on its stdout or stderr; a fetch runs with
+`--progress`, so a slow transfer is not silence) for `UZE_GIT_TIMEOUT` seconds (default 30),
+or has run for `BUDGET` seconds in all; a remote that stalled once fails at once for the rest
+of the command. Its whole process group is stopped (git's transport helpers and ssh with it).
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
+import os
 import re
+import signal
 import subprocess
+import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
 from urllib.parse import urlsplit
 
-from uze.errors import UzeError
+from uze import progress
+from uze.errors import UzeError, redacted
 from uze.paths import Paths
 from uze.sources.spec import LOOPBACK, Source
 
-TIMEOUT: Final = 600.0
+TIMEOUT: Final = 600.0  # a local git command (no remote): its whole run
+BUDGET: Final = 600.0  # a git command that talks to a remote: its whole run
+SILENCE: Final = 30.0  # ... and how long it may stay silent (UZE_GIT_TIMEOUT overrides)
+_STEPS: Final = {"ls-remote": "asking", "fetch": "fetching from"}
+_stalled: set[str] = set()  # remotes that stalled in this process: not waited for twice
 _KEEP_GIT_ENV: Final = frozenset({
     "GIT_SSH", "GIT_SSH_VARIANT", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH", "GIT_PROXY_COMMAND",
     "GIT_CONFIG_GLOBAL", "GIT_EXEC_PATH", "GIT_TRACE", "GIT_CURL_VERBOSE",
@@ -82,30 +99,123 @@ def run_git(
     paths: Paths, args: list[str], *, git_dir: Path | None = None, source: Source | None = None,
     extra_env: Mapping[str, str] | None = None,
 ) -> str:
-    """Run one hardened git command; its stdout. Raises GitFailed with the cause classified."""
+    """Run one hardened git command; its stdout. With a `source` (the command talks to its
+    remote) the run is bounded by `git_timeout` seconds of silence and `BUDGET` in all, and
+    reported as a progress step naming the remote. Raises GitFailed with the cause classified."""
     command = ["git", *_config(source.url if source else None)]
     if git_dir is not None:
         command.append(f"--git-dir={git_dir}")
     env = {**_env(paths), **(extra_env or {})}
     try:
-        done = subprocess.run([*command, *args], env=env, capture_output=True, text=True,
-                              timeout=TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+        if source is None:
+            done = subprocess.run([*command, *args], env=env, capture_output=True, text=True,
+                                  timeout=TIMEOUT, check=False, stdin=subprocess.DEVNULL)
+            code, out, err = done.returncode, done.stdout, done.stderr
+        else:
+            code, out, err = _remote(paths, [*command, *args], env, source, args[0])
     except FileNotFoundError:
         raise UzeError("git is not installed (uze runs the system git for git sources)",
                        hint="install git, or install from a folder") from None
     except subprocess.TimeoutExpired:
-        where = source.location if source else "git"
-        raise GitFailed(f"cannot reach {where}: git timed out after {TIMEOUT:.0f} s",
-                        "unreachable", "check the network and the URL, then run again") from None
-    if done.returncode != 0:
-        raise _failure(done.stderr, source)
-    return done.stdout
+        raise GitFailed(f"git timed out after {TIMEOUT:.0f} s", "git",
+                        "check the mirror under $UZE_HOME/git, then run again") from None
+    if code != 0:
+        raise _failure(err, source)
+    return out
+
+
+def git_timeout(paths: Paths) -> float:
+    """UZE_GIT_TIMEOUT: the seconds of silence a remote is given (default `SILENCE`)."""
+    text = paths.env.get("UZE_GIT_TIMEOUT", "")
+    try:
+        seconds = float(text) if text else SILENCE
+    except ValueError:
+        seconds = math.nan
+    if not (seconds > 0 and math.isfinite(seconds)):
+        raise UzeError(f"UZE_GIT_TIMEOUT={text!r} is not a number of seconds above 0",
+                       hint=f"unset it (default {SILENCE:g}) or give seconds, e.g. 60")
+    return seconds
+
+
+def _remote(paths: Paths, command: list[str], env: Mapping[str, str], source: Source,
+            verb: str) -> tuple[int, str, str]:
+    """Run a command that talks to `source`'s remote, bounded (see `run_git`)."""
+    silence = git_timeout(paths)
+    if source.location in _stalled:
+        raise _stall(source, silence)
+    progress.stage(f"{_STEPS.get(verb, 'git ' + verb)} {source.location}")
+    if verb == "fetch":  # stderr keeps moving while objects arrive: a slow transfer is not silence
+        at = command.index("fetch")
+        command = [*command[:at + 1], "--progress", *command[at + 1:]]
+    posix = os.name == "posix"
+    proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, process_group=0 if posix else None)
+    heard = [time.monotonic()]
+    chunks: tuple[list[bytes], list[bytes]] = ([], [])
+    readers = [threading.Thread(target=_drain, args=(pipe, into, heard), daemon=True)
+               for pipe, into in ((proc.stdout, chunks[0]), (proc.stderr, chunks[1]))]
+    for reader in readers:
+        reader.start()
+    try:
+        _wait(proc, heard, silence, source)
+    finally:
+        if proc.poll() is None:
+            _stop(proc, posix)
+        for reader in readers:
+            reader.join(timeout=5)
+    out, err = (b"".join(c).decode("utf-8", "replace") for c in chunks)
+    return proc.returncode, out, err
+
+
+def _drain(pipe: IO[bytes] | None, into: list[bytes], heard: list[float]) -> None:
+    """Read `pipe` to its end into `into`, noting when anything last came."""
+    assert pipe is not None
+    with pipe:
+        while chunk := os.read(pipe.fileno(), 65536):
+            into.append(chunk)
+            heard[0] = time.monotonic()
+
+
+def _wait(proc: subprocess.Popen[bytes], heard: list[float], silence: float,
+          source: Source) -> None:
+    """Wait for `proc` to end; raise GitFailed once it is silent or over budget."""
+    deadline = time.monotonic() + BUDGET
+    while True:
+        now = time.monotonic()
+        if now - heard[0] >= silence:
+            _stalled.add(source.location)
+            raise _stall(source, silence)
+        if now >= deadline:
+            raise GitFailed(f"{source.location} did not finish within {BUDGET:.0f} s",
+                            "unreachable", "check the network and the URL, then run again")
+        try:
+            proc.wait(timeout=max(0.01, min(heard[0] + silence, deadline) - now))
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _stop(proc: subprocess.Popen[bytes], posix: bool) -> None:
+    """Stop `proc` and everything it started (git's transport helpers, ssh)."""
+    with contextlib.suppress(OSError):
+        if posix:
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+    proc.wait()
+
+
+def _stall(source: Source, silence: float) -> GitFailed:
+    return GitFailed(f"{source.location} sent nothing for {silence:g} s; uze stopped waiting",
+                     "unreachable", "check the network and the URL, then run again; "
+                     f"UZE_GIT_TIMEOUT sets the seconds of silence uze waits for (now {silence:g})")
 
 
 def _failure(stderr: str, source: Source | None) -> GitFailed:
     text = stderr
     if source is not None and source.fetch_url:
         text = stderr.replace(source.fetch_url, source.location)
+    text = redacted(text)
     lines = [line.strip() for line in text.splitlines() if line.strip()]
     said = lines[-1] if lines else "no message"
     low = text.lower()
@@ -136,13 +246,15 @@ def remote_refs(paths: Paths, source: Source) -> dict[str, str]:
 
 
 def resolve_ref(refs: Mapping[str, str], ref: str, where: str) -> tuple[str, str]:
-    """(ref name to fetch, commit) for `ref` ("" = the default branch); a full commit id is
-    itself. Raises GitFailed(cause="ref") when the remote has no such ref."""
+    """(ref name to fetch, commit) for `ref` ("" = the default branch). A full commit id is
+    that commit, never looked up as a ref name first: a branch or tag named like a commit
+    cannot take its place (ADR 0057). Raises GitFailed(cause="ref") when the remote has no
+    such ref."""
+    if _SHA.fullmatch(ref):
+        return ref, ref
     for name in (("HEAD",) if not ref else (ref, f"refs/tags/{ref}", f"refs/heads/{ref}")):
         if name in refs and (name == "HEAD" or name.startswith("refs/")):
             return name, refs[name]
-    if _SHA.fullmatch(ref):
-        return ref, ref
     raise GitFailed(f"{where} has no branch, tag or commit {ref or 'HEAD'!r}", "ref",
                     "list them with `git ls-remote`, or give a full 40-hex commit id")
 
