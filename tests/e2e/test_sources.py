@@ -261,7 +261,14 @@ def test_a_folder_source_is_locked_relative_to_the_project(uze: Uze, sandbox: Sa
     assert str(sandbox.home) not in manifest + lock and "../home" not in manifest + lock
     assert lock.count("reproducible = false") == 2
     shutil.rmtree(sandbox.project / ".claude" / "skills" / "mine")
-    assert_ok(uze("install"))  # converging reads `~/pkgs/mine` from this HOME again
+    # converging never reads a folder outside the project that uze.toml names (adr/0057):
+    # typed on the command line, it is installed again
+    gone = snapshot(sandbox)
+    refused = uze("install")
+    assert refused.returncode == 1 and "~/pkgs/mine is a folder outside the project" in \
+        refused.stderr
+    assert snapshot(sandbox) == gone
+    assert_ok(uze("install", "~/pkgs/mine", *HARNESS))
     assert (sandbox.project / ".claude/skills/mine/skills/review/SKILL.md").is_file()
     assert_ok(uze("uninstall", "mine"))
     (inside / "skills" / "review" / "SKILL.md").write_text("changed\n")

@@ -61,12 +61,17 @@ def parse(paths: Paths, text: str, cwd: Path, ref: str = "", subdirectory: str =
 @contextlib.contextmanager
 def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
                  commit: str = "", cache: bool = True, pinned: Source | None = None,
-                 ) -> Iterator[tuple[Path, declare.Pin]]:
+                 typed: bool = False) -> Iterator[tuple[Path, declare.Pin]]:
     """The package folder `source` names and its pin (a git source: checked out at `commit`,
     default what its ref points at now, in a temporary folder that goes afterwards). For a
-    marketplace plugin, `pinned` is the entry's own source as the lock recorded it."""
+    marketplace plugin, `pinned` is the entry's own source as the lock recorded it. A folder
+    not `typed` on the command line (read from uze.toml or uze.lock) must be inside the
+    project (`declare.check_inside`)."""
     if source.kind == "folder":
-        yield declare.folder_pin(source, ctx, cwd)
+        folder, pin = declare.folder_pin(source, ctx, cwd)
+        if not typed:
+            declare.check_inside(ctx, folder, source.location)
+        yield folder, pin
         return
     if source.kind == "marketplace":
         from uze.commands.marketplace import entry_checkout
@@ -150,5 +155,6 @@ def install_source(paths: Paths, text: str, options: Options, cwd: Path, *, ref:
     cache: a dry run that needs one fetches into a temporary one)."""
     source = parse(paths, text, cwd, ref, subdirectory)
     ctx = open_scope(paths, options.scope, options.project, cwd)
-    with materialised(paths, source, ctx, cwd, cache=not options.dry_run) as (folder, pin):
+    with materialised(paths, source, ctx, cwd, cache=not options.dry_run,
+                      typed=True) as (folder, pin):
         return install_folder(paths, folder, pin, options, cwd)

@@ -124,6 +124,17 @@ def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]
     return path, Pin(declared, declared, reproducible=inside)
 
 
+def check_inside(ctx: ScopeContext, folder: Path, named: str) -> None:
+    """Refuse, in project scope, a folder that uze.toml or uze.lock names (`named` says how)
+    outside the project, through a link too: the next commit would publish what uze copied
+    from it. Such a folder is installed only when typed on the command line (ADR 0057)."""
+    if ctx.scope != "project" or folder.resolve().is_relative_to(ctx.location.project.resolve()):
+        return
+    raise UzeError(f"{named} is a folder outside the project; uze.toml and uze.lock may name "
+                   "only folders inside it", hint="to install a folder of your own from "
+                   "there, type it: uze install PATH; otherwise take it out of uze.toml")
+
+
 def git_pin(source: Source, commit: str) -> Pin:
     """The pin of a git source at `commit`."""
     return Pin(source.canonical(), "git+" + source.location, source.ref, source.subdirectory,

@@ -236,14 +236,21 @@ def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *
                    commit: str = "", cache: bool = True, pinned: Source | None = None,
                    ) -> Iterator[tuple[Path, declare.Pin]]:
     """The folder of marketplace entry `source` (`plugin@market`) and its pin; `pinned` is the
-    entry's source as a lock recorded it (used when the marketplace is not registered)."""
+    entry's source as a lock recorded it. A lock is followed only inside what the user chose
+    (ADR 0057): while the marketplace is registered, the pin must be the entry it lists; when
+    it is not, the pin may name a git repository or a folder inside the project."""
     registered = source.marketplace in load_registry(paths).marketplaces
     entry = None if pinned is not None and not registered else _entry(paths, source)
+    if pinned is not None and entry is not None:
+        _check_pinned(entry, pinned, source, ctx, cwd)
     own = pinned if pinned is not None else entry.source if entry is not None else None
     assert own is not None
     with contextlib.ExitStack() as stack:
         if own.kind == "folder":
             folder, pin = declare.folder_pin(own, ctx, cwd)
+            if entry is None:
+                declare.check_inside(ctx, folder, f"{source.location}@{source.marketplace}: "
+                                     f"uze.lock's source {own.location}")
         else:
             from uze.sources.mirrors import fetched
 
@@ -255,6 +262,31 @@ def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *
         yield folder, msgspec.structs.replace(
             pin, declared=f"{source.location}@{source.marketplace}",
             marketplace=source.marketplace)
+
+
+def _shown(source: Source) -> str:
+    if source.kind == "folder":
+        return source.location
+    sub = f"#subdirectory={source.subdirectory}" if source.subdirectory else ""
+    return f"git+{source.location}{sub}"
+
+
+def _check_pinned(entry: Entry, pinned: Source, source: Source, ctx: ScopeContext, cwd: Path
+                  ) -> None:
+    """Refuse a lock pin that is not the registered catalog's entry (source, subdirectory)."""
+    listed = entry.source
+    assert listed is not None  # _entry refuses an entry without one
+    if listed.kind == pinned.kind == "folder":
+        same = declare.folder_pin(listed, ctx, cwd)[0] == declare.folder_pin(pinned, ctx, cwd)[0]
+    else:
+        same = (listed.kind, listed.location, listed.subdirectory) == \
+            (pinned.kind, pinned.location, pinned.subdirectory)
+    if not same:
+        name, market = source.location, source.marketplace
+        raise UzeError(f"{name}@{market}: uze.lock pins {_shown(pinned)}, but marketplace "
+                       f"{market} lists {_shown(listed)}; nothing was written",
+                       hint=f"if the marketplace moved {name}, run `uze update {name}`; "
+                            "otherwise restore uze.lock from version control")
 
 
 def _check_name(folder: Path, source: Source) -> None:

@@ -13,6 +13,7 @@ from elsewhere: every field is type-checked, and paths must stay inside the mark
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -28,6 +29,8 @@ COMPONENTS: Final = ("commands", "agents", "skills", "hooks", "mcpServers", "out
                      "lspServers")
 _DESCRIBE: Final = ("name", "version", "description", "author", "homepage", "repository",
                     "license", "keywords")
+# A GitHub repository: exactly `owner/repo`, never a path (ADR 0057).
+_OWNER_REPO: Final = re.compile(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?\Z)[A-Za-z0-9_.-]+")
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -77,11 +80,15 @@ def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Sour
     if kind == "local":
         return _relative(base, _text(raw.get("path")), where), ""
     if kind == "github":
-        text = _text(raw.get("repo")) + (f"@{pin}" if pin else "")
-        return parse_source(text, cwd=Path("/nonexistent"), github=github), ""
+        repo = _text(raw.get("repo"))
+        if not _OWNER_REPO.fullmatch(repo):
+            raise UsageError(f"{where}.repo: {repo!r} is not owner/repo",
+                             hint="check the marketplace")
+        return parse_source(f"{repo}{'@' + pin if pin else ''}", cwd=Path("/nonexistent"),
+                            github=github), ""
     if kind in ("url", "git", "git-subdir"):
         url = _text(raw.get("url"))
-        if "/" in url and "://" not in url and "@" not in url:  # owner/repo shorthand
+        if _OWNER_REPO.fullmatch(url):  # owner/repo shorthand
             url = f"{github.rstrip('/')}/{url}.git"
         sub = _text(raw.get("path")) if kind == "git-subdir" else ""
         return parse_source(f"git+{url}", cwd=Path("/nonexistent"), ref=pin, subdirectory=sub), ""
