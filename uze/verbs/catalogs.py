@@ -138,7 +138,8 @@ def _gc_json(result: Any) -> dict[str, Any]:
     r = result.report
     return {"schema": 1, "removed_objects": r.removed_objects, "removed_trees": r.removed_trees,
             "freed_bytes": r.freed_bytes, "kept_objects": r.kept_objects,
-            "live_trees": result.live_trees, "projects": list(result.projects)}
+            "live_trees": result.live_trees, "projects": list(result.projects),
+            "skipped": list(result.skipped)}
 
 
 def _gc_view(result: Any, _call: Call) -> list[Any]:
