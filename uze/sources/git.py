@@ -23,7 +23,6 @@ import contextlib
 import math
 import os
 import re
-import signal
 import subprocess
 import threading
 import time
@@ -32,7 +31,7 @@ from pathlib import Path
 from typing import IO, Final
 from urllib.parse import urlsplit
 
-from uze import progress
+from uze import portable, progress
 from uze.errors import UzeError, redacted
 from uze.paths import Paths
 from uze.sources.spec import LOOPBACK, Source
@@ -147,9 +146,8 @@ def _remote(paths: Paths, command: list[str], env: Mapping[str, str], source: So
     if verb == "fetch":  # stderr keeps moving while objects arrive: a slow transfer is not silence
         at = command.index("fetch")
         command = [*command[:at + 1], "--progress", *command[at + 1:]]
-    posix = os.name == "posix"
     proc = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, process_group=0 if posix else None)
+                            stderr=subprocess.PIPE, start_new_session=portable.POSIX)
     heard = [time.monotonic()]
     chunks: tuple[list[bytes], list[bytes]] = ([], [])
     readers = [threading.Thread(target=_drain, args=(pipe, into, heard), daemon=True)
@@ -160,7 +158,9 @@ def _remote(paths: Paths, command: list[str], env: Mapping[str, str], source: So
         _wait(proc, heard, silence, source)
     finally:
         if proc.poll() is None:
-            _stop(proc, posix)
+            with contextlib.suppress(OSError):
+                portable.kill_group(proc.pid)  # git's transport helpers and ssh with it
+            proc.wait()
         for reader in readers:
             reader.join(timeout=5)
     out, err = (b"".join(c).decode("utf-8", "replace") for c in chunks)
@@ -193,16 +193,6 @@ def _wait(proc: subprocess.Popen[bytes], heard: list[float], silence: float,
             return
         except subprocess.TimeoutExpired:
             continue
-
-
-def _stop(proc: subprocess.Popen[bytes], posix: bool) -> None:
-    """Stop `proc` and everything it started (git's transport helpers, ssh)."""
-    with contextlib.suppress(OSError):
-        if posix:
-            os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-    proc.wait()
 
 
 def _stall(source: Source, silence: float) -> GitFailed:
