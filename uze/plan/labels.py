@@ -26,9 +26,19 @@ def qualified(harness: str) -> bool:
 PLUGIN_HARNESS: Final = next(h.id for h in REGISTRY.values() if h.claude_plugins is not None)
 
 
+def flat(package: str, *parts: str) -> str:
+    """`<package>-<parts>`, the package named once: parts that already start with it (a skill
+    `gh-cli` of the package `gh-cli`, an agent `c-review-worker` of `c-review`) are not
+    prefixed again (issue 31 item 5)."""
+    joined = "-".join(parts)
+    if joined == package or joined.startswith(f"{package}-"):
+        return joined
+    return f"{package}-{joined}"
+
+
 def skill_folder_name(package: str, skill: Skill) -> str:
     """Package-qualified, stable folder (and frontmatter) name: `<package>-<skill>`."""
-    return f"{package}-{skill.name}"
+    return flat(package, skill.name)
 
 
 def own_name(resource: Skill | Agent) -> str:
@@ -42,12 +52,12 @@ def own_name(resource: Skill | Agent) -> str:
 def flat_agent_name(package: str, agent: Agent) -> str:
     """`<package>-<subdirs>-<name>`: the file and frontmatter name of an agent uze writes
     outside a plugin; stable and unique across packages."""
-    return "-".join((package, *agent.subdirs, agent.name))
+    return flat(package, *agent.subdirs, agent.name)
 
 
 def flat_command_name(package: str, command: Command) -> str:
     """`<package>-<subdirs>-<name>`: a command's file name outside a plugin."""
-    return "-".join((package, *command.subdirs, command.name))
+    return flat(package, *command.subdirs, command.name)
 
 
 def command_skill_folder(package: Package, command: Command) -> str:

@@ -146,3 +146,24 @@ def test_a_server_the_manifest_names_by_path_is_listed_for_consent_once(tmp_path
     plan = plan_install(read_package(root), "0" * 64, loc, ("claude_code", "codex"))
 
     assert [run.name for run in plan.executions if run.kind == "mcp"] == ["api"]
+
+
+def test_labels_name_the_package_once(tmp_path: Path) -> None:
+    root = build_tree(tmp_path / "gh-cli", {
+        "plugin.json": json.dumps({"name": "gh-cli"}),
+        "skills/gh-cli/SKILL.md": "---\ndescription: gh\n---\nUse gh.\n",
+        "skills/gh-cli-extra/SKILL.md": "---\ndescription: more\n---\nMore.\n",
+        "skills/review/SKILL.md": "---\ndescription: r\n---\nReview.\n",
+        "agents/gh-cli-worker.md": "---\nname: gh-cli-worker\ndescription: w\n---\nWork.\n",
+        "commands/gh-cli.md": "---\ndescription: c\n---\nRun gh.\n",
+    })
+
+    rows = _rows(root, tmp_path, ("codex", "opencode"))
+
+    labels = {(kind, name, harness): row.label for (kind, name, harness), row in rows.items()}
+    assert labels[("skill", "gh-cli", "codex")] == "gh-cli"
+    assert labels[("skill", "gh-cli-extra", "codex")] == "gh-cli-extra"
+    assert labels[("skill", "review", "codex")] == "gh-cli-review"
+    assert labels[("agent", "gh-cli-worker", "opencode")] == "gh-cli-worker"
+    assert labels[("command", "gh-cli", "opencode")] == "gh-cli"
+    assert labels[("command", "gh-cli", "codex")] == "gh-cli-command"  # the skill has gh-cli
