@@ -136,6 +136,25 @@ class TrustRequired(UzeError):
         self.digests = digests
 
 
+class ConsentRequired(TrustRequired):
+    """Several packages of one command run commands the user has not accepted: every question,
+    asked at once before anything is written (a converge, ADR 0064)."""
+
+    def __init__(self, asked: Sequence[tuple[str, TrustRequired]]) -> None:
+        names = [name for name, _needed in asked]
+        UzeError.__init__(
+            self,
+            f"{len(names)} packages run commands on your machine ({', '.join(names)}); nothing "
+            "was installed without your consent",
+            hint="read the lists above; run again on a terminal to answer once for all, or pass "
+                 "--trust",
+            details=[line for name, needed in asked
+                     for line in (f"{name}:", *(f"  {d}" for d in needed.details))],
+        )
+        self.package = ", ".join(names)
+        self.digests = tuple(d for _n, needed in asked for d in getattr(needed, "digests", ()))
+
+
 class RequirementUnmet(UzeError):
     """The package requires native routes that some targeted harnesses cannot give."""
 

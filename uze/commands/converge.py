@@ -18,7 +18,7 @@ import msgspec
 
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
-from uze.errors import UzeError
+from uze.errors import ConsentRequired, TrustRequired, UzeError
 from uze.paths import Paths
 from uze.sources.lockfile import LockedPackage, dump_lock
 from uze.sources.spec import Source
@@ -157,6 +157,51 @@ def _check_uncached(paths: Paths, ctx: ScopeContext,
         _verify(name, folder, pin)
 
 
+class Wanted(msgspec.Struct, frozen=True):
+    """One package a command is about to install: its source at `commit` ("" what its ref
+    points at now), the pin its bytes must match (None: not checked), its harnesses (None: the
+    command's), a marketplace plugin's own source as the lock recorded it."""
+
+    name: str
+    source: Source
+    commit: str = ""
+    pin: LockedPackage | None = None
+    harness: str | None = None
+    pinned: Source | None = None
+
+
+def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wanted],
+              stack: contextlib.ExitStack) -> dict[str, str]:
+    """Every package's consent question, before anything is written anywhere (ADR 0064): each
+    package is checked out without writing under $UZE_HOME (the temporary repositories stay
+    open on `stack` for the fetch into the mirror that follows), verified against its pin and
+    planned. Raises TrustRequired naming every package that runs something not accepted yet;
+    else returns the commit each package resolved to (installed at that commit, not whatever
+    its ref points at by then)."""
+    from uze.commands.install import check_trust, prepare
+
+    asked: list[tuple[str, TrustRequired]] = []
+    commits: dict[str, str] = {}
+    for want in wanted:
+        folder, found = stack.enter_context(materialised(
+            paths, want.source, ctx, ctx.location.project, commit=want.commit, cache=False,
+            pinned=want.pinned))
+        _verify(want.name, folder, want.pin)
+        commits[want.name] = found.commit
+        scope, _package, plan, _old, entries, _meta = prepare(
+            paths, folder, options.scope, ctx.location.project, want.harness or options.harness,
+            ctx.location.project)
+        try:
+            check_trust(scope, plan, entries, False)
+        except TrustRequired as needed:
+            asked.append((want.name, needed))
+    if len(asked) == 1:
+        raise asked[0][1]
+    if asked:
+        raise ConsentRequired(asked)
+    return commits
+
+
 def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False) -> ConvergeResult:
     """Install every declared package as locked. Raises before any write on a lock mismatch
     (`frozen`) or an integrity failure."""
@@ -180,13 +225,18 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     todo = [n for n in declared if present.get(n) is None]
     done = [_converged(usable[n], "present", present[n] or ()) for n in declared if n not in todo]
     with contextlib.ExitStack() as stack:
-        _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo], stack)
+        commits: dict[str, str] = {}
+        if options.trust or options.dry_run or not todo:
+            _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo], stack)
+        else:
+            commits = ask_first(paths, ctx, options, [_wanted(n, parsed[n][0], usable.get(n))
+                                                      for n in todo], stack)
         ready = []
         for name in todo:
             pin = usable.get(name)
             folder, found = stack.enter_context(materialised(
                 paths, parsed[name][0], ctx, ctx.location.project,
-                commit=pin.commit if pin else "", cache=not options.dry_run,
+                commit=pin.commit if pin else commits.get(name, ""), cache=not options.dry_run,
                 pinned=declare.source_of(pin) if pin and pin.marketplace else None))
             _verify(name, folder, pin)
             ready.append((name, folder, found, pin))
@@ -205,6 +255,13 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
         _drop(ctx, dropped)
     return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run,
                           merged)
+
+
+def _wanted(name: str, source: Source, pin: LockedPackage | None) -> Wanted:
+    if pin is None:
+        return Wanted(name, source)
+    return Wanted(name, source, pin.commit, pin, ",".join(pin.harnesses),
+                  declare.source_of(pin) if pin.marketplace else None)
 
 
 def _converged(pin: LockedPackage, action: str, notes: tuple[str, ...]) -> Converged:

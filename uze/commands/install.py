@@ -323,9 +323,11 @@ def read_source(source: Path, location: Location, *, strict: bool = False) -> Pa
                         extra_warnings=envelope_warnings)
 
 
-def _prepare(
+def prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
+    """Read the package at `source` and plan its install (pure: nothing written): the scope,
+    the package, the plan, the installed receipt, the store entries and meta."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
     package = read_source(source, ctx.location)
@@ -367,7 +369,7 @@ def install(
     its consent digest is one of `accepted`). The package is read once: the bytes whose digest
     was checked are the bytes stored, delivered and recorded.
     """
-    ctx, package, plan, previous, entries, meta = _prepare(paths, source, scope, project, harness,
+    ctx, package, plan, previous, entries, meta = prepare(paths, source, scope, project, harness,
                                                            cwd)
     steps = preflight(ctx, plan, previous, force, adopt)
     actions = tuple(step.action for step in steps)
