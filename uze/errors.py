@@ -152,7 +152,7 @@ class ConsentRequired(TrustRequired):
                      for line in (f"{name}:", *(f"  {d}" for d in needed.details))],
         )
         self.package = ", ".join(names)
-        self.digests = tuple(d for _n, needed in asked for d in getattr(needed, "digests", ()))
+        self.digests = tuple(d for _n, needed in asked for d in needed.digests)
 
 
 class RequirementUnmet(UzeError):

@@ -175,9 +175,9 @@ def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wa
     """Every package's consent question, before anything is written anywhere (ADR 0064): each
     package is checked out without writing under $UZE_HOME (the temporary repositories stay
     open on `stack` for the fetch into the mirror that follows), verified against its pin and
-    planned. Raises TrustRequired naming every package that runs something not accepted yet;
-    else returns the commit each package resolved to (installed at that commit, not whatever
-    its ref points at by then)."""
+    planned. Raises TrustRequired naming every package that runs something not accepted yet
+    (before, or at this command's question: `options.accepted`); else returns the commit each
+    package resolved to (installed at that commit, not whatever its ref points at by then)."""
     from uze.commands.install import check_trust, prepare
 
     asked: list[tuple[str, TrustRequired]] = []
@@ -192,7 +192,7 @@ def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wa
             paths, folder, options.scope, ctx.location.project, want.harness or options.harness,
             ctx.location.project)
         try:
-            check_trust(scope, plan, entries, False)
+            check_trust(scope, plan, entries, False, options.accepted)
         except TrustRequired as needed:
             asked.append((want.name, needed))
     if len(asked) == 1:

@@ -203,7 +203,6 @@ def build_receipt(plan: Plan, artifacts: list[Artifact],
     )
 
 
-
 def consent_lines(plan: Plan) -> list[str]:
     """What the user reads and accepts: each thing that runs, then the package's files, which the
     consent digest covers whole (ADR 0021)."""
@@ -326,8 +325,7 @@ def read_source(source: Path, location: Location, *, strict: bool = False) -> Pa
 def prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
-    """Read the package at `source` and plan its install (pure: nothing written): the scope,
-    the package, the plan, the installed receipt, the store entries and meta."""
+    """The scope, package, plan, receipt, store entries and meta of `source` (writes nothing)."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
     package = read_source(source, ctx.location)
