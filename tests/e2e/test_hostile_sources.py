@@ -196,6 +196,22 @@ def test_no_form_of_a_url_puts_its_token_in_a_message_or_a_file(
     assert after == before
 
 
+@pytest.mark.parametrize(("declared", "said"), [
+    ("git+https://user:tok3n-secret@127.0.0.1:1/acme/flow.git", "holds a credential"),
+    ("ext::sh -c touch% /tmp/pwned", "invalid source"),
+    (r"./plugins/\u001b[2Jflow", "control characters"),  # TOML decodes the escape
+])
+def test_a_manifest_source_is_validated_as_a_typed_one_and_holds_no_credential(
+        uze: Uze, sandbox: Sandbox, declared: str, said: str) -> None:
+    project, env = _teammate(sandbox, {"uze.toml": f'[packages]\nflow = "{declared}"\n'})
+    before = tree_bytes(project)
+    result = uze("install", *HARNESS, cwd=project, env=env)
+    assert result.returncode == 1
+    assert "uze.toml: packages.flow" in result.stderr and said in result.stderr
+    assert "tok3n-secret" not in result.stdout + result.stderr and "\x1b" not in result.stderr
+    assert tree_bytes(project) == before
+
+
 # ------------------------------------------------------------------ bounded git time (item 6)
 
 

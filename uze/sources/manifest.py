@@ -7,8 +7,10 @@ notes = "./plugins/notes"
 ```
 
 Read with the standard library (`tomllib`) and validated (unknown keys are an error, with their
-location). Written back with tomlkit, which keeps the user's comments, order and layout; a file
-exactly as uze renders it is re-rendered without tomlkit (most installs never load it).
+location; each source parses as one typed on the command line, and holds no credential: the
+file is committed, ADR 0057). Written back with tomlkit, which keeps the user's comments, order
+and layout; a file exactly as uze renders it is re-rendered without tomlkit (most installs
+never load it).
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ import tomllib
 from pathlib import Path
 from typing import Any, Final
 
-from uze.errors import UzeError
+from uze.errors import UsageError, UzeError
 from uze.nesting import TooDeep, parse_bounded
 from uze.sources.markers import conflicted, has_markers
+from uze.sources.spec import parse_source
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -53,7 +56,24 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
             raise _invalid(where, f"packages.{name}: invalid package name")
         if not isinstance(source, str) or not source:
             raise _invalid(where, f"packages.{name}: the source must be a non-empty string")
+        problem = _source_problem(source)
+        if problem is not None:
+            raise _invalid(where, f"packages.{name}: {problem}")
     return dict(packages)
+
+
+def _source_problem(text: str) -> str | None:
+    """Why a declared source cannot stand in a committed file (None: it can)."""
+    try:
+        parsed = parse_source(text, cwd=Path("/nonexistent"))  # the shape only: no folder read
+    except UsageError as exc:
+        return exc.message
+    if parsed.fetch_url:
+        return ("the source holds a credential, which the next commit publishes; take it out "
+                "(git's credential helper or SSH agent supplies it)")
+    if not text.isprintable():
+        return f"the source {text!r} holds control characters"
+    return None
 
 
 def read_manifest(path: Path, where: str) -> dict[str, str]:
