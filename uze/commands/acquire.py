@@ -13,6 +13,7 @@ import msgspec
 
 from uze.commands import declare
 from uze.paths import Paths
+from uze.policy import load_policy
 from uze.sources.spec import Source, parse_source
 from uze.state.context import (
     Created,
@@ -66,7 +67,9 @@ def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
     default what its ref points at now, in a temporary folder that goes afterwards). For a
     marketplace plugin, `pinned` is the entry's own source as the lock recorded it. A folder
     not `typed` on the command line (read from uze.toml or uze.lock) must be inside the
-    project (`declare.check_inside`)."""
+    project (`declare.check_inside`). The organisation policy (uze.policy) is asked first: a
+    refused source is never fetched."""
+    _obey_policy(paths, source, cwd, commit, pinned)
     if source.kind == "folder":
         folder, pin = declare.folder_pin(source, ctx, cwd)
         if not typed:
@@ -84,6 +87,23 @@ def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
 
     with fetched(paths, source, commit, cache=cache) as (folder, resolved):
         yield folder, declare.git_pin(source, resolved)
+
+
+def _obey_policy(paths: Paths, source: Source, cwd: Path, commit: str,
+                 pinned: Source | None) -> None:
+    """Refuse what `[sources] allow` and `[pins] required` do not let through: the source, and
+    for a marketplace plugin the marketplace's own source and the entry's pin."""
+    policy = load_policy(paths)
+    policy.check_source(source, cwd, locked=bool(commit))
+    if source.kind != "marketplace" or (policy.allow is None and not policy.pins):
+        return
+    from uze.commands.marketplace import entry_source, registered_source
+
+    market = registered_source(paths, source.marketplace)
+    if market is not None:
+        policy.check_source(market, cwd, locked=True)
+    own = pinned or entry_source(paths, source)
+    policy.check_source(own, cwd, locked=bool(commit))
 
 
 def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Options, cwd: Path

@@ -11,6 +11,7 @@ from uze.harnesses import HARNESS_IDS
 from uze.paths import Paths
 from uze.plan.model import Plan
 from uze.plan.planner import plan_install
+from uze.policy import load_policy
 from uze.state.context import open_scope
 
 
@@ -27,10 +28,12 @@ def check(
     """Resolve every projection for `source` against the capability map (default: all seven).
 
     Raises PackageInvalid for an invalid package, and with `strict` for one that reads only
-    with warnings. Reads only the package.
+    with warnings; UzeError for one the organisation policy refuses. Reads only the package.
     """
     ctx = open_scope(paths, "project", project, cwd)
     package = read_source(source, ctx.location, strict=strict)
     harnesses = choose_harnesses(harness, None, ctx) if harness is not None else HARNESS_IDS
     _entries, _meta, digest = package_tree(package)
-    return CheckResult(plan_install(package, digest, ctx.location, harnesses))
+    plan = plan_install(package, digest, ctx.location, harnesses)
+    load_policy(paths).check_powers(package.name, plan.executions)  # install would refuse it
+    return CheckResult(plan)

@@ -13,12 +13,12 @@ from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.install import edits, reinstall
 from uze.install.results import InstallResult
-from uze.package import Package, read_package
-from uze.package.hidden import hidden_warnings
+from uze.package import Package, hidden_warnings, read_package
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedArtifact, PlannedTree
 from uze.plan.planner import plan_install
+from uze.policy import load_policy
 from uze.projections.digest import held_digest
 from uze.state.consent import Consent, dump_consent, load_consent
 from uze.state.context import (
@@ -334,6 +334,7 @@ def prepare(
     entries, meta, digest = package_tree(package)
     plan = plan_install(package, digest, ctx.location, harnesses)
     check_requirements(plan)
+    load_policy(paths).check_powers(package.name, plan.executions)  # before --trust counts
     return ctx, package, plan, previous, entries, meta
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from uze.install import reinstall
 from uze.install.results import InstallResult
 from uze.paths import Paths
+from uze.policy import load_policy
 from uze.state.context import Extra
 from uze.vocabulary import Scope
 
@@ -25,8 +26,10 @@ def install_or_unchanged(
     """`uze install`: the answer of `unchanged` when it has one, else the full install (which
     `force`, `trust` and `accepted` cannot change for a package installed unchanged; `extra`
     runs inside its transaction, see `uze.commands.install.install`)."""
-    found = reinstall.unchanged(paths, source, scope=scope, project=project, harness=harness,
-                                dry_run=dry_run, cwd=cwd)
+    # The shortcut plans nothing, so it cannot ask `[powers] deny`: a policy that denies
+    # powers is answered by the full install (adr/0060).
+    found = None if load_policy(paths).deny else reinstall.unchanged(
+        paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run, cwd=cwd)
     if found is not None:
         return found
     from uze.commands.install import install

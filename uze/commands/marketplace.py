@@ -26,6 +26,7 @@ from uze import fs
 from uze.commands import declare
 from uze.errors import UzeError
 from uze.paths import Paths
+from uze.policy import load_policy
 from uze.sources.catalog import Catalog, Entry, find_catalog, parse_catalog
 from uze.sources.spec import Source, parse_source
 from uze.state.context import ScopeContext
@@ -114,6 +115,7 @@ def _catalog(paths: Paths, name: str, found: Registered, raw: bytes) -> Catalog:
 def add(paths: Paths, text: str, name: str | None, cwd: Path) -> tuple[str, Catalog]:
     """Register the marketplace at `text` (under `name`, default the catalog's own name)."""
     base = _base(paths, text, cwd)
+    load_policy(paths).check_source(base, cwd, locked=True)  # a catalog is not a package
     with _read(paths, base) as (_root, commit, rel, raw):
         found = Registered(base.canonical() if base.kind == "git" else base.location, commit, rel)
         catalog = _catalog(paths, "?", found, raw)
@@ -201,6 +203,15 @@ def _entry(paths: Paths, source: Source) -> Entry:
         raise UzeError(f"{source.location}@{source.marketplace} is {entry.why}",
                        hint="install it with the harness's own plugin manager")
     return entry
+
+
+def registered_source(paths: Paths, name: str) -> Source | None:
+    """The source marketplace `name` was added from, None when it is not registered."""
+    found = load_registry(paths).marketplaces.get(name)
+    if found is None:
+        return None
+    text = found.source
+    return parse_source(text, cwd=Path("/")) if text.startswith("git+") else Source("folder", text)
 
 
 def entry_source(paths: Paths, source: Source) -> Source:

@@ -11,6 +11,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Final
 
 if TYPE_CHECKING:
+    from uze.package.hidden import hidden_warnings
     from uze.package.model import (
         Agent,
         ClaudeHookGroup,
@@ -35,6 +36,7 @@ _HOMES: Final = {
                      "HookHandler", "HooksFile", "Instructions", "InvokePolicy", "Manifest",
                      "McpServer", "Package", "PackageFile", "Skill"), "uze.package.model"),
     "read_package": "uze.package.reader",
+    "hidden_warnings": "uze.package.hidden",
     "MAX_FILE_BYTES": "uze.package.tree",
     "MAX_PACKAGE_BYTES": "uze.package.tree",
 }
@@ -56,6 +58,7 @@ __all__ = [
     "Package",
     "PackageFile",
     "Skill",
+    "hidden_warnings",
     "read_package",
 ]
 
