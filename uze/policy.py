@@ -35,12 +35,13 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
-from uze.errors import UzeError
+from uze.errors import RequirementUnmet, UzeError
 from uze.nesting import TooDeep, parse_bounded
 from uze.paths import Paths
 from uze.sources.spec import Source
 
 if TYPE_CHECKING:
+    from uze.plan.model import Plan
     from uze.trust import Execution
 
 PowerClass = Literal["hooks", "mcp", "permissions", "tools", "lsp", "monitors", "bin", "shell"]
@@ -167,3 +168,14 @@ def load_policy(paths: Paths) -> Policy:
     allow = rules.sources.allow
     return Policy(str(path), tuple(allow) if allow is not None else None,
                   frozenset(rules.powers.deny), rules.pins.required)
+
+
+def check_plan(plan: Plan) -> None:
+    """Refuse a plan before anything asks or writes: RequirementUnmet where its author required a
+    native route a harness cannot give, then UzeError for what the policy denies (`--trust` and
+    a stored consent cannot lift either)."""
+    unmet = plan.unmet_requirements()
+    if unmet:
+        raise RequirementUnmet(plan.package.name, [
+            f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}" for p in unmet])
+    load_policy(plan.location.paths).check_powers(plan.package.name, plan.executions)

@@ -59,7 +59,8 @@ def test_denied_hooks_are_refused_even_with_trust_by_install_check_and_converge(
     _refused(uze("install", source, "--harness", "claude_code", "--trust", "--dry-run"), rule)
     _refused(uze("check", source, "--harness", "claude_code"), rule)
     assert snapshot(sandbox) == before
-    build_tree(sandbox.project, {"uze.toml": f'[packages]\npkg = "{source}"\n'})
+    _package(sandbox.project / "plugins", hooks=True)
+    build_tree(sandbox.project, {"uze.toml": '[packages]\npkg = "./plugins/pkg"\n'})
     before = snapshot(sandbox)
     _refused(uze("install", "--harness", "claude_code", "--trust"), rule)
     assert snapshot(sandbox) == before

@@ -9,7 +9,7 @@ import msgspec
 from uze import fs, progress
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
-from uze.errors import Conflict, RequirementUnmet, TrustRequired, UzeError
+from uze.errors import Conflict, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.install import edits, reinstall
 from uze.install.results import InstallResult
@@ -18,7 +18,7 @@ from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedArtifact, PlannedTree
 from uze.plan.planner import plan_install
-from uze.policy import load_policy
+from uze.policy import check_plan
 from uze.projections.digest import held_digest
 from uze.state.consent import Consent, dump_consent, load_consent
 from uze.state.context import (
@@ -333,17 +333,8 @@ def prepare(
     harnesses = choose_harnesses(harness, previous, ctx)
     entries, meta, digest = package_tree(package)
     plan = plan_install(package, digest, ctx.location, harnesses)
-    check_requirements(plan)
-    load_policy(paths).check_powers(package.name, plan.executions)  # before --trust counts
+    check_plan(plan)  # before --trust counts
     return ctx, package, plan, previous, entries, meta
-
-
-def check_requirements(plan: Plan) -> None:
-    """Refuse a plan where the author required a native route that a harness cannot give."""
-    unmet = plan.unmet_requirements()
-    if unmet:
-        raise RequirementUnmet(plan.package.name, [
-            f"{p.harness}: {p.kind} {p.resource}: {p.route}: {p.reason}" for p in unmet])
 
 
 def install(
