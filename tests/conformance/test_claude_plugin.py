@@ -237,3 +237,47 @@ def test_a_portable_package_is_a_generated_plugin_its_labels_resolve_and_uninsta
     after = _tree(sandbox.project)
     own = {".opencode", ".opencode/.gitignore"}  # the opencode binary writes these, not uze
     assert {k: v for k, v in after.items() if k not in own} == before
+
+
+@pytest.mark.parametrize("layout", ("native", "portable"))
+def test_after_uninstall_with_an_edited_skill_claude_code_no_longer_loads_the_package(
+    sandbox: Sandbox, layout: str
+) -> None:
+    """adr/0065: an edit to one skill of the plugin folder marks that skill drifted, not the
+    package; uninstall keeps only the edited file and removes the rest, the plugin manifest
+    included, so the real binary lists none of the package's skills, commands or agents (nor
+    the kept skill under any name). OpenCode, which scans Claude Code's skill root too, lists
+    nothing of a portable package's kept copy (it has no frontmatter `name`); a native
+    package's kept SKILL.md names itself, and OpenCode lists that file as it would any."""
+    require("claude")
+    require("opencode")
+    prepare_user_state(sandbox)
+    name = NAME if layout == "native" else PORTABLE
+    build = build_plugin if layout == "native" else build_portable
+    lab = Lab(sandbox, build(sandbox.root / "packages" / name))
+    harnesses = "claude_code" if layout == "native" else "claude_code,opencode"
+    lab.uze("install", str(lab.package), "--harness", harnesses, "--trust")
+    plugin = sandbox.project / ".claude" / "skills" / name
+    edited = plugin / "skills" / SKILL / "SKILL.md"
+    edited.write_bytes(edited.read_bytes() + b"My own note.\n")
+
+    status = json.loads(lab.uze("status", name, "--json").stdout)
+    states = {(p["kind"], p["resource"]): p["state"]
+              for p in status["packages"][0]["projections"] if p["harness"] == "claude_code"}
+    assert states.pop(("skill", SKILL)) == "drifted", states
+    assert set(states.values()) == {"matched"}, states
+    init = _context(lab)
+    assert (init.get("skills") or []).count(f"{name}:{SKILL}") == 1, init.get("skills")
+
+    lab.uze("uninstall", name)
+
+    assert edited.read_bytes().endswith(b"My own note.\n")
+    kept = sorted(p.relative_to(plugin).as_posix() for p in plugin.rglob("*") if p.is_file())
+    assert kept == [f"skills/{SKILL}/SKILL.md"], kept
+    init = _context(lab)
+    assert not [p for p in init.get("plugins") or [] if p.get("name") == name], init
+    listed = [n for key in ("skills", "slash_commands", "agents") for n in init.get(key) or []]
+    assert not [n for n in listed if name in n or SKILL in n], listed
+    if layout == "portable":  # a native skill keeps its author's `name`, which OpenCode lists
+        seen = probes.opencode_skills(lab.run("opencode", *probes.OPENCODE_SKILLS).stdout)
+        assert not seen.counts, seen.evidence

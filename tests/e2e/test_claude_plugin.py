@@ -69,8 +69,12 @@ def test_claude_code_gets_the_package_whole_and_status_shows_each_harness_label(
     assert labels[("agent", "reader", "claude_code")] == "kit:reader"
     assert labels[("hook", "SessionStart-0", "claude_code")] == ""
     claude = [row for key, row in rows.items() if key[2] == "claude_code"]
-    assert {(r["route"], r["state"], r["target"]) for r in claude} == {
-        ("native", "matched", f"{'' if scope == 'project' else '~/'}.claude/skills/kit")}
+    assert {(r["route"], r["state"]) for r in claude} == {("native", "matched")}
+    at = f"{'' if scope == 'project' else '~/'}.claude/skills/kit"
+    assert {key[:2]: row["target"] for key, row in rows.items() if key[2] == "claude_code"} == {
+        ("skill", "brainstorm"): f"{at}/skills/brainstorm", ("command", "tidy"):
+        f"{at}/commands/tidy.md", ("agent", "reader"): f"{at}/agents/reader.md",
+        ("hook", "SessionStart-0"): at}  # each resource's own part of the plugin folder
     assert all(r["reason"].startswith("native package, its own manifest") for r in claude)
     assert ("workspace is trusted" in claude[0]["reason"]) == (scope == "project")
     text = " ".join(assert_ok(uze("status", "kit", "--scope", scope)).stdout.split())
@@ -82,17 +86,63 @@ def test_claude_code_gets_the_package_whole_and_status_shows_each_harness_label(
     assert after["home"] == before["home"]
 
 
-def test_a_user_edit_in_the_plugin_folder_is_kept_on_uninstall(
+def _plugin_files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("layout", ["native", "portable"])
+def test_an_edited_skill_of_the_plugin_folder_is_the_only_drifted_row_and_the_only_file_kept(
+    sandbox: Sandbox, uze: Uze, layout: str
+) -> None:
+    """adr/0065: drift is per resource, and uninstall removes every unedited file of the plugin
+    folder, its manifest included, keeping only the edited one (and a file the user added)."""
+    extra = {"plugin.json": json.dumps({"name": "kit", "version": "1.0.0"})} \
+        if layout == "portable" else {}
+    before = snapshot(sandbox)
+    assert_ok(uze("install", _plugin(sandbox.root, **extra), "--harness", "claude_code",
+                  "--trust"))
+    plugin = sandbox.project / ".claude/skills/kit"
+    edited = plugin / "skills/brainstorm/SKILL.md"
+    edited.write_text(edited.read_text() + "my note\n")
+    (plugin / "commands/mine.md").write_text("my own command\n")
+
+    status = as_json(assert_ok(uze("status", "kit", "--json")))
+    states = {key[:2]: row["state"] for key, row in _rows(status["packages"][0]).items()}
+    assert states.pop(("skill", "brainstorm")) == "drifted"
+    assert states.pop(("command", "tidy")) == "matched"
+    assert set(states.values()) == {"matched"}, states
+
+    done = assert_ok(uze("uninstall", "kit"))
+
+    text = " ".join(done.stdout.split())
+    assert "kept .claude/skills/kit/skills/brainstorm/SKILL.md: changed since install" in text
+    assert "plugin manifest included" in text
+    assert _plugin_files(plugin) == {"skills/brainstorm/SKILL.md": edited.read_bytes(),
+                                     "commands/mine.md": b"my own command\n"}
+    assert edited.read_text().endswith("my note\n")  # never a byte the user wrote changed
+    assert not (plugin / ".claude-plugin").exists()  # Claude Code loads no plugin here
+    assert snapshot(sandbox)["home"] == before["home"]
+    assert as_json(assert_ok(uze("status", "--json")))["packages"] == []
+
+
+def test_an_edited_plugin_manifest_is_kept_and_uninstall_says_claude_code_still_loads_it(
     sandbox: Sandbox, uze: Uze
 ) -> None:
     assert_ok(uze("install", _plugin(sandbox.root), "--harness", "claude_code", "--trust"))
-    edited = sandbox.project / ".claude/skills/kit/skills/brainstorm/SKILL.md"
-    edited.write_text(SKILL + "my note\n")
+    manifest = sandbox.project / ".claude/skills/kit/.claude-plugin/plugin.json"
+    manifest.write_text('{"name": "kit", "version": "9"}')
 
-    result = uze("uninstall", "kit")
+    rows = _rows(as_json(assert_ok(uze("status", "kit", "--json")))["packages"][0])
+    assert {row["state"] for row in rows.values()} == {"drifted"}  # it decides how each loads
 
-    assert result.returncode == 0, result.stderr
-    assert edited.read_text().endswith("my note\n")  # never a byte the user wrote changed
+    done = as_json(assert_ok(uze("uninstall", "kit", "--json")))
+
+    actions = {a["target"]: (a["action"], a["detail"]) for a in done["actions"]}
+    assert actions[".claude/skills/kit/.claude-plugin/plugin.json"][0] == "kept"
+    assert "Claude Code still loads what is left" in actions[".claude/skills/kit"][1]
+    assert _plugin_files(sandbox.project / ".claude/skills/kit") == {
+        ".claude-plugin/plugin.json": b'{"name": "kit", "version": "9"}'}
 
 
 @pytest.mark.parametrize(
@@ -120,7 +170,7 @@ def test_a_package_uze_cannot_hand_over_whole_gets_a_generated_plugin(
     assert (plugin / "commands/tidy.md").read_text() == COMMAND, why
     assert not (plugin / "hooks").exists(), why  # hooks stay in settings.json
     skill = rows[("skill", "brainstorm", "claude_code")]
-    assert skill["target"] == ".claude/skills/kit", why
+    assert skill["target"] == ".claude/skills/kit/skills/brainstorm", why
     assert skill["label"] == "kit:brainstorm", why
     assert not skill["reason"].startswith("native package"), why
     assert "workspace is trusted" in skill["reason"], why

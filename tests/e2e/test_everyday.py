@@ -73,8 +73,8 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
     assert rows["only-mcp"][0] == "2.0.0"
     assert rows["only-mcp"][1 + HEADERS.index("deepseek")] == "-"
     assert rows["only-mcp"][1 + HEADERS.index("claude")] == "✓"
-    # the edited skill is in Claude Code's plugin folder for pkg-03 (adr/0048): the folder is
-    # one artifact, so every resource it carries reads as drifted; OpenCode has its own copy
+    # the edited skill is in Claude Code's plugin folder for pkg-03 (adr/0048): that skill
+    # alone reads as drifted (adr/0065); OpenCode has its own copy
     assert rows["pkg-03"][1 + HEADERS.index("claude")] == "✓!"
     assert rows["pkg-03"][1 + HEADERS.index("opencode")] == "~"
     assert rows["pkg-04"][1 + HEADERS.index("claude")] == "✓"
@@ -82,10 +82,8 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
     assert rows["pkg-04"][1 + HEADERS.index("codex")].endswith("?")
     matched = sum(p["state"] == "matched" for package in document["packages"]
                   for p in package["projections"])
-    assert (f"{matched} projections in place; 4 drifted in pkg-03 (agent reviewer, skill "
-            "helper, ...);") in glance
-    assert ("  pkg-03: drifted skill helper in claude_code, skill review in claude_code, skill "
-            "ship in claude_code, agent reviewer in claude_code") in lines
+    assert f"{matched} projections in place; 1 drifted in pkg-03 (skill review);" in glance
+    assert "  pkg-03: drifted skill review in claude_code" in lines
     assert ("    fix: `uze install <its folder> --force` overwrites the edits; "
             "`uze uninstall pkg-03` keeps the edited copies (--force removes them)") in lines
     assert ("  38 Codex hooks wait for trust (pkg-01, pkg-02, pkg-03 and 16 more); Codex skips "

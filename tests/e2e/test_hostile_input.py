@@ -386,9 +386,11 @@ def test_an_upgrade_keeps_a_users_own_file_at_a_path_the_new_version_ships_as_th
     if not same_bytes:
         assert beside.read_text() == theirs
         beside.unlink()  # the user reads it and throws it away
-    assert _status_states(uze)[".claude/skills/pkg"] == "drifted"  # the folder holds theirs
+    states = _status_states(uze)
+    assert states.pop(".claude/skills/pkg/skills/s") == "drifted"  # the skill holds theirs
+    assert set(states.values()) == {"matched"}  # the rest of the plugin folder is as written
     result = assert_ok(uze("uninstall", "pkg"))
-    assert "kept .claude/skills/pkg: changed since install; kept" in result.stdout
+    assert "kept .claude/skills/pkg/skills/s/notes.md: yours, not uze's; kept" in result.stdout
     assert (skill / "notes.md").read_text() == mine
 
 

@@ -291,7 +291,7 @@ def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandb
     # each command is typed there (`/claude-commands:git:sync`)
     plugin = project / ".claude/skills/claude-commands"
     assert (plugin / "commands/review.md").read_bytes() == review
-    assert rows[("sync", "claude_code")][2] == ".claude/skills/claude-commands"
+    assert rows[("sync", "claude_code")][2] == ".claude/skills/claude-commands/commands/git/sync.md"
     labels = {(p["resource"], p["harness"]): p["label"] for p in document["projections"]
               if p["kind"] == "command"}
     assert labels[("sync", "claude_code")] == "claude-commands:git:sync"

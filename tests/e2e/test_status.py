@@ -158,7 +158,7 @@ def test_status_in_user_scope_shows_targets_under_home(sandbox: Sandbox, uze: Uz
     assert {
         "~/.claude/CLAUDE.md#every-kind",
         "~/.codex/AGENTS.md#every-kind",
-        "~/.claude/skills/every-kind",  # Claude Code's plugin folder (adr/0048)
+        "~/.claude/skills/every-kind/skills/review",  # in Claude Code's plugin folder (adr/0048)
         "~/.agents/skills/every-kind-review",
     } <= targets
     assert _states(document) == _as_delivered(document)

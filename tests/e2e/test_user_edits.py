@@ -41,10 +41,10 @@ def _add_file_to_skill(project: Path) -> None:
 
 EDITS: dict[str, tuple[Callable[[Path], None], str, str]] = {
     "edit inside the AGENTS.md region": (_edit_region, "AGENTS.md#every-kind", "AGENTS.md"),
-    "edit to a file of a skill": (  # in Claude Code's plugin folder, one artifact (adr/0048)
+    "edit to a file of a skill": (  # in Claude Code's plugin folder, kept alone (adr/0065)
         _edit_skill_file,
-        ".claude/skills/every-kind",
-        ".claude/skills/every-kind",
+        ".claude/skills/every-kind/skills/review/references/guide.md",
+        ".claude/skills/every-kind/skills/review/references/guide.md",
     ),
     "file added inside a skill folder": (
         _add_file_to_skill,

@@ -381,6 +381,7 @@ LAZY_IMPORTS = {
     ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
     ("uze.commands.status", "uze.artifacts.registry"): RECEIPTS,
+    ("uze.commands.status", "uze.artifacts.parts"): RECEIPTS,
     ("uze.commands.update", "uze.commands.converge"): "start-up: `outdated` installs nothing",
     ("uze.commands.update", "uze.commands.marketplace"): MARKET,
     ("uze.commands.update", "uze.sources.git"): GIT,

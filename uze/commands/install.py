@@ -7,6 +7,7 @@ from pathlib import Path
 import msgspec
 
 from uze import fs, progress
+from uze.artifacts import parts
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
 from uze.errors import Conflict, TrustRequired, UzeError
@@ -43,6 +44,7 @@ class _Step(msgspec.Struct, frozen=True):
     action: Action
     planned: PlannedArtifact | None
     old: Artifact | None
+    trim: bool = False  # remove: only the files still as uze wrote them (uze.artifacts.parts)
 
 
 def choose_harnesses(option: str | None, previous: Receipt | None,
@@ -112,13 +114,17 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
     return _Step(action, planned if action.action == "merge" else None, old)
 
 
-def _step_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> _Step:
+def _steps_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> list[_Step]:
     key = kinds.record_key(old)
     state = kinds.inspect_record(ctx, old)
     if state == "matched" or (force and state == "drifted"):
-        return _Step(Action(key, "remove"), None, old)
-    return _Step(Action(key, "kept", f"{state}; no longer in the package, left as it is"), None,
-                 None)
+        return [_Step(Action(key, "remove"), None, old)]
+    kept = f"{state}; no longer in the package, left as it is"
+    if state == "drifted" and parts.is_parted(old):
+        left = parts.kept(ctx, old)
+        return [_Step(Action(key, "remove", parts.trim_detail(left)), None, old, trim=True),
+                *(_Step(Action(f"{key}/{rel}", "kept", kept), None, None) for rel in left)]
+    return [_Step(Action(key, "kept", kept), None, None)]
 
 
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
@@ -154,7 +160,7 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
             steps.append(_Step(Action(key, "create"), planned, None))
         else:
             steps.append(_step_for_owned(ctx, planned, old, force))
-    steps += [_step_for_dropped(ctx, old, force) for old in owned.values()]
+    steps += [step for old in owned.values() for step in _steps_for_dropped(ctx, old, force)]
     return steps
 
 
@@ -163,6 +169,10 @@ def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step,
     action, planned, old = step.action.action, step.planned, step.old
     if action in ("unchanged", "kept"):
         return old
+    if action == "remove" and step.trim:
+        assert old is not None and parts.is_parted(old)  # as _steps_for_dropped decided
+        parts.trim(tx, ctx, old)
+        return None
     if action == "remove":
         assert old is not None
         kinds.remove_record(tx, ctx, old, created)

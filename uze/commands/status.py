@@ -54,9 +54,19 @@ class StatusResult(msgspec.Struct, frozen=True):
 
 def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]) -> PackageStatus:
     # The kinds build receipt records: they load once there is a receipt (ADR 0015).
+    from uze.artifacts import parts
     from uze.artifacts.registry import inspect_record, record_key
 
-    live = {record_key(a): inspect_record(ctx, a) for a in receipt.artifacts}
+    records = {record_key(a): a for a in receipt.artifacts}
+    owners = {p.target: parts.owner(p.target, records) for p in receipt.projections}
+    live: dict[str, State] = {}
+    for key, record in records.items():
+        mine = {found[1] for found in owners.values() if found and found[0] == key}
+        if parts.is_parted(record) and mine - {""}:
+            live |= {f"{key}/{part}" if part else key: state
+                     for part, state in parts.states(ctx, record, mine).items()}
+        else:
+            live[key] = inspect_record(ctx, record)
     states: tuple[State, ...] = tuple(
         "undelivered" if p.route == "unsupported" else live.get(p.target, "missing")
         for p in receipt.projections

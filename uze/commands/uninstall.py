@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 import msgspec
 
 from uze import progress
+from uze.artifacts import parts
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
 from uze.errors import NotInstalled
@@ -25,6 +27,8 @@ from uze.state.receipts import Receipt
 from uze.transaction import Transaction
 from uze.vocabulary import Scope
 
+Op = Literal["remove", "trim", ""]  # what uninstall does to an artifact ("": leaves it)
+
 
 class UninstallResult(msgspec.Struct, frozen=True):
     """What was removed and what was kept (with why), per artifact."""
@@ -39,18 +43,26 @@ class UninstallResult(msgspec.Struct, frozen=True):
         return tuple(a for a in self.actions if a.action == "kept")
 
 
-def _decide(ctx: ScopeContext, receipt: Receipt, force: bool) -> list[tuple[Action, bool]]:
-    decisions = []
+def _decide(ctx: ScopeContext, receipt: Receipt, force: bool) -> list[tuple[Action, Op]]:
+    """One decision per artifact, and after a plugin folder the user edited, one `kept` line
+    per edited file (nothing to do for it: the folder's trim keeps it)."""
+    decisions: list[tuple[Action, Op]] = []
     for record in receipt.artifacts:
         key = kinds.record_key(record)
         state = kinds.inspect_record(ctx, record)
         if state == "matched" or (force and state == "drifted"):
             detail = "" if state == "matched" else "changed since install; removed (--force)"
-            decisions.append((Action(key, "remove", detail), True))
+            decisions.append((Action(key, "remove", detail), "remove"))
         elif state == "missing":
-            decisions.append((Action(key, "gone", "already missing"), False))
+            decisions.append((Action(key, "gone", "already missing"), ""))
+        elif state == "drifted" and parts.is_parted(record):
+            left = parts.kept(ctx, record)
+            decisions.append((Action(key, "remove", parts.trim_detail(left)), "trim"))
+            decisions += [(Action(f"{key}/{rel}", "kept", _why_kept(state) if why == parts.EDITED
+                                  else "yours, not uze's; kept"), "")
+                          for rel, why in left.items()]
         else:
-            decisions.append((Action(key, "kept", _why_kept(state)), False))
+            decisions.append((Action(key, "kept", _why_kept(state)), ""))
     return decisions
 
 
@@ -76,15 +88,21 @@ def _prune(tx: Transaction, ctx: ScopeContext, created: Created, last: bool) -> 
     # With no receipt left, what user files keep alive belongs to the user, as the files do.
 
 
-def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, bool]]) -> None:
+def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, Op]]) -> None:
     from uze.commands.declare import forget
 
     created = load_created(ctx)
     with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
-        doomed = [r for (_a, remove), r in zip(decisions, receipt.artifacts, strict=True) if remove]
-        progress.stage(f"removing {receipt.name}", total=len(doomed))
+        records = {kinds.record_key(r): r for r in receipt.artifacts}
+        doomed = [records[a.target] for a, op in decisions if op == "remove"]
+        trimmed = [records[a.target] for a, op in decisions if op == "trim"]
+        progress.stage(f"removing {receipt.name}", total=len(doomed) + len(trimmed))
         for record in kinds.removal_order(doomed):
             kinds.remove_record(tx, ctx, record, created)
+            progress.advance()
+        for record in trimmed:
+            assert parts.is_parted(record)  # decided so by _decide
+            parts.trim(tx, ctx, record)
             progress.advance()
         tx.remove(ctx.receipt_file(receipt.name))
         forget(tx, ctx, created, receipt.name)  # its declaration and pin, in this transaction

@@ -23,12 +23,17 @@ class Builder(msgspec.Struct):
     artifacts: list[PlannedArtifact] = msgspec.field(default_factory=list)
 
     def add(self, kind: Kind, resource: str, harness: str, cap: Capability,
-            path: Path | None, feature: str = "base", suffix: str = "", label: str = "") -> None:
+            path: Path | None, feature: str = "base", suffix: str = "", label: str = "",
+            part: str = "") -> None:
+        """One projection carried by the artifact at `path` (None: not delivered). `part`: where
+        in that folder the resource is (a skill of a plugin folder), which its target names, so
+        its state is that of its own files (`uze.artifacts.parts`)."""
         level = self.overrides.level(harness, kind, feature) or ""
         reason = cap.reason
         if level == "optional" and cap.route != "native":
             reason = f"{reason} (optional for this package)"
-        target = f"{self.loc.display(path)}{suffix}" if path is not None else ""
+        inner = f"/{part}" if part else ""
+        target = f"{self.loc.display(path)}{inner}{suffix}" if path is not None else ""
         self.projections.append(
             PlannedProjection(kind, resource, harness, cap.route, reason, target, path, level,
                               label if path is not None else "")

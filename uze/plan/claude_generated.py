@@ -47,15 +47,21 @@ class GeneratedPlugin(msgspec.Struct):
         self.executables |= {f"{prefix}/{rel}" for rel in executables}
         self.users += [h for h in harnesses if h not in self.users]
 
-    def add_command(self, command: Command, data: bytes) -> None:
-        """A command file: Claude Code lists `commands/a/b.md` as `<package>:a:b`."""
-        self.add("commands", {"/".join((*command.subdirs, f"{command.name}.md")): data},
-                 frozenset(), (self.harness,))
+    def add_command(self, command: Command, data: bytes) -> str:
+        """A command file: Claude Code lists `commands/a/b.md` as `<package>:a:b`. Returns its
+        path in the plugin."""
+        return self._add_file("/".join(("commands", *command.subdirs, f"{command.name}.md")),
+                              data)
 
-    def add_agent(self, agent: Agent, data: bytes) -> None:
-        """An agent file: its subfolders are part of its label, as for a command."""
-        self.add("agents", {"/".join((*agent.subdirs, f"{agent.name}.md")): data},
-                 frozenset(), (self.harness,))
+    def add_agent(self, agent: Agent, data: bytes) -> str:
+        """An agent file: its subfolders are part of its label, as for a command. Returns its
+        path in the plugin."""
+        return self._add_file("/".join(("agents", *agent.subdirs, f"{agent.name}.md")), data)
+
+    def _add_file(self, rel: str, data: bytes) -> str:
+        self.add(rel.rpartition("/")[0], {rel.rpartition("/")[2]: data}, frozenset(),
+                 (self.harness,))
+        return rel
 
     def route(self, cap: Capability) -> Capability:
         """`cap` for the harness that loads the plugin, its reason saying what loading needs."""

@@ -95,3 +95,18 @@ def resources(package: Package, harness: str = labels.PLUGIN_HARNESS
     if package.claude_hooks is not None:
         for group in package.claude_hooks.groups:
             yield "hook", group.name, "", "base"
+
+
+def parts(package: Package) -> dict[tuple[Kind, str], str]:
+    """Where each skill, command and agent sits in the plugin folder (its package path, the
+    folder being the package): status reads each one's own files (`uze.artifacts.parts`). MCP
+    servers and hooks have no part: they are the rest of the folder."""
+    found: dict[tuple[Kind, str], str] = {}
+    for skill in package.skills:
+        if skill.folder:
+            found["skill", skill.name] = skill.folder
+    for command in package.commands:
+        found["command", command.name] = command.relpath
+    for agent in package.agents:
+        found["agent", agent.name] = agent.relpath
+    return found

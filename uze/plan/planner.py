@@ -90,12 +90,14 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
             path = (root / labels.skill_folder_name(b.package.name, skill)
                     if root and cap.route != "unsupported" else None)
+            part = ""
             if plugin is not None and path is not None and root == plugin.path:
                 path, cap = plugin.path, plugin.route(cap)
+                part = claude_generated.skill_prefix(skill.name)
             if path is not None:
                 users.setdefault(path, []).append(harness)
             b.add("skill", skill.name, harness, cap, path, feature,
-                  label=labels.skill(harness, b.package, skill))
+                  label=labels.skill(harness, b.package, skill), part=part)
         executables = frozenset(
             skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
         )
@@ -130,8 +132,7 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
                 label = labels.command(harness, b.package, command, surface=True)
                 if plugin is not None and harness == plugin.harness:
                     b.add("command", command.name, harness, plugin.route(cap), plugin.path,
-                          label=label)
-                    plugin.add_command(command, rendered.data)
+                          label=label, part=plugin.add_command(command, rendered.data))
                     continue
                 file = command_file(harness, b.loc, labels.flat_command_name(b.package.name,
                                                                              command))
@@ -239,8 +240,8 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
             cap = Capability(route, "; ".join(filter(None, [cap.reason, *whys])), cap.source)
         label = labels.agent(harness, b.package, agent)
         if plugin is not None and in_plugin:
-            b.add("agent", agent.name, harness, plugin.route(cap), plugin.path, label=label)
-            plugin.add_agent(agent, rendered.data)
+            b.add("agent", agent.name, harness, plugin.route(cap), plugin.path, label=label,
+                  part=plugin.add_agent(agent, rendered.data))
             continue
         path = fmt.folder(b.loc) / f"{labels.flat_agent_name(b.package.name, agent)}{fmt.suffix}"
         b.add("agent", agent.name, harness, cap, path, label=label)
@@ -251,8 +252,10 @@ def _plan_claude_plugin(b: Builder, harness: str) -> None:
     """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041)."""
     path = claude_plugin.folder(b.loc, b.package)
     cap = Capability("native", claude_plugin.reason(b.loc), "uze/plan/claude_plugin.py")
+    parts = claude_plugin.parts(b.package)
     for kind, resource, label, feature in claude_plugin.resources(b.package, harness):
-        b.add(kind, resource, harness, cap, path, feature, label=label)
+        b.add(kind, resource, harness, cap, path, feature, label=label,
+              part=parts.get((kind, resource), ""))
     files = {rel: f.data for rel, f in b.package.files.items()}
     executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
     b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, (harness,)))

@@ -88,7 +88,8 @@ def uninstall_view(result: UninstallResult) -> list[RenderableType]:
     head = (f"Dry run, nothing written: would uninstall {result.name}" if result.dry_run
             else f"Uninstalled {result.name}")
     out: list[RenderableType] = [styled_line(head)]
-    out += [styled_line(f"{verb} {a.target}") for a in result.actions if a.action == "remove"]
+    out += [styled_line(f"{verb} {a.target}" + (f": {a.detail}" if a.detail else ""))
+            for a in result.actions if a.action == "remove"]
     out += _kept_lines(result.actions)
     if result.kept:
         out.append(styled_line("What was kept now belongs to you; uze no longer tracks it."))
