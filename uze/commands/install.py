@@ -4,20 +4,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
-from uze import fs, progress
+from uze import progress
 from uze.artifacts import parts
 from uze.artifacts import registry as kinds
-from uze.artifacts.kind import Action
-from uze.errors import Conflict, TrustRequired, UzeError
+from uze.errors import TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.install import edits, reinstall
+from uze.install.preflight import Step, preflight
 from uze.install.results import InstallResult
 from uze.package import Package, hidden_warnings, read_package
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
-from uze.plan.model import Plan, PlannedArtifact, PlannedTree
+from uze.plan.model import Plan, PlannedTree
 from uze.plan.planner import plan_install
 from uze.policy import check_plan
 from uze.projections.digest import held_digest
@@ -38,13 +36,6 @@ from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
 from uze.vocabulary import Scope
-
-
-class _Step(msgspec.Struct, frozen=True):
-    action: Action
-    planned: PlannedArtifact | None
-    old: Artifact | None
-    trim: bool = False  # remove: only the files still as uze wrote them (uze.artifacts.parts)
 
 
 def choose_harnesses(option: str | None, previous: Receipt | None,
@@ -72,99 +63,7 @@ def package_tree(package: Package) -> tuple[list[TreeEntry], dict[str, str], str
     return entries, meta, digest_bytes(encode_manifest(entries, meta))
 
 
-def _check_free(ctx: ScopeContext, planned: PlannedArtifact, key: str,
-                owners: dict[str, str]) -> None:
-    """Raise unless `planned` can be created: no other package's, a place uze may write, and
-    nothing in the way there (its kind's check)."""
-    if key in owners:
-        raise Conflict(key, f"already delivered by package {owners[key]}")
-    why = fs.replace_problem(planned.path)
-    if why == "is read-only":
-        raise UzeError(f"{planned.target} is read-only; uze edits only files you can write",
-                       hint="make it writable (chmod u+w) if uze may add to it, or leave out "
-                            "that harness")
-    if why is not None:
-        raise UzeError(f"{planned.target} {why}; uze replaces only files you may write",
-                       hint="ask its owner to make it yours (or writable for you), or leave out "
-                            "that harness")
-    kinds.of(planned).check_free(ctx, planned, key)
-
-
-def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
-                    force: bool) -> _Step:
-    kind = kinds.of(planned)
-    key = kind.planned_key(planned)
-    state = kinds.inspect_record(ctx, old)
-    same = old.type == planned.type and kind.unchanged(planned, old)
-    if state == "blocked":
-        raise kinds.of(old).blocked(ctx, old)
-    if state == "missing":
-        kind.check_shape(planned)
-        return _Step(Action(key, "create", "missing; delivered again"), planned, old)
-    if state == "matched":
-        return _Step(Action(key, "unchanged" if same else "replace"), planned, old)
-    if force:
-        return _Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
-    if same or state != "drifted":
-        return _Step(Action(key, "kept", f"{state} since install; kept"), None, old)
-    if old.type != planned.type:  # a folder where a file was, or back: nothing to merge into
-        return _Step(Action(key, "kept", "edited since install; kept (new version not applied; "
-                                         "--force takes it)"), None, old)
-    action = kind.edited(planned, key)
-    return _Step(action, planned if action.action == "merge" else None, old)
-
-
-def _steps_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> list[_Step]:
-    key = kinds.record_key(old)
-    state = kinds.inspect_record(ctx, old)
-    if state == "matched" or (force and state == "drifted"):
-        return [_Step(Action(key, "remove"), None, old)]
-    kept = f"{state}; no longer in the package, left as it is"
-    if state == "drifted" and parts.is_parted(old):
-        left = parts.kept(ctx, old)
-        return [_Step(Action(key, "remove", parts.trim_detail(left)), None, old, trim=True),
-                *(_Step(Action(f"{key}/{rel}", "kept", kept), None, None) for rel in left)]
-    return [_Step(Action(key, "kept", kept), None, None)]
-
-
-def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
-              adopt: bool = False) -> list[_Step]:
-    """Decide every artifact's action; raise on any conflict before anything is written.
-    `adopt`: a target already there, as planned or a committed edit of it, and no other
-    receipt's, is taken over (`uze install` of a committed project, ADR 0024, 0064) instead of
-    refused.
-
-    Every place the install writes is checked first: no link on the way in a project, nothing
-    outside the scope's places (ADR 0020)."""
-    for path in (ctx.receipt_file(plan.package.name), ctx.created_file,
-                 *(planned.path for planned in plan.artifacts)):
-        ctx.roots.check_write(path)
-    owned = {kinds.record_key(r): r for r in (previous.artifacts if previous else [])}
-    owners = {
-        kinds.record_key(r): receipt.name
-        for receipt in ctx.receipts() if receipt.name != plan.package.name
-        for r in receipt.artifacts
-    }
-    steps: list[_Step] = []
-    for planned in plan.artifacts:
-        kind = kinds.of(planned)
-        key = kind.planned_key(planned)
-        old = owned.pop(key, None)
-        adopted = kind.adopt(ctx, planned) if adopt and old is None and key not in owners \
-            else None
-        if adopted is not None:
-            action, write = edits.adopted_action(ctx, plan, adopted, key, force)
-            steps.append(_Step(action, planned if write else None, adopted))
-        elif old is None:
-            _check_free(ctx, planned, key, owners)
-            steps.append(_Step(Action(key, "create"), planned, None))
-        else:
-            steps.append(_step_for_owned(ctx, planned, old, force))
-    steps += [step for old in owned.values() for step in _steps_for_dropped(ctx, old, force)]
-    return steps
-
-
-def _apply_step(tx: Transaction, ctx: ScopeContext, step: _Step,
+def _apply_step(tx: Transaction, ctx: ScopeContext, step: Step,
                 created: Created) -> Artifact | None:
     action, planned, old = step.action.action, step.planned, step.old
     if action in ("unchanged", "kept"):
@@ -281,7 +180,7 @@ def _save_consent(tx: Transaction, ctx: ScopeContext, plan: Plan) -> None:
 
 
 def _apply(
-    tx: Transaction, ctx: ScopeContext, plan: Plan, steps: list[_Step], stored: list[Path],
+    tx: Transaction, ctx: ScopeContext, plan: Plan, steps: list[Step], stored: list[Path],
     extra: Extra | None, previous: Receipt | None,
 ) -> tuple[Receipt, bytes]:
     """Apply the steps in `tx` (the caller commits it, which also makes the `stored` objects
