@@ -110,7 +110,12 @@ def resolve_project(explicit: Path | None, cwd: Path) -> Path:
     `explicit` names something that is not a folder (a file, a broken link).
     """
     if explicit is not None:
-        if (explicit.exists() or explicit.is_symlink()) and not explicit.is_dir():
+        try:
+            kind = explicit.is_dir() or not (explicit.exists() or explicit.is_symlink())
+        except OSError as error:  # a name too long to look up
+            raise UsageError(f"--project: {error.strerror}: {explicit}",
+                             hint="name the project's folder (or leave --project out)") from None
+        if not kind:
             raise UsageError(f"--project {explicit}: not a folder",
                              hint="name the project's folder (or leave --project out)")
         return explicit.absolute()

@@ -183,3 +183,19 @@ def test_project_naming_a_file_is_a_usage_error_naming_it(
     _refused(result, 2, f"uze: error: --project {afile}: not a folder")
     assert snapshot(sandbox) == before
     assert afile.read_text(encoding="utf-8") == "mine\n"
+
+
+LONG = "a" * 5000  # past the system's file name limit: looking it up fails with ENAMETOOLONG
+
+
+@pytest.mark.parametrize(("argv", "code", "needle"), [
+    (["install", LONG], 2, "uze: error: invalid source"),
+    (["install", f"./{LONG}"], 1, "uze: error: invalid package"),  # the path fills the line
+    (["check", LONG], 1, "uze: error: invalid package"),
+    (["status", "--project", f"/tmp/{LONG}"], 2, "File name too long"),
+], ids=["install-name", "install-path", "check", "project"])
+def test_a_name_too_long_to_look_up_is_refused_by_name(
+        sandbox: Sandbox, uze: Uze, argv: list[str], code: int, needle: str) -> None:
+    before = snapshot(sandbox)
+    _refused(uze(*argv), code, needle)
+    assert snapshot(sandbox) == before

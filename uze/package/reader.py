@@ -66,7 +66,11 @@ NOTHING = "nothing to deliver: all the package offers is skipped or not installe
 
 
 def _check_source(source: Path) -> Path:
-    if not source.exists():
+    try:
+        found = source.exists()
+    except OSError as error:  # a name too long to look up
+        raise PackageInvalid(source, [f"{source}: cannot read: {error.strerror}"]) from None
+    if not found:
         raise PackageInvalid(source, [f"{source}: no such folder"])
     if not source.is_dir():
         raise PackageInvalid(source, [f"{source}: not a folder (a package is a folder)"])

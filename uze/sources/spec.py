@@ -178,6 +178,14 @@ def _shorthand(text: str, ref: str, subdirectory: str, github: str) -> Source | 
     return _git(text, url, at_ref or ref, "/".join(parts[2:]) or subdirectory)
 
 
+def _exists(path: Path) -> bool:
+    """Whether `path` exists; a name the system cannot look up (too long) does not."""
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
 def parse_source(
     text: str, *, cwd: Path, ref: str = "", subdirectory: str = "", github: str = ""
 ) -> Source:
@@ -185,7 +193,7 @@ def parse_source(
     wrong, for anything else; `ref` and `subdirectory` are the `--ref`/`--subdirectory` options."""
     if not text or "\0" in text:
         raise _bad(text, "it is empty")
-    if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or (cwd / text).exists():
+    if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or _exists(cwd / text):
         if ref or subdirectory:
             raise _bad(text, "--ref and --subdirectory apply to git sources, not folders")
         return Source("folder", text)
