@@ -83,7 +83,8 @@ uninstall that runs longer than half a second draws its progress on standard err
 `UZE_PROGRESS_DELAY` sets that delay in seconds (0 draws at once). `UZE_LOCK_TIMEOUT` sets
 how many seconds a command waits for another uze command's lock (default 10).
 `UZE_GIT_TIMEOUT` sets how many seconds a git remote may stay silent before uze stops waiting
-for it (default 30); the progress line names the remote being asked.
+for it (default 30); the progress line names the remote being asked. `UZE_POLICY` names an
+organisation policy file (default `$UZE_HOME/policy.toml`; docs/security.md, ADR 0060).
 
 """
 
