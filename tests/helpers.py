@@ -11,6 +11,12 @@ from typing import Any
 
 DATA = Path(__file__).parent / "data" / "packages"
 REPO = Path(__file__).parent.parent
+# The seven real harnesses whose behaviour the tests' expectations spell out (labels, columns,
+# reasons): the one list of them in tests/. Code under test and the checks that hold for any
+# harness take the list from `uze.harnesses.REGISTRY`; a harness added there joins this list
+# with the tests that know its behaviour (tests/e2e/test_eighth_harness.py adds one in a copy).
+SEVEN = ("claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_code",
+         "deepseek_harness")
 
 
 def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:

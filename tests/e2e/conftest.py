@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 
 from tests.conftest import Sandbox
-from tests.helpers import DATA, run_uze, tree_bytes
+from tests.helpers import DATA, SEVEN, run_uze, tree_bytes
 
 HARNESSES = ("--harness", "claude_code,codex", "--trust")  # every-kind runs an MCP server
+THE_SEVEN = ("--harness", ",".join(SEVEN))  # the harnesses the expectations describe
 EVERY_KIND = DATA / "every-kind"
 
 Snapshot = dict[str, dict[str, bytes | str]]

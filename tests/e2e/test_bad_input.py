@@ -11,19 +11,11 @@ import pytest
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, HARNESSES, Uze, snapshot
 from tests.helpers import DATA, build_tree
+from uze.harnesses import HARNESS_IDS
 from uze.package import MAX_FILE_BYTES
 
 pytestmark = pytest.mark.e2e
 
-HARNESS_IDS = (
-    "claude_code",
-    "codex",
-    "opencode",
-    "gemini_cli",
-    "antigravity",
-    "kimi_code",
-    "deepseek_harness",
-)
 SKILL = "---\nname: x\ndescription: A skill.\n---\nBody.\n"
 
 

@@ -1,16 +1,21 @@
-"""A new harness is one module plus one registry line (docs/design.md, "Adding a harness").
+"""A new harness is what docs/design.md "Adding a harness" lists, and nothing else.
 
-The test copies the `uze` package, adds `uze/harnesses/acme_agent.py` (a made-up harness with
-every resource kind) and one line to `HARNESS_IDS`, touches nothing else, and runs the real
-`uze` command from that copy: install delivers every kind to the new harness, status sees each
-one, the generated hook wrapper answers in the harness's protocol, and uninstall leaves the
-project as it was. No production code knows the harness: nothing here is a test hook.
+The test copies the repository (`uze`, `tests`, `docs`, `adr`, `scripts`, `examples`, `.ci`,
+README.md, pyproject.toml) and does there what the design lists for a made-up harness with
+every resource kind: `uze/harnesses/acme_agent.py`, one line in `HARNESS_IDS`, the README's
+capability table and docs/compatibility.md regenerated with the copy's own generators, a
+section in docs/harnesses.md. It checks that no other file changed and runs in the copy the
+tests that read every harness or a generated document: a test a newcomer would have to find by
+its failure fails here first. Then the real `uze` command from that copy installs every kind
+to the new harness, status sees each one, the generated hook wrapper answers in the harness's
+protocol, and uninstall leaves the project as it was. No production code knows the harness.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -84,23 +89,98 @@ HARNESS = Harness(
 )
 '''
 LAST_LINE = '    "deepseek_harness",\n)'
+REPO = SOURCE.parent
+COPIED = ("uze", "tests", "docs", "adr", "scripts", "examples", ".ci", "README.md",
+          "pyproject.toml")
+# What docs/design.md "Adding a harness" lists to touch, in its order, for `foo` = acme_agent.
+TOUCHED = ("uze/harnesses/acme_agent.py", "uze/harnesses/__init__.py", "README.md",
+           "docs/compatibility.md", "docs/harnesses.md")
+# The tests that read every harness of the registry or a generated document.
+REGISTRY_WIDE = (
+    "tests/unit/capabilities", "tests/unit/harnesses", "tests/unit/doctor",
+    "tests/unit/hooks/test_golden.py", "tests/unit/commands/test_install_durability.py",
+    "tests/unit/test_architecture.py", "tests/unit/test_docs.py", "tests/unit/test_portable.py",
+    "tests/unit/ui/test_cli_docs.py",
+)
+TABLE = re.compile(r"(<!-- capability-table:begin -->\n)(.*?)(<!-- capability-table:end -->)",
+                   re.S)
 
 
-def _uze_with_an_eighth_harness(root: Path) -> Path:
-    """A copy of the uze package with the new module and its registry line, nothing else."""
-    copy = root / "src" / "uze"
-    shutil.copytree(SOURCE, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    (copy / "harnesses" / f"{HARNESS}.py").write_text(MODULE, encoding="utf-8")
-    registry = copy / "harnesses" / "__init__.py"
+def _python(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    return subprocess.run([sys.executable, *args], cwd=root, env=env, capture_output=True,
+                          text=True, timeout=900, check=False)
+
+
+def _copy(root: Path) -> Path:
+    root.mkdir(parents=True)
+    for name in COPIED:
+        if (REPO / name).is_dir():
+            shutil.copytree(REPO / name, root / name,
+                            ignore=shutil.ignore_patterns("__pycache__", ".hypothesis"))
+        else:
+            shutil.copy2(REPO / name, root / name)
+    return root
+
+
+def _add_the_harness(root: Path) -> None:
+    """Each file docs/design.md lists, done as a newcomer does it."""
+    (root / "uze" / "harnesses" / f"{HARNESS}.py").write_text(MODULE, encoding="utf-8")
+    registry = root / "uze" / "harnesses" / "__init__.py"
     text = registry.read_text(encoding="utf-8")
     assert text.count(LAST_LINE) == 1
     registry.write_text(text.replace(LAST_LINE, f'    "deepseek_harness",\n    "{HARNESS}",\n)'),
                         encoding="utf-8")
-    before, after = tree_bytes(SOURCE), tree_bytes(copy)
-    changed = {rel for rel in before.keys() | after.keys()
-               if "__pycache__" not in rel and before.get(rel) != after.get(rel)}
-    assert changed == {"harnesses/__init__.py", f"harnesses/{HARNESS}.py"}
-    return copy.parent
+    table = _python(root, "-m", "uze.capabilities.table")
+    assert table.returncode == 0, table.stderr
+    readme = root / "README.md"
+    readme.write_text(TABLE.sub(lambda m: m[1] + table.stdout + m[3],
+                                readme.read_text(encoding="utf-8")), encoding="utf-8")
+    docs = _python(root, "scripts/update-evidence.py", "--docs-only")
+    assert docs.returncode == 0, docs.stderr
+    harnesses = root / "docs" / "harnesses.md"
+    harnesses.write_text(harnesses.read_text(encoding="utf-8") + "\n## Acme Agent\n\nWhat uze "
+                         "writes there: ACME.md, `.acme/skills`, `.acme/agents`.\n",
+                         encoding="utf-8")
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    found: dict[str, bytes] = {}
+    for name in COPIED:
+        base = root / name
+        paths = [base] if base.is_file() else [p for p in base.rglob("*") if p.is_file()]
+        found |= {p.relative_to(root).as_posix(): p.read_bytes() for p in paths
+                  if "__pycache__" not in p.parts and ".hypothesis" not in p.parts}
+    return found
+
+
+def _uze_with_an_eighth_harness(root: Path) -> Path:
+    """A copy of the repository with the new harness added as docs/design.md lists."""
+    before = _files(_copy(root))
+    _add_the_harness(root)
+    after = _files(root)
+    changed = sorted(rel for rel in before.keys() | after.keys()
+                     if before.get(rel) != after.get(rel))
+    assert changed == sorted(TOUCHED)
+    return root
+
+
+def test_the_design_lists_the_files_a_new_harness_touches_in_order() -> None:
+    design = (REPO / "docs" / "design.md").read_text(encoding="utf-8")
+    section = design.partition("## 6. Adding a harness")[2].partition("\n## ")[0]
+    listed = re.findall(r"^- `([^`]+)`", section, re.M)
+    assert [path.replace("foo", HARNESS) for path in listed] == list(TOUCHED)
+
+
+def test_a_new_harness_touches_only_the_listed_files_and_every_registry_wide_test_passes(
+        tmp_path: Path) -> None:
+    root = _uze_with_an_eighth_harness(tmp_path / "repo")
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert f"| `deepseek_harness` | `{HARNESS}` |" in readme
+    assert f"## `{HARNESS}`" in (root / "docs" / "compatibility.md").read_text(encoding="utf-8")
+    done = _python(root, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *REGISTRY_WIDE)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
+    assert " passed" in done.stdout.splitlines()[-1]
 
 
 def _uze(src: Path, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -111,7 +191,7 @@ def _uze(src: Path, *args: str | Path, cwd: Path) -> subprocess.CompletedProcess
 
 def test_a_new_harness_module_and_registry_line_get_every_kind_delivered(
         sandbox: Sandbox) -> None:
-    src = _uze_with_an_eighth_harness(sandbox.root)
+    src = _uze_with_an_eighth_harness(sandbox.root / "repo")
     project = sandbox.project
     before = tree_bytes(project)
 

@@ -13,14 +13,15 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import EVERY_KIND, Uze, assert_ok, copy_package
+from tests.e2e.conftest import EVERY_KIND, THE_SEVEN, Uze, assert_ok, copy_package
 from tests.e2e.test_status import validate_status
-from tests.helpers import REPO, build_tree, run_uze
+from tests.helpers import REPO, SEVEN, build_tree, run_uze
+from uze.harnesses import REGISTRY
 from uze.ui.progress_view import DELAY
 
 pytestmark = pytest.mark.e2e
 
-HEADERS = ("claude", "codex", "opencode", "gemini", "agy", "kimi", "deepseek")
+HEADERS = tuple(REGISTRY[h].column or h for h in SEVEN)  # claude, codex, ..., deepseek
 
 
 def _rows(text: str) -> dict[str, list[str]]:
@@ -55,7 +56,7 @@ def _twenty_packages(sandbox: Sandbox, uze: Uze) -> None:
                     '"type": "http"}}}\n',
     }))
     for source in sources:
-        assert_ok(uze("install", source, "--harness", "all", "--trust", "--json"))
+        assert_ok(uze("install", source, *THE_SEVEN, "--trust", "--json"))
 
 
 def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze: Uze) -> None:
@@ -217,7 +218,7 @@ def test_long_work_shows_progress_on_a_terminal_only(
         "plugin.json": '{"name": "big", "version": "1.0.0"}\n',
         "skills/bulk/SKILL.md": "---\nname: bulk\ndescription: many files\n---\nbody\n",
         **files})
-    install = ("install", str(big), "--harness", "all")
+    install = ("install", str(big), *THE_SEVEN)
 
     code, shown, out = _on_terminal(install, sandbox.project)
     assert code == 0 and out.startswith("Installed big 1.0.0")

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import Uze, as_json, assert_no_traceback, assert_ok, snapshot
-from tests.helpers import build_tree
+from tests.e2e.conftest import THE_SEVEN, Uze, as_json, assert_no_traceback, assert_ok, snapshot
+from tests.helpers import SEVEN, build_tree
 
 pytestmark = pytest.mark.e2e
 
@@ -50,16 +50,16 @@ def test_every_harness_gets_the_context_files_as_instructions(sandbox: Sandbox, 
     before = snapshot(sandbox)
     text = _expected("lens:focus")
 
-    plan = assert_ok(uze("install", source, "--harness", "all", "--dry-run"))
+    plan = assert_ok(uze("install", source, *THE_SEVEN, "--dry-run"))
     assert (f"instructions: GEMINI.md, extra.md ({SOURCE}), {len(text.encode())} bytes, "
             "first line: Use lens:focus for every review.") in " ".join(plan.stdout.split())
     assert snapshot(sandbox) == before
 
-    assert_ok(uze("install", source, "--harness", "all", "--trust"))
+    assert_ok(uze("install", source, *THE_SEVEN, "--trust"))
     rows = as_json(assert_ok(uze("status", "lens", "--json")))["packages"][0]["projections"]
     labels = {r["harness"]: r["label"] for r in rows if r["kind"] == "skill"}
     instructions = [r for r in rows if r["kind"] == "instructions"]
-    assert {r["harness"] for r in instructions} == set(labels) and len(labels) == 7
+    assert {r["harness"] for r in instructions} == set(labels) and len(labels) == len(SEVEN)
     # Claude Code loads the package as a Claude plugin, and a Claude plugin names no context
     whole = [r for r in instructions if r["harness"] == "claude_code"]
     assert [(r["route"], r["target"]) for r in whole] == [("unsupported", "")], whole
@@ -109,7 +109,7 @@ def test_context_that_leaves_the_package_is_refused_and_nothing_is_written(
         (source / "extra.md").symlink_to("../secret.md")
         line = ""
     before = snapshot(sandbox)
-    for command in (("check", source), ("install", source, "--harness", "all", "--trust")):
+    for command in (("check", source), ("install", source, *THE_SEVEN, "--trust")):
         result = uze(*command)
         if line:
             _refused(result, source, line)

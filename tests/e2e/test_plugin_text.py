@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.e2e.conftest import THE_SEVEN, Uze, as_json, assert_ok, snapshot
 from tests.helpers import build_tree
 
 pytestmark = pytest.mark.e2e
@@ -83,7 +83,7 @@ def test_every_harness_reads_the_plugins_references_under_its_own_labels(
     kit, flow = _packages(sandbox.root)
     before = snapshot(sandbox)
     for source in (kit, flow):
-        assert_ok(uze("install", source, "--harness", "all", "--trust"))
+        assert_ok(uze("install", source, *THE_SEVEN, "--trust"))
 
     status = as_json(assert_ok(uze("status", "--json")))
     rows: list[Row] = [dict(r, package=p["name"]) for p in status["packages"]

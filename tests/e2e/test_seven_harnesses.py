@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from tests.conftest import Sandbox
+from tests.e2e.conftest import THE_SEVEN
 from tests.helpers import DATA, run_uze, tree_bytes
 
 pytestmark = pytest.mark.e2e
@@ -151,7 +152,7 @@ def test_all_seven_share_one_agents_skills_copy_and_no_harness_sees_a_skill_twic
     sandbox: Sandbox,
 ) -> None:
     done = run_uze(
-        "install", PACKAGE, "--harness", "all", "--json", "--trust", cwd=sandbox.project
+        "install", PACKAGE, *THE_SEVEN, "--json", "--trust", cwd=sandbox.project
     )
     assert done.returncode == 0, done.stderr
     skill_dirs = sorted(
@@ -176,9 +177,9 @@ def test_all_seven_share_one_agents_skills_copy_and_no_harness_sees_a_skill_twic
 
 def test_check_json_matches_the_routes_status_reports_after_install(sandbox: Sandbox) -> None:
     checked = json.loads(
-        run_uze("check", PACKAGE, "--harness", "all", "--json", cwd=sandbox.project).stdout
+        run_uze("check", PACKAGE, *THE_SEVEN, "--json", cwd=sandbox.project).stdout
     )
-    run_uze("install", PACKAGE, "--harness", "all", "--trust", cwd=sandbox.project)
+    run_uze("install", PACKAGE, *THE_SEVEN, "--trust", cwd=sandbox.project)
     status = json.loads(run_uze("status", "--json", cwd=sandbox.project).stdout)
     key = ("kind", "resource", "harness", "route", "reason", "target")
     planned = [tuple(p[k] for k in key) for p in checked["projections"]]
@@ -202,7 +203,7 @@ def test_two_packages_sharing_skill_roots_go_in_either_order_and_nothing_goes_ea
     before = tree_bytes(sandbox.project)
     for source in (PACKAGE, eight):
         assert run_uze(
-            "install", source, "--harness", "all", "--trust", cwd=sandbox.project
+            "install", source, *THE_SEVEN, "--trust", cwd=sandbox.project
         ).returncode == 0
     both = tree_bytes(sandbox.project)
     second = "eight" if first == "seven" else "seven"

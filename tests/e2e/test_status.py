@@ -17,21 +17,13 @@ import pytest
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, HARNESSES, Uze, as_json, assert_ok
 from tests.helpers import REPO
+from uze.harnesses import HARNESS_IDS
 
 pytestmark = pytest.mark.e2e
 
 KINDS = {"instructions", "skill", "agent", "mcp", "hook"}
 ROUTES = {"native", "adapted", "degraded", "unsupported"}
 STATES = {"matched", "missing", "drifted", "conflict", "blocked", "undelivered"}
-HARNESS_IDS = {
-    "claude_code",
-    "codex",
-    "opencode",
-    "gemini_cli",
-    "antigravity",
-    "kimi_code",
-    "deepseek_harness",
-}
 # `label` (adr/0041): what a user types in that harness; the keys before it are unchanged
 PROJECTION_KEYS = {"kind", "resource", "harness", "route", "reason", "target", "label", "state"}
 EVERY_KIND_RESOURCES = {

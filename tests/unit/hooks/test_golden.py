@@ -23,11 +23,13 @@ from typing import Any
 import msgspec
 import pytest
 
+from uze.harnesses import REGISTRY
 from uze.hooks.delivery import deliver_hooks
 from uze.package.hooks import HooksFile
 
 GOLDEN = Path(__file__).with_name("golden")
-HARNESSES = ("claude_code", "codex", "gemini_cli", "kimi_code", "opencode", "antigravity")
+# The harnesses whose native input and answers are recorded here (a folder each).
+HARNESSES = tuple(h for h in REGISTRY if (GOLDEN / h).is_dir())
 
 
 @cache
@@ -37,6 +39,12 @@ def _json(rel: str) -> Any:
 
 def _cases() -> list[tuple[str, str]]:
     return [(harness, case) for harness in HARNESSES for case in _json("cases.json")]
+
+
+def test_the_recordings_are_of_harnesses_uze_delivers_hooks_to() -> None:
+    recorded = {p.name for p in GOLDEN.iterdir() if p.is_dir()}
+    assert recorded == set(HARNESSES) and len(recorded) >= 6
+    assert all(REGISTRY[h].hooks is not None for h in HARNESSES)
 
 
 def test_every_harness_has_an_expected_answer_for_every_case() -> None:
