@@ -244,68 +244,65 @@ def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
 
-class Harness(msgspec.Struct, frozen=True):
-    """One harness: detection, locations and dialect. A new harness is one module + one line.
-
-    `skill_roots` lists every root the harness reads (preferred first); `dedupes_skills` is
-    True where the real harness was seen listing a name once though it sat in two roots;
-    `also_reads` names instruction files it reads besides its own (DeepSeek reads CLAUDE.md).
-    `capabilities` maps (kind, feature) to the row uze check prints; a kind with no row is
-    unsupported, with the reason in `unsupported` (kind -> why) where there is more to say.
-    `hook_events` maps each portable hook event to its native form; `hooks` is where uze's
-    hook wrappers are registered (None: not delivered, `hooks_refused` says why). `tools` maps
-    each native tool name to the portable aliases it stands for (the first is `HOOK_TOOL`).
-    `hook_answer` names the wrapper's answer style (`ANSWERS` in uze/hooks/wrapper_script.py;
-    "" = no wrapper), `hook_input` the shape of its hook input (`common` or `tool_call`).
-    Claude-protocol hooks: `claude_hooks_verbatim` where the harness reads them as its own;
-    else `claude_events` (Claude event -> native event the translating wrapper runs on),
-    `claude_refused` (event -> why not), `claude_limits` (event -> a Claude answer the real
-    binary was seen not to honour there: the group is `degraded` with it as the reason) and
-    `claude_tools` (native tool -> Claude's name).
-    `hook_trust` lists the hook files the user has trusted, where the harness gates hooks on
-    trust (`uze status` names the others). `commands`: its own command files, if any.
-    `powers`: the keys it documents as running or granting (uze.trust). Doctor: `probes`
-    names the commands that run its real binary (resolved in `uze.doctor.probes.PROBES`);
-    `not_runnable` says why none can run here. `column` is its label in `uze status`
-    (default: the id). `claude_plugins`: where and how the harness loads a Claude-native
-    package whole as its own plugin (uze/plan/claude_plugin.py, adr/0041). `envelope`: its own
-    package format, which uze reads around (uze/plan/envelopes.py).
-    `project_forms` says how project-scope MCP and hook entries name the project root.
+class Harness(msgspec.Struct, frozen=True, kw_only=True):
+    """One harness: everything uze knows about it, as data (ADR 0035, 0053). A new harness is
+    one module + one registry line. The fields come in groups, each field with its contract.
     """
 
-    id: str
-    binary: str
-    markers: tuple[str, ...]
-    home: Callable[[Paths], Path]
-    instructions_file: Callable[[Location], Path]
-    skill_roots: Callable[[Location], tuple[Path, ...]]
-    skill_dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy
-    agents: AgentFormat | None = None
-    mcp: McpTarget | None = None
-    dedupes_skills: bool = False
-    also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()
+    # --- identity and paths: where it lives and how uze sees it is there ---
+    id: str  # the canonical id: the module's name and its line in HARNESS_IDS
+    binary: str  # the command on PATH (detection, `uze doctor`)
+    markers: tuple[str, ...]  # project-root names that show it is used here
+    home: Callable[[Paths], Path]  # its user-level folder (its own env override honoured)
+    instructions_file: Callable[[Location], Path]  # where the instructions region goes
+    also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()  # other instruction
+    # files it reads besides its own (DeepSeek reads CLAUDE.md): uze keeps them apart
+    column: str = ""  # its label in `uze status` (default: the id)
+    project_forms: ProjectForms = NO_PROJECT_FORMS  # how project entries name the root (0039)
+
+    # --- skills ---
+    skill_roots: Callable[[Location], tuple[Path, ...]]  # every root it reads, preferred first
+    dedupes_skills: bool = False  # seen listing a name once though it sat in two roots
+    skill_dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy  # keys + extra files
+
+    # --- agents, commands, MCP servers (None: it has none uze writes) ---
+    agents: AgentFormat | None = None  # its agent files: folder, format, keys, tool lists
+    commands: CommandSurface | None = None  # its command files; None: commands go as skills
+    mcp: McpTarget | None = None  # its MCP config: file, format, key, dialect
+
+    # --- what it can do: `uze check`'s rows ---
     capabilities: Mapping[tuple[str, str], Capability] = msgspec.field(default_factory=dict)
-    unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)
-    hook_events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)
-    hooks: HookTarget | None = None
-    hooks_refused: str = ""
-    tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)
-    hook_answer: HookAnswer = ""
-    hook_input: HookInput = "common"
-    claude_hooks_verbatim: bool = False
-    claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)
-    claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)
-    claude_limits: Mapping[str, str] = msgspec.field(default_factory=dict)
-    claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)
-    hook_trust: Callable[[Paths], set[str]] | None = None
-    commands: CommandSurface | None = None
-    powers: tuple[Power, ...] = ()
-    probes: tuple[str, ...] = ()
-    not_runnable: str = ""
-    column: str = ""
-    claude_plugins: ClaudePlugins | None = None
-    envelope: Envelope | None = None
-    project_forms: ProjectForms = NO_PROJECT_FORMS
+    # (kind, feature) -> route, reason, source; a kind with no row is unsupported
+    unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)  # kind -> why not
+
+    # --- hooks (uze/hooks: delivery.py builds, wrapper_script.py answers) ---
+    hooks: HookTarget | None = None  # where wrappers are registered; None: unsupported["hook"]
+    hook_events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)  # portable ->
+    # its native event, whether it can block, the handler types it runs
+    tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)  # native tool
+    # -> the portable aliases it stands for (the first is the wrapper's `HOOK_TOOL`)
+    hook_answer: HookAnswer = ""  # the wrapper's answer style (`ANSWERS`); "": no wrapper
+    hook_input: HookInput = "common"  # the shape of its hook input: common or tool_call
+    claude_hooks_verbatim: bool = False  # reads Claude-protocol hook groups as its own
+    claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)  # Claude event ->
+    # the native event a translating wrapper runs on (when not verbatim)
+    claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)  # event -> why not
+    claude_limits: Mapping[str, str] = msgspec.field(default_factory=dict)  # event -> a Claude
+    # answer the real binary was seen not to honour there (the group is `degraded`)
+    claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)  # native -> Claude's
+
+    # --- trust ---
+    powers: tuple[Power, ...] = ()  # keys it documents as running or granting (uze.trust)
+    hook_trust: Callable[[Paths], set[str]] | None = None  # hook files the user has trusted,
+    # where it gates hooks on trust (`uze status` names the others)
+
+    # --- doctor ---
+    probes: tuple[str, ...] = ()  # names of its real binary's listings (doctor's `PROBES`)
+    not_runnable: str = ""  # why no probe can run here (no real binary offline)
+
+    # --- its own package formats ---
+    claude_plugins: ClaudePlugins | None = None  # loads a Claude plugin folder whole (0041)
+    envelope: Envelope | None = None  # its own package format, read around (plan/envelopes)
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""

@@ -42,9 +42,9 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "adapted", AS_SKILL.format(harness="DeepSeek Harness"), "harnesses.md 7"),
 }
 UNSUPPORTED: Final[dict[str, str]] = {
-    "hook": "DeepSeek Harness runs hooks only through its "
-    "dsh-hooks-claude-code bridge plugin, which takes ONE configPath per process in a profile's "
-    "cordis.patch.yml: uze would edit the user's profile and two packages would clash "
+    "hook": "DeepSeek Harness runs hooks only through its dsh-hooks-claude-code bridge "
+    "plugin, which takes ONE configPath per process in a profile's cordis.patch.yml: uze would "
+    "have to edit the user's profile and could not give two packages each their own hooks file "
     "(adr/0010)",
     "mcp": "DeepSeek Harness takes MCP servers as dsh-mcp-client rows "
     "in a profile's cordis.patch.yml, which uze does not edit yet",
@@ -68,10 +68,6 @@ HARNESS = Harness(
     capabilities=CAPABILITIES,
     unsupported=UNSUPPORTED,
     hook_events=HOOK_EVENTS,
-    hooks_refused="DeepSeek Harness runs hooks only through its dsh-hooks-claude-code bridge "
-    "plugin, which takes ONE configPath per process in a profile's cordis.patch.yml: uze would "
-    "have to edit the user's profile and could not give two packages each their own hooks file "
-    "(adr/0010)",
     tools=CLAUDE_TOOLS,  # runs Claude-format hooks through its bridge plugin
     hook_answer="claude",
     not_runnable=NO_OFFLINE_BINARY,

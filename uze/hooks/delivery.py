@@ -221,7 +221,7 @@ def deliver_hooks(
         for index, group in enumerate(listed)
     ]
     if REGISTRY[harness].hooks is None:
-        why = REGISTRY[harness].hooks_refused or f"uze does not deliver hooks to {harness}"
+        why = REGISTRY[harness].unsupported.get("hook", f"uze does not deliver hooks to {harness}")
         return tuple(
             GroupDelivery(group_name(e, i, g), e, "unsupported", why) for e, i, g in groups
         )
