@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
-"""Measure how many published Claude Code plugins uze reads and installs: of the plugin folders
-that `claude plugin validate` accepts, how many pass `uze check --harness all` and then install
-with `uze install --harness all --trust` (issue 21's acceptance measure: at least 98%).
+"""Measure how many published plugins uze reads and installs: of the plugin folders their own
+format's validator accepts, how many pass `uze check --harness all` and then install with
+`uze install --harness all --trust` (issue 21's measure for Claude Code plugins, issue 31's for
+Gemini CLI extensions and Codex plugins too).
 
-Usage: python scripts/measure-published.py [--claude PATH] [--out FILE] REPO_DIR...
+Usage: python scripts/measure-published.py [--claude PATH] [--gemini PATH] [--out FILE] REPO_DIR...
 
-Each REPO_DIR is a checkout of a public marketplace repository (fetched by you; nothing of it
-is copied here). Every folder below it holding `.claude-plugin/plugin.json` is one plugin.
+Each REPO_DIR is a checkout of a public repository (fetched by you; nothing of it is copied
+here). Every folder below it holding `.claude-plugin/plugin.json` (a Claude Code plugin, checked
+with `claude plugin validate`), else `.codex-plugin/plugin.json` (a Codex plugin: codex 0.171.0
+has no validator; its manifest must be a JSON object with a string `name`, which Codex's loader
+requires), else `gemini-extension.json` (a Gemini CLI extension, `gemini extensions validate`)
+is one plugin.
 Each plugin is checked and installed with its own throw-away HOME, UZE_HOME and project, so
 nothing of the user's is read or written and no plugin sees another's files; after the
 install, `uze uninstall` must give the project back byte for byte (reported, not counted).
@@ -28,9 +33,20 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def plugin_folders(repo: Path) -> list[Path]:
-    """Every folder under `repo` with a `.claude-plugin/plugin.json`, sorted."""
-    return sorted(p.parent.parent for p in repo.rglob(".claude-plugin/plugin.json"))
+MANIFESTS = {"claude": ".claude-plugin/plugin.json", "codex": ".codex-plugin/plugin.json",
+             "gemini": "gemini-extension.json"}
+
+
+def plugin_folders(repo: Path) -> list[tuple[Path, str]]:
+    """Every folder under `repo` holding one of MANIFESTS, with its format; sorted."""
+    found: dict[Path, str] = {}
+    for fmt, manifest in reversed(MANIFESTS.items()):  # the first format named wins
+        depth = manifest.count("/") + 1
+        for path in repo.rglob(manifest.rsplit("/", 1)[-1]):
+            folder = path.parents[depth - 1]
+            if path == folder / manifest and "node_modules" not in path.parts:
+                found[folder] = fmt
+    return sorted(found.items())
 
 
 def _env(home: Path) -> dict[str, str]:
@@ -39,9 +55,16 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
-def claude_accepts(claude: str, folder: Path, home: Path) -> bool:
-    """Whether `claude plugin validate` passes (warnings allowed)."""
-    result = subprocess.run([claude, "plugin", "validate", str(folder)], env=_env(home),
+def accepts(fmt: str, binaries: dict[str, str], folder: Path, home: Path) -> bool:
+    """Whether the format's own validator passes (warnings allowed)."""
+    if fmt == "codex":
+        try:
+            manifest = json.loads((folder / MANIFESTS["codex"]).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return isinstance(manifest, dict) and isinstance(manifest.get("name"), str)
+    command = {"claude": ["plugin", "validate"], "gemini": ["extensions", "validate"]}[fmt]
+    result = subprocess.run([binaries[fmt], *command, str(folder)], env=_env(home),
                             capture_output=True, text=True, timeout=120, check=False)
     return result.returncode == 0
 
@@ -107,33 +130,36 @@ def uze_install(folder: Path, scratch: Path) -> Installed:
     return Installed(True, [], leftover)
 
 
-Row = tuple[str, bool, bool, list[str], int, "Installed | None"]
+Row = tuple[str, bool, bool, list[str], int, "Installed | None", str]
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repos", nargs="+", type=Path)
     parser.add_argument("--claude", default=str(REPO / ".cache/harnesses/bin/claude"))
+    parser.add_argument("--gemini", default=str(REPO / ".cache/harnesses/bin/gemini"))
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    binaries = {"claude": args.claude, "gemini": args.gemini}
     rows: list[Row] = []
-    for repo in args.repos:
-        for folder in plugin_folders(repo):
-            label = f"{repo.name}/{folder.relative_to(repo)}"
+    for repo in (path.resolve() for path in args.repos):
+        for folder, fmt in plugin_folders(repo):
+            label = f"{repo.name}/{folder.relative_to(repo)}".rstrip("/.")
             with tempfile.TemporaryDirectory() as tmp:
                 home = Path(tmp)
-                accepted = claude_accepts(args.claude, folder, home)
+                accepted = accepts(fmt, binaries, folder, home)
                 ok, problems, warnings = uze_check(folder, home)
             installed = None
             if accepted and ok:
                 with tempfile.TemporaryDirectory() as tmp:
                     installed = uze_install(folder, Path(tmp))
-            rows.append((label, accepted, ok, problems, warnings, installed))
-            print(f"{label}: claude {'accepts' if accepted else 'refuses'}, check "
+            rows.append((label, accepted, ok, problems, warnings, installed, fmt))
+            print(f"{label} ({fmt}): {'accepted' if accepted else 'refused'}, check "
                   f"{'passes' if ok else 'refuses'}, install "
                   f"{'-' if installed is None else 'ok' if installed.ok else 'fails'}",
                   file=sys.stderr)
-    report = _report(rows)
+    report = "\n\n".join(f"### {fmt}\n\n" + _report([r for r in rows if r[6] == fmt])
+                           for fmt in MANIFESTS if any(r[6] == fmt for r in rows))
     print(report)
     if args.out:
         args.out.write_text(report + "\n", encoding="utf-8")
@@ -147,23 +173,23 @@ def _report(rows: list[Row]) -> str:
     share = 100 * len(passed) / len(accepted) if accepted else 100.0
     both = 100 * len(installed) / len(accepted) if accepted else 100.0
     lines = [
-        f"plugin folders: {len(rows)}; `claude plugin validate` accepts {len(accepted)}; "
+        f"plugin folders: {len(rows)}; its validator accepts {len(accepted)}; "
         f"of those `uze check --harness all` passes {len(passed)} ({share:.1f}%); "
         f"{sum(row[4] for row in passed)} warnings among them; "
         f"`uze check` passes and `uze install --harness all --trust` succeeds for "
         f"{len(installed)} ({both:.1f}%)",
         "",
-        "Accepted by claude, refused by `uze check`:",
+        "Accepted by the validator, refused by `uze check`:",
     ]
     lines += [f"- {row[0]}: {' | '.join(row[3])}" for row in accepted if not row[2]] or ["- none"]
-    lines += ["", "Accepted by claude and `uze check`, failed `uze install`:"]
+    lines += ["", "Accepted by the validator and `uze check`, failed `uze install`:"]
     lines += [f"- {row[0]}: {' | '.join(row[5].problems)}" for row in passed
               if row[5] is not None and not row[5].ok] or ["- none"]
     lines += ["", "Installed, but `uze uninstall` did not give the project and HOME back "
               "byte for byte (not counted above):"]
     lines += [f"- {row[0]}: {', '.join(row[5].leftover[:8])}" for row in installed
               if row[5] is not None and row[5].leftover] or ["- none"]
-    lines += ["", "Refused by claude (not counted):"]
+    lines += ["", "Refused by the validator (not counted):"]
     lines += [f"- {row[0]} (uze: {'passes' if row[2] else 'refuses'})"
               for row in rows if not row[1]] or ["- none"]
     return "\n".join(lines)
