@@ -27,7 +27,8 @@ from tests.conformance.contracts import (
     instructions_seen,
     session_runs,
 )
-from tests.conformance.lab import PACKAGE, Lab
+from tests.conformance.lab import PACKAGE, Lab, model_run
+from tests.conformance.model_server import model_server
 from uze.doctor import evidence, probes
 
 
@@ -206,13 +207,35 @@ def _gemini_hooks(lab: Lab) -> Seen:
     return Seen(listed, f"session-note ran {runs}x\n{out}")
 
 
+_ARG = "UZE-ORACLE-ARG"
+
+
+def _gemini_commands(lab: Lab) -> Seen:
+    """Each `.gemini/commands/*.toml` of the project and the user (where uze writes commands)
+    that `gemini -p "/<name> ARG"` expands: the scripted model receives the argument, and not
+    the slash command as typed (what Gemini CLI sends for a command it does not know)."""
+    folders = (lab.sandbox.project / ".gemini" / "commands",
+               lab.sandbox.home / ".gemini" / "commands")
+    names = sorted({p.stem for folder in folders if folder.is_dir() for p in folder.glob("*.toml")})
+    expanded: list[str] = []
+    for name in names:
+        with model_server() as model:
+            args, env = model_run(lab, "gemini", model.url, f"/{name} {_ARG}")
+            lab.run("gemini", *args, env=env)
+            sent = " ".join(json.dumps(request.body) for request in model.logged())
+        if _ARG in sent and f"/{name} {_ARG}" not in sent:
+            expanded.append(name)
+    return Seen(count(expanded), f"candidates {names}; expanded by gemini -p: {expanded}")
+
+
 GEMINI_HOOKS = "gemini -p (start-up until the first model request fails)"
 GEMINI = RealHarness(
     "gemini_cli",
     "gemini",
     {
         "skill": Oracle("gemini skills list", _gemini_skills),
-        "command": Oracle("gemini skills list", _gemini_skills),  # a user-invoked skill
+        "command": Oracle('gemini -p "/<name> ARG" against the scripted model (the prompt '
+                          "expanded)", _gemini_commands),
         "agent": NoOracle(
             "Gemini CLI has no agent listing: agents show only in the model request "
             "(systemInstruction, invoke_agent); needs the scripted model"

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from tests.conformance.contracts import Oracle
-from tests.conformance.lab import Lab
+from tests.conformance.lab import Lab, model_run
+from tests.conformance.model_server import model_server
 from tests.conformance.oracles import REAL_HARNESSES
 from tests.helpers import DATA
 from uze.doctor import probes
@@ -99,3 +100,19 @@ def test_a_codex_plugin_keeps_its_keys_for_codex_and_its_hooks_file_only(
     (listed,) = lab.rpc("codex", probes.CODEX_APP_SERVER, [("hooks/list", params)])
     events, evidence = probes.codex_hooks(listed["data"][0])  # type: ignore[index]
     assert events == ["PostToolUse"], evidence  # not the root hooks.json's Stop
+
+
+def test_gemini_cli_runs_the_commands_uze_writes_with_their_arguments(lab: Lab) -> None:
+    """A Gemini extension's TOML command as written, and a Claude command translated, both
+    sent to the scripted model by `gemini -p "/<label> ARGS"` with the arguments in place."""
+    for source in ("gemini-extension", "claude-commands"):
+        lab.uze("install", str(DATA / source), "--harness", "gemini_cli", "--trust")
+    runs = {"/gem-tools-review parser.py": "Review parser.py for mistakes",
+            "/claude-commands-review naming": "Review this change, focusing on naming."}
+    for prompt, expanded in runs.items():
+        with model_server() as model:
+            args, env = model_run(lab, "gemini", model.url, prompt)
+            lab.run("gemini", *args, env=env)
+            sent = [json.dumps(request.body) for request in model.logged()]
+        assert any(expanded in text for text in sent), (prompt, sent[:1])
+        assert not any(prompt.split()[0] + " " in text for text in sent), prompt

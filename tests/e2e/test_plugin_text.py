@@ -6,6 +6,7 @@ uninstall leaves the disk as it was."""
 from __future__ import annotations
 
 import json
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -70,10 +71,13 @@ def _labels(rows: list[Row], target: str, harness: str) -> dict[str, str]:
 
 
 def _body(data: bytes) -> bytes:
-    """A Markdown file's text after its frontmatter; a Codex TOML agent's instructions."""
+    """A Markdown file's text after its frontmatter; a Codex TOML agent's instructions; a
+    Gemini CLI TOML command's prompt."""
     text = data.decode()
     if text.startswith("---\n"):
         return text.split("---\n", 2)[2].encode()
+    if text.startswith("description = "):
+        return str(tomllib.loads(text)["prompt"]).encode()
     return text.split('developer_instructions = """', 1)[1].rsplit('"""', 1)[0].encode()
 
 

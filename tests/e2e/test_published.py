@@ -4,6 +4,7 @@ warned about, installed and uninstalled byte for byte; `check --strict` refuses 
 from __future__ import annotations
 
 import json
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -300,8 +301,12 @@ def test_commands_reach_every_harness_by_its_best_route(uze: Uze, sandbox: Sandb
     opencode = (project / ".opencode/commands/claude-commands-review.md").read_text()
     assert opencode.startswith("---\ndescription: Review the current change\n---\n")
     assert "focusing on $ARGUMENTS." in opencode
-    gemini = (project / rows[("review", "gemini_cli")][2] / "SKILL.md").read_text()
-    assert "focusing on $ARGUMENTS." in gemini
+    # adr/0068: Gemini CLI gets a TOML command, its arguments and shell in Gemini's syntax
+    gemini = tomllib.loads((project / rows[("review", "gemini_cli")][2]).read_text())
+    assert gemini["description"] == "Review the current change"
+    assert "focusing on {{args}}." in gemini["prompt"]
+    assert "The diff: !{git diff --stat}" in gemini["prompt"]
+    assert rows[("review", "gemini_cli")][2] == ".gemini/commands/claude-commands-review.toml"
     codex_target = rows[("review", "codex")][2]
     skill = (project / codex_target / "SKILL.md").read_text()
     assert skill.startswith("---\nname: claude-commands-review\n")

@@ -399,6 +399,12 @@ LAZY_IMPORTS = {
         "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
     ("uze.harnesses.codex", "yaml"): HARNESS_YAML,
     ("uze.harnesses.opencode", "yaml"): HARNESS_YAML,
+    ("uze.harnesses.gemini_cli", "tomlkit"):
+        "start-up: the registry imports harness modules; tomlkit loads only to write a Gemini "
+        "CLI command (adr/0068)",
+    ("uze.harnesses.gemini_cli", "uze.package.gemini"):
+        "start-up: the registry imports harness modules; the Claude-to-Gemini prompt "
+        "translation loads only to write a command (adr/0068)",
     ("uze.hooks.wrapper_script", "fnmatch"):
         "start-up: the hook wrapper runs on every tool call; only a Claude `if` needs it",
     ("uze.hooks.wrapper_script", "re"):

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Final
 
 from uze.harnesses import mcp
 from uze.harnesses.base import (
-    AS_SKILL,
     AgentFormat,
     Capability,
+    CommandSurface,
     Envelope,
     Harness,
     HookTarget,
@@ -23,7 +23,8 @@ from uze.location import Location
 from uze.paths import Paths
 
 if TYPE_CHECKING:
-    from uze.package import McpServer
+    from uze.package import Command, McpServer
+    from uze.vocabulary import Route
 
 
 def gemini_dir(paths: Paths) -> Path:
@@ -76,8 +77,9 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "adapted", "written to .gemini/settings.json, which Gemini CLI reads only in a trusted "
         "folder", "probes 4.1"),
     ("command", "base"): cap(
-        "adapted", AS_SKILL.format(harness="Gemini CLI"),
-        "harnesses.md 4.2, tests/conformance (gemini skills list)"),
+        "adapted", "a Gemini CLI command (.gemini/commands/<label>.toml): $ARGUMENTS as "
+        "{{args}}, !`cmd` as !{cmd}",
+        "adr/0068, tests/conformance/test_published_formats.py (gemini -p /<label>)"),
 }
 HOOK_EVENTS: Final = hook_events(
     {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "Stop": "AfterAgent",
@@ -137,6 +139,31 @@ PROJECT_FORMS = ProjectForms(mcp=".", hook="${GEMINI_PROJECT_DIR}",
                              source="adr/0039, tests/conformance/test_teammate.py")
 
 
+def _render_command(command: Command, original: bytes) -> tuple[bytes, Route, str]:
+    """A TOML command (`prompt`, `description`) in .gemini/commands: a Gemini CLI command as
+    its extension wrote it (native), a Claude command translated (adapted; what it loses
+    named, degraded). Seen with gemini 0.61.0: `/<label> ARGS` sends the prompt with
+    `{{args}}` replaced (tests/conformance/test_published_formats.py)."""
+    if command.converted:
+        return original, "native", ""
+    import tomlkit  # here: the registry imports this module, and only a command needs TOML
+
+    from uze.package.gemini import gemini_prompt
+
+    prompt, lost, notes = gemini_prompt(command)
+    document = tomlkit.document()
+    document.add("description", command.description)
+    document.add("prompt", tomlkit.string(prompt, multiline="\n" in prompt))
+    reason = "; ".join([CAPABILITIES[("command", "base")].reason, *lost, *notes])
+    return tomlkit.dumps(document).encode(), "degraded" if lost else "adapted", reason
+
+
+COMMANDS: Final = CommandSurface(
+    lambda loc: loc.pick(".gemini/commands", gemini_dir(loc.paths) / "commands"), ".toml",
+    _render_command,
+)
+
+
 HARNESS = Harness(
     id="gemini_cli",
     binary="gemini",
@@ -146,6 +173,7 @@ HARNESS = Harness(
     home=gemini_dir,
     instructions_file=lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md"),
     skill_roots=_skill_roots,
+    commands=COMMANDS,
     mcp=McpTarget(
         lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
         "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialect,

@@ -214,3 +214,29 @@ def _closing(text: str, start: int) -> int | None:
         if depth == 0:
             return index
     return None
+
+
+_CLAUDE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
+_POSITIONAL: Final = re.compile(r"\$[0-9]")
+# A Claude command's frontmatter keys a Gemini CLI command has no place for, and the loss.
+_GEMINI_DROPS: Final = {
+    "model": "it runs on the session's model, not {value!r}",
+    "allowed-tools": "its allowed-tools ({value}) are not granted: Gemini CLI asks as usual",
+    "argument-hint": "its argument hint is not shown",
+}
+
+
+def gemini_prompt(command: Command) -> tuple[str, list[str], list[str]]:
+    """A Claude command's body as a Gemini CLI prompt (`$ARGUMENTS` as `{{args}}`, `` !`cmd` ``
+    as `!{cmd}`), with what it loses (degraded) and notes."""
+    prompt = _CLAUDE_SHELL.sub(lambda m: "!{" + m.group(1) + "}", command.body)
+    prompt = prompt.replace("$ARGUMENTS", "{{args}}")
+    lost = (["its body uses $1...$9, which Gemini CLI has no form for ({{args}} is the whole "
+             "argument text)"] if _POSITIONAL.search(command.body) else [])
+    notes: list[str] = []
+    for key, why in _GEMINI_DROPS.items():
+        value = command.frontmatter.get(key)
+        if value not in (None, "", []):
+            shown = ", ".join(map(str, value)) if isinstance(value, list) else value
+            (lost if key == "model" else notes).append(why.format(value=shown))
+    return prompt, lost, notes

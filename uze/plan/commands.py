@@ -4,8 +4,9 @@ else a user-invoked skill (docs/harnesses.md). Pure: bytes, a route and a reason
 - A harness with a `CommandSurface` in its module renders the command itself: Claude Code
   writes the file as written in `.claude/commands/` (native); OpenCode a Markdown command in
   `.opencode/commands/` without Claude-only keys (adapted).
-- Every other harness: a skill only the user invokes, the body as its instructions. (Gemini
-  CLI's own TOML commands are not written until a real-binary oracle shows they load.) What
+- Gemini CLI: a TOML command in `.gemini/commands/` (a Gemini command as written, native; a
+  Claude command translated, adapted; adr/0068).
+- Every other harness: a skill only the user invokes, the body as its instructions. What
   the skill loses is said only where the command has it (`skill_losses`): arguments a body
   uses (`$ARGUMENTS`, `$1`...; a skill gets none substituted) and the frontmatter keys a skill
   does not carry (`model`, `allowed-tools`, `argument-hint`).
@@ -47,14 +48,17 @@ def command_file(harness: str, loc: Location, label: str) -> Path:
     return surface.folder(loc) / f"{label}{surface.suffix}"
 
 
-def render_command(harness: str, command: Command, original: bytes) -> RenderedCommand:
-    """The command for a harness with its own command surface (one of SURFACES); `original`
-    is its file (`source`)."""
+def render_command(harness: str, command: Command, raw: bytes) -> RenderedCommand:
+    """The command for a harness with its own command surface (one of SURFACES); `raw` is
+    the command's file: given as written to a surface of its own format (a Gemini CLI TOML
+    command to Gemini CLI's), else as Markdown (`source`)."""
     surface = REGISTRY[harness].commands
     if surface is None:
         raise ValueError(f"{harness} has no command surface uze writes")  # callers check
+    own = bool(command.converted) == (surface.suffix == ".toml")
+    original = raw if own else source(command, {command.relpath: raw})
     rendered = RenderedCommand(*surface.render(command, original))
-    if not command.converted:
+    if not command.converted or own:
         return rendered
     reason = "; ".join(filter(None, [command.converted, rendered.reason]))
     route: Route = "adapted" if rendered.route == "native" else rendered.route

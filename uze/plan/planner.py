@@ -24,7 +24,6 @@ from uze.plan.commands import (
     command_skill,
     render_command,
     skill_losses,
-    source,
 )
 from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
@@ -125,9 +124,8 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
         for harness in b.harnesses:
             cap = lookup(harness, "command")
             if harness in SURFACES and cap.route != "unsupported":
-                original = source(command, {command.relpath: b.package.files[
-                    command.relpath].data})
-                rendered = render_command(harness, command, original)
+                rendered = render_command(harness, command,
+                                          b.package.files[command.relpath].data)
                 cap = Capability(rendered.route, rendered.reason, cap.source)
                 label = labels.command(harness, b.package, command, surface=True)
                 if plugin is not None and harness == plugin.harness:

@@ -49,11 +49,14 @@ def test_a_command_whose_body_uses_arguments_is_degraded_as_a_skill(
 
     rows = _rows(root, tmp_path)
 
-    for harness in ("codex", "gemini_cli", "kimi_code", "deepseek_harness"):
+    for harness in ("codex", "kimi_code", "deepseek_harness"):
         assert rows[("command", "fix", harness)].route == "degraded"
         assert "does not substitute in a skill" in rows[("command", "fix", harness)].reason
     assert rows[("command", "fix", "claude_code")].route == "native"
     assert rows[("command", "fix", "opencode")].route == "adapted"  # its template reads them
+    # Gemini CLI's TOML command has {{args}} for the whole text, no $1 (adr/0068)
+    gemini = rows[("command", "fix", "gemini_cli")]
+    assert gemini.route == ("adapted" if "$ARGUMENTS" in body else "degraded"), gemini.reason
 
 
 def test_a_commands_model_and_allowed_tools_are_named_where_dropped(tmp_path: Path) -> None:
