@@ -259,15 +259,12 @@ def test_a_remote_that_accepts_and_never_answers_ends_quickly_with_a_clear_error
     assert snapshot(sandbox) == before
 
 
-def test_a_person_at_a_terminal_sees_which_remote_uze_is_waiting_for(
-        sandbox: Sandbox, silent_server: int) -> None:
-    url = f"http://127.0.0.1:{silent_server}/acme/flow.git"
-    env = {**os.environ, "UZE_GIT_TIMEOUT": "3", "UZE_PROGRESS_DELAY": "0", "COLUMNS": "200",
-           "TERM": "xterm"}
+def _at_terminal(args: tuple[str, ...], cwd: Path, env: dict[str, str]) -> tuple[int, bytes]:
+    """Run uze with its standard error on a terminal (a pty); its exit code and what the
+    terminal received. A command still running after 30 s is killed (and fails the test)."""
     main, child = pty.openpty()
-    with subprocess.Popen([sys.executable, "-m", "uze", "install", f"git+{url}", *HARNESS],
-                          cwd=sandbox.project, env=env, stdin=subprocess.DEVNULL,
-                          stdout=subprocess.PIPE, stderr=child) as proc:
+    with subprocess.Popen([sys.executable, "-m", "uze", *args], cwd=cwd, env=env,
+                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=child) as proc:
         os.close(child)
         seen, deadline = b"", time.monotonic() + 30
         with contextlib.suppress(OSError):  # EIO once the command has closed the terminal
@@ -276,10 +273,36 @@ def test_a_person_at_a_terminal_sees_which_remote_uze_is_waiting_for(
                     break
                 seen += chunk
         os.close(main)
-        proc.kill()  # a command still waiting after 30 s has failed this test
-        assert proc.wait() == 1
+        proc.kill()
+        return proc.wait(), seen
+
+
+TERMINAL = {"UZE_GIT_TIMEOUT": "3", "UZE_PROGRESS_DELAY": "0", "COLUMNS": "200", "TERM": "xterm"}
+
+
+def test_a_person_at_a_terminal_sees_which_remote_uze_is_waiting_for(
+        sandbox: Sandbox, silent_server: int) -> None:
+    url = f"http://127.0.0.1:{silent_server}/acme/flow.git"
+    code, seen = _at_terminal(("install", f"git+{url}", *HARNESS), sandbox.project,
+                              {**os.environ, **TERMINAL})
+    assert code == 1
     assert f"asking {url}".encode() in seen
     assert f"{url} sent nothing for 3 s".encode() in seen
+
+
+def test_a_catalog_url_cannot_break_or_reorder_the_progress_line(
+        uze: Uze, sandbox: Sandbox, silent_server: int) -> None:
+    url = f"http://127.0.0.1:{silent_server}/[/]acme/\u202eflow.git"
+    market = build_tree(sandbox.root / "market", {
+        ".claude-plugin/marketplace.json": json.dumps({"name": "team", "plugins": [
+            {"name": "flow", "source": {"source": "url", "url": url}}]})})
+    assert_ok(uze("marketplace", "add", market))
+    code, seen = _at_terminal(("install", "flow@team", *HARNESS), sandbox.project,
+                              {**os.environ, **TERMINAL})
+    assert code == 1
+    assert b"Traceback" not in seen and b"MarkupError" not in seen
+    assert "\u202e".encode() not in seen  # the bidi override is shown escaped, never sent
+    assert b"asking http://127.0.0.1" in seen and b"sent nothing for 3 s" in seen
 
 
 # ------------------------------------------------------------------ store gc (item 7)

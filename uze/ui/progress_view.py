@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from typing import Any, Final
 
 from uze import progress
+from uze.inert import inert
 from uze.paths import progress_delay
 
 DELAY: Final = 0.5
@@ -24,11 +25,12 @@ DELAY: Final = 0.5
 class DelayedProgress(progress.Reporter):
     """Keeps the current step and its counts; after `delay` seconds draws them with rich, and
     keeps the drawing current until `close`. Thread-safe: the timer thread draws, the command's
-    thread reports."""
+    thread reports. What a step says may quote a source or a remote: it is drawn inert and
+    never read as rich markup (`[/]` in a path raised in the drawing thread)."""
 
     def __init__(self, title: str, delay: float = DELAY) -> None:
         self._lock = threading.Lock()
-        self._what, self._done = title, 0
+        self._what, self._done = inert(title), 0
         self._total: int | None = None
         self._bar: Any = None
         self._task: Any = None
@@ -39,7 +41,7 @@ class DelayedProgress(progress.Reporter):
 
     def stage(self, what: str, total: int | None = None) -> None:
         with self._lock:
-            self._what, self._total, self._done = what, total, 0
+            self._what, self._total, self._done = inert(what), total, 0
             self._draw()
 
     def advance(self, done: int = 1) -> None:
@@ -68,8 +70,8 @@ class DelayedProgress(progress.Reporter):
         with self._lock:
             if self._closed:
                 return
-            self._bar = Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
+            self._bar = Progress(SpinnerColumn(), TextColumn("{task.description}", markup=False),
+                                 BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                                  console=console(stderr=True), transient=True)
             self._task = self._bar.add_task(self._what, total=self._total,
                                             completed=self._done)
