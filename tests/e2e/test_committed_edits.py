@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import Uze, as_json, assert_ok
-from tests.gitserve import git
+from tests.gitserve import Repo, git
 from tests.helpers import build_tree
 
 pytestmark = pytest.mark.e2e
@@ -144,3 +144,30 @@ def test_an_edited_server_command_is_named_as_not_covered_by_this_users_consent(
     assert 'command = "python3"' in (clone / config).read_text()
     assert "unconsented" not in _receipt(clone)
     assert _states(uze, clone, zoe)[key] == "matched"
+
+
+def test_update_names_each_kept_edit_and_its_new_version_and_uninstall_reports_it(
+        uze: Uze, sandbox: Sandbox) -> None:
+    repo = Repo(sandbox.root / "served" / "notes.git")
+    package = {"plugin.json": '{"name": "notes", "version": "1.0.0"}\n',
+               "skills/tips/SKILL.md": "---\nname: tips\ndescription: Tips.\n---\nThe tips.\n"}
+    repo.commit(package)
+    assert_ok(uze("install", f"git+{repo.url}", *CODEX))
+    skill = sandbox.project / SKILL
+    skill.write_text(skill.read_text().replace("The tips.", "My own tips."))
+    repo.commit({"plugin.json": '{"name": "notes", "version": "1.1.0"}\n',
+                 "skills/tips/SKILL.md": "---\nname: tips\ndescription: Tips.\n---\nNew tips.\n"})
+
+    done = uze("update")
+    assert done.returncode == 0, done.stderr
+    assert "notes: 1.0.0 -> 1.1.0" in done.stdout
+    assert (f"  .agents/skills/notes-tips: your edit kept; the new version is in "
+            f"{SKILL}.uze-new") in done.stdout
+    assert "My own tips." in skill.read_text()
+    assert "New tips." in (sandbox.project / f"{SKILL}.uze-new").read_text()
+
+    removed = uze("uninstall", "notes")
+    assert removed.returncode == 0, removed.stderr
+    assert (f"kept {SKILL}.uze-new: the new version an update left beside your edit; kept (it "
+            "is yours)\n") in removed.stdout
+    assert (sandbox.project / f"{SKILL}.uze-new").exists()

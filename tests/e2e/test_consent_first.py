@@ -101,3 +101,27 @@ def test_on_a_terminal_a_converge_asks_once_for_every_package_before_writing(
     assert screen.count("[y/N]") == 1
     assert "pkg-b 1.0.0: installed" in screen and "pkg-c 1.0.0: installed" in screen
     assert git("status", "--porcelain", cwd=clone) == ""
+
+
+def test_update_asks_every_consent_question_before_moving_any_pin(
+        uze: Uze, sandbox: Sandbox) -> None:
+    repo = Repo(sandbox.root / "served" / "kit.git")
+    repo.commit({**_runs("pkg-b"), **_runs("pkg-c")})
+    for name in ("pkg-b", "pkg-c"):
+        assert_ok(uze("install", f"git+{repo.url}#subdirectory=plugins/{name}", *CODEX,
+                      "--trust"))
+    repo.commit({f"plugins/{name}/server.py": f"print('{name} 2')\n"
+                 for name in ("pkg-b", "pkg-c")})
+    before = _everything(sandbox, sandbox.project)
+
+    refused = uze("update")
+    assert refused.returncode == 1
+    assert ("uze: error: 2 packages run commands on your machine (pkg-b, pkg-c); nothing was "
+            "installed without your consent") in refused.stderr
+    assert "new or changed: mcp pkg-b-tool" in refused.stderr
+    assert "new or changed: mcp pkg-c-tool" in refused.stderr
+    assert _everything(sandbox, sandbox.project) == before
+
+    done = uze("update", "--trust")
+    assert done.returncode == 0, done.stderr
+    assert "pkg-b: 1.0.0 -> 1.0.0" in done.stdout and "pkg-c: 1.0.0 -> 1.0.0" in done.stdout

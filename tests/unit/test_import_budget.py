@@ -380,9 +380,12 @@ LAZY_IMPORTS = {
     ("uze.commands.marketplace", "uze.sources.mirrors"): GIT,
     ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,
     ("uze.commands.uninstall", "uze.commands.declare"): DECLARED,
+    ("uze.commands.uninstall", "uze.artifacts.beside"):
+        "start-up: the `.uze-new` files are looked for only when a package is uninstalled",
     ("uze.commands.status", "uze.artifacts.registry"): RECEIPTS,
     ("uze.commands.status", "uze.artifacts.parts"): RECEIPTS,
     ("uze.commands.update", "uze.commands.converge"): "start-up: `outdated` installs nothing",
+    ("uze.commands.update", "uze.install.edits"): "start-up: `outdated` installs nothing",
     ("uze.commands.update", "uze.commands.marketplace"): MARKET,
     ("uze.commands.update", "uze.sources.git"): GIT,
     ("uze.doctor.compatibility", "uze.hooks.delivery"):

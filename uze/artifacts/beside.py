@@ -8,14 +8,18 @@ the folder and file kinds' `merge`.
 
 from __future__ import annotations
 
+import glob
 import itertools
+import re
 from pathlib import Path
 from typing import Final
 
 from uze.projections.digest import content_digest
+from uze.projections.tree import list_files
 from uze.transaction import Transaction
 
 NEW_SUFFIX: Final = ".uze-new"
+_NEW_NAME: Final = re.compile(r".+\.uze-new(\.[0-9]+)?")
 
 
 def live_digest(path: Path) -> str | None:
@@ -49,3 +53,17 @@ def write_beside(tx: Transaction, path: Path, data: bytes) -> Path:
     if write:
         tx.write(target, data, 0o644)
     return target
+
+
+def waiting(path: Path, *, folder: bool) -> list[Path]:
+    """The new versions an upgrade left beside edits (`<file>.uze-new`, `.uze-new.1`, ...): at
+    the file `path`, or anywhere below the folder `path` (links never followed), sorted."""
+    if folder:
+        if path.is_symlink() or not path.is_dir():
+            return []
+        return sorted(path / rel for rel, item in list_files(path).items()
+                      if _NEW_NAME.fullmatch(item.name) and not item.is_symlink())
+    if not path.parent.is_dir():
+        return []
+    found = path.parent.glob(glob.escape(path.name) + NEW_SUFFIX + "*")
+    return sorted(p for p in found if _NEW_NAME.fullmatch(p.name) and not p.is_symlink())

@@ -171,7 +171,7 @@ class Wanted(msgspec.Struct, frozen=True):
 
 
 def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wanted],
-              stack: contextlib.ExitStack) -> dict[str, str]:
+              stack: contextlib.ExitStack, root: Path) -> dict[str, str]:
     """Every package's consent question, before anything is written anywhere (ADR 0064): each
     package is checked out without writing under $UZE_HOME (the temporary repositories stay
     open on `stack` for the fetch into the mirror that follows), verified against its pin and
@@ -184,8 +184,7 @@ def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wa
     commits: dict[str, str] = {}
     for want in wanted:
         folder, found = stack.enter_context(materialised(
-            paths, want.source, ctx, ctx.location.project, commit=want.commit, cache=False,
-            pinned=want.pinned))
+            paths, want.source, ctx, root, commit=want.commit, cache=False, pinned=want.pinned))
         _verify(want.name, folder, want.pin)
         commits[want.name] = found.commit
         scope, _package, plan, _old, entries, _meta = prepare(
@@ -230,7 +229,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             _check_uncached(paths, ctx, [(n, parsed[n][0], usable.get(n)) for n in todo], stack)
         else:
             commits = ask_first(paths, ctx, options, [_wanted(n, parsed[n][0], usable.get(n))
-                                                      for n in todo], stack)
+                                                      for n in todo], stack, ctx.location.project)
         ready = []
         for name in todo:
             pin = usable.get(name)

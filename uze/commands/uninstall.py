@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Final, Literal
 
 import msgspec
 
@@ -64,6 +64,23 @@ def _decide(ctx: ScopeContext, receipt: Receipt, force: bool) -> list[tuple[Acti
         else:
             decisions.append((Action(key, "kept", _why_kept(state)), ""))
     return decisions
+
+
+WAITING: Final = "the new version an update left beside your edit; kept (it is yours)"
+
+
+def _waiting(ctx: ScopeContext, receipt: Receipt,
+             decisions: list[tuple[Action, Op]]) -> tuple[Action, ...]:
+    """The `.uze-new` files an upgrade left beside the edits of the package's files, and in
+    its folders kept whole: uninstall does not remove them, and says so (a trimmed plugin
+    folder lists what it keeps itself)."""
+    from uze.artifacts.beside import waiting
+
+    ops = {action.target: op for action, op in decisions}
+    return tuple(Action(ctx.location.display(new), "kept", WAITING)
+                 for r in receipt.artifacts
+                 if r.type == "file" or (r.type == "tree" and ops.get(kinds.record_key(r)) == "")
+                 for new in waiting(ctx.location.resolve(r.target), folder=r.type == "tree"))
 
 
 def _why_kept(state: str) -> str:
@@ -130,7 +147,9 @@ def uninstall(
     if dry_run:
         receipt = ctx.receipt(name)
         assert receipt is not None
-        return UninstallResult(name, tuple(a for a, _ in _decide(ctx, receipt, force)), True)
+        decisions = _decide(ctx, receipt, force)
+        return UninstallResult(name, tuple(a for a, _ in decisions)
+                               + _waiting(ctx, receipt, decisions), True)
     # projects.json (the GC roots) changes here, and the store lock guards it (gc, install).
     with locked(ctx, store=True):
         registered_projects(paths)  # a damaged registry is named before anything is written
@@ -138,7 +157,8 @@ def uninstall(
         if receipt is None:
             raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))
         decisions = _decide(ctx, receipt, force)
+        waiting = _waiting(ctx, receipt, decisions)
         _apply(ctx, receipt, decisions)
         ctx.forget_stamp(name)
         ctx.forget_consent(name)
-    return UninstallResult(name, tuple(a for a, _ in decisions), False)
+    return UninstallResult(name, tuple(a for a, _ in decisions) + waiting, False)

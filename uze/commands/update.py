@@ -9,6 +9,7 @@ again when what the package runs changed (ADR 0007).
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ class Drift(msgspec.Struct, frozen=True):
     current_tree: str
     state: str
     version: str = ""  # the version installed by update ("" otherwise)
+    notes: tuple[str, ...] = ()  # each edit update kept, and where the new version is
 
 
 class DriftReport(msgspec.Struct, frozen=True):
@@ -61,6 +63,7 @@ class DriftReport(msgspec.Struct, frozen=True):
                 out.append(f"{p.name}: {p.locked_version} -> {p.version} ({old} -> {new})")
             else:
                 out.append(f"{p.name} {p.locked_version}: {p.state} ({old} -> {new})")
+            out += [f"  {note}" for note in p.notes]
         return out or ["nothing pinned in uze.lock"]
 
 
@@ -117,23 +120,31 @@ def outdated(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) 
 
 
 def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
-    """Move each selected pin to what its ref points at now and install it there."""
+    """Move each selected pin to what its ref points at now and install it there: every
+    package's consent question first, before anything is written (ADR 0064)."""
+    from uze.commands.converge import Wanted, ask_first
+    from uze.install.edits import kept_edits
+
     ctx = open_scope(paths, options.scope, options.project, cwd)
     pins = declare.read_pair(ctx)[1]
-    report = []
-    for pin in _selected(pins, names):
-        drift = _drift(pin, *_current(paths, ctx, pin))
-        if drift.state == "current" or options.dry_run:
-            report.append(drift)
-            continue
-        step = msgspec.structs.replace(options, harness=",".join(pin.harnesses),
-                                       project=ctx.location.project, replace=True)
-        source = (Source("marketplace", pin.name, marketplace=pin.marketplace)
-                  if pin.marketplace else source_of(pin))
-        with materialised(paths, source, ctx, _root(ctx),
-                          commit=drift.current_commit) as (folder, found):
-            outcome = install_folder(paths, folder, found, step, cwd)
-        report.append(msgspec.structs.replace(
-            drift, state="updated", version=outcome.result.plan.package.version,
-            current_tree=outcome.result.plan.tree))
+    report = [_drift(pin, *_current(paths, ctx, pin)) for pin in _selected(pins, names)]
+    moving = [(pins[d.name], d) for d in report if d.state != "current" and not options.dry_run]
+    sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
+               if pin.marketplace else source_of(pin) for pin, _drift in moving}
+    with contextlib.ExitStack() as stack:
+        if not options.trust and moving:
+            ask_first(paths, ctx, options, [
+                Wanted(pin.name, sources[pin.name], drift.current_commit,
+                       harness=",".join(pin.harnesses)) for pin, drift in moving],
+                stack, _root(ctx))
+        for pin, drift in moving:
+            step = msgspec.structs.replace(options, harness=",".join(pin.harnesses),
+                                           project=ctx.location.project, replace=True)
+            with materialised(paths, sources[pin.name], ctx, _root(ctx),
+                              commit=drift.current_commit) as (folder, found):
+                outcome = install_folder(paths, folder, found, step, cwd)
+            report[report.index(drift)] = msgspec.structs.replace(
+                drift, state="updated", version=outcome.result.plan.package.version,
+                current_tree=outcome.result.plan.tree,
+                notes=tuple(kept_edits(ctx, outcome.result.actions)))
     return DriftReport(tuple(report), options.dry_run)

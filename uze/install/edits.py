@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import registry as kinds
+from uze.artifacts.beside import waiting
 from uze.artifacts.kind import Action
 
 if TYPE_CHECKING:
@@ -58,3 +59,18 @@ def edit_notes(actions: Sequence[Action]) -> list[str]:
     report of a converge or an update."""
     return [f"{a.target}: {a.detail}" for a in actions
             if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail)]
+
+
+def kept_edits(ctx: ScopeContext, actions: Sequence[Action]) -> list[str]:
+    """For an upgrade's report: each edit it kept, and where the new version waits (the
+    `.uze-new` files beside a file, or in a folder, that an update merged)."""
+    out = []
+    for action in actions:
+        if action.action == "kept":
+            out.append(f"{action.target}: {action.detail}")
+        elif action.action == "merge":
+            path = ctx.location.resolve(action.target)
+            new = [ctx.location.display(p) for p in waiting(path, folder=path.is_dir())]
+            out.append(f"{action.target}: your edit kept; the new version is in "
+                       + (", ".join(new) if new else "the package (nothing beside it changed)"))
+    return out
