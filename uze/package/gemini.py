@@ -35,6 +35,7 @@ from uze.package.model import Command, Manifest
 from uze.package.names import name_problem, version_problem
 from uze.package.servers import Dialect, read_servers
 from uze.package.tree import Tree
+from uze.package.validate import resource_text
 
 COMMANDS: Final = "commands/"
 READ_KEYS: Final = frozenset({"name", "version", "description", "mcpServers", "contextFileName"})
@@ -156,10 +157,8 @@ def read_commands(tree: Tree, warnings: list[str]) -> tuple[Command, ...]:
 
 
 def _command(tree: Tree, relpath: str, warnings: list[str]) -> Command | None:
-    found: list[str] = []
-    text = tree.text(relpath, found)
+    text = resource_text(tree, relpath, warnings)
     if text is None:
-        warnings.extend(f"{line}; skipped" for line in found)
         return None
     try:
         raw = tomllib.loads(text)

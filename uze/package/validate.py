@@ -177,14 +177,22 @@ def _frontmatter(tree: Tree, relpath: str, warnings: list[str]) -> dict[str, obj
     return None if parsed is None else parsed[0]
 
 
-def read_frontmatter(tree: Tree, relpath: str, warnings: list[str]
-                     ) -> tuple[dict[str, object], str] | None:
-    """Frontmatter and body; None, with a warning that says the file is skipped, when the
-    file is not UTF-8 or its frontmatter is not YAML (one resource, not the package)."""
+def resource_text(tree: Tree, relpath: str, warnings: list[str]) -> str | None:
+    """The file of one resource as text; None, with a warning that says it is skipped, when it
+    is not UTF-8."""
     found: list[str] = []
     text = tree.text(relpath, found)
     if text is None:
         warnings.extend(f"{line}; skipped" for line in found)
+    return text
+
+
+def read_frontmatter(tree: Tree, relpath: str, warnings: list[str]
+                     ) -> tuple[dict[str, object], str] | None:
+    """Frontmatter and body; None, with a warning that says the file is skipped, when the
+    file is not UTF-8 or its frontmatter is not YAML (one resource, not the package)."""
+    text = resource_text(tree, relpath, warnings)
+    if text is None:
         return None
     try:
         frontmatter, body = split_frontmatter(text)
