@@ -58,3 +58,30 @@ def test_the_seven_the_tests_describe_are_registered_in_registry_order() -> None
     from tests.helpers import SEVEN
 
     assert [h for h in HARNESS_IDS if h in SEVEN] == list(SEVEN)
+
+
+def _harness_imports(text: str) -> list[str]:
+    """The harness modules a source text imports by name (`uze.harnesses.<id>`)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            found += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found += [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+    return [name for name in found if name.startswith("uze.harnesses.")
+            and name.split(".")[2] in HARNESS_IDS and len(name.split(".")) == 3]
+
+
+def test_the_harness_import_finder_finds_both_forms() -> None:
+    text = "from uze.harnesses import codex, REGISTRY\nimport uze.harnesses.opencode\n"
+    assert _harness_imports(text) == ["uze.harnesses.codex", "uze.harnesses.opencode"]
+
+
+def test_only_uze_harnesses_imports_a_harness_module_by_name() -> None:
+    """Every other module asks `REGISTRY` (issue 29): a field, not a module's constant."""
+    found = {f"{path.relative_to(SOURCE.parent)}: {names}"
+             for path in sorted(SOURCE.rglob("*.py")) if SOURCE / "harnesses" not in path.parents
+             and (names := _harness_imports(path.read_text(encoding="utf-8")))}
+    assert found == set()
