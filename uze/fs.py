@@ -348,12 +348,11 @@ def remove_tree(path: Path) -> None:
         remove_file(path)
         return
     files: list[str] = []
-    folders: list[str] = []  # every folder after the folders inside it
-    for folder, dirnames, filenames in os.walk(path, topdown=False):
-        for name in dirnames:
-            child = os.path.join(folder, name)  # noqa: PTH118 (str paths on the hot path)
-            (files if os.path.islink(child) else folders).append(child)  # noqa: PTH114
-        files.extend(os.path.join(folder, name) for name in filenames)  # noqa: PTH118
+    folders: list[str] = [str(path)]  # each after its parent; no recursion (os.walk's is deep)
+    for folder in folders:  # the list grows while it is walked: breadth first
+        with os.scandir(folder) as entries:
+            for entry in entries:  # a link to a folder is a file here: unlinked, not followed
+                (folders if entry.is_dir(follow_symlinks=False) else files).append(entry.path)
     if len(files) < _UNLINK_POOL_FROM:
         for name in files:
             _unlink(name)
@@ -362,9 +361,8 @@ def remove_tree(path: Path) -> None:
 
         with ThreadPoolExecutor(max_workers=_UNLINKERS) as pool:
             list(pool.map(_unlink, files))  # re-raises the first failure
-    for folder in folders:
-        os.rmdir(folder)  # noqa: PTH106 (a str path from os.walk)
-    path.rmdir()
+    for folder in reversed(folders):  # every folder after the folders inside it, `path` last
+        os.rmdir(folder)  # noqa: PTH106 (a str path from scandir)
 
 
 _UNLINKERS: Final = 16
@@ -373,7 +371,7 @@ _UNLINK_POOL_FROM: Final = 64  # files; fewer are unlinked in the calling thread
 
 def _unlink(name: str) -> None:
     with contextlib.suppress(FileNotFoundError):
-        os.unlink(name)  # noqa: PTH108 (a str path from os.walk)
+        os.unlink(name)  # noqa: PTH108 (a str path from scandir)
 
 
 def scratch_dir(prefix: str) -> Path:

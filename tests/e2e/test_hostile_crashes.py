@@ -86,10 +86,11 @@ def test_a_package_nesting_folders_a_thousand_deep_is_refused_by_location(
     assert snapshot(sandbox) == before
 
 
-def test_status_reads_a_delivered_skill_someone_nested_a_thousand_folders_deep(
+def test_status_and_uninstall_walk_a_delivered_skill_someone_nested_a_thousand_folders_deep(
         sandbox: Sandbox, uze: Uze) -> None:
     """A hostile repository commits a deep tree inside a delivered skill folder: status walks
-    it without recursing and reports the skill changed."""
+    it without recursing and reports the skill changed, and `uninstall --force` removes it
+    whole (the trash is emptied without recursing too)."""
     assert_ok(uze("install", _package(sandbox.root), "--harness", "codex"))
     skill = next(p for p in (sandbox.project / ".agents" / "skills").iterdir())
     _deep_folder(skill)
@@ -99,6 +100,10 @@ def test_status_reads_a_delivered_skill_someone_nested_a_thousand_folders_deep(
     states = {p["state"] for pkg in json.loads(result.stdout)["packages"]
               for p in pkg["projections"] if p["kind"] == "skill"}
     assert states == {"drifted"}
+    result = uze("uninstall", "pkg", "--force")
+    assert result.returncode == 0, result.stderr
+    assert not skill.exists()
+    assert not (sandbox.project / ".uze" / "receipts").exists()
 
 
 def _nested(levels: int) -> str:
