@@ -23,7 +23,7 @@ from typing import Annotated, Final
 
 import msgspec
 
-from uze.errors import UsageError, UzeError
+from uze.errors import UsageError, UzeError, redacted
 from uze.nesting import TooDeep, parse_bounded
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import check_ref, check_subdirectory, parse_source
@@ -143,8 +143,8 @@ def _pin_problem(pkg: LockedPackage) -> str | None:
         return exc.message
     if parsed.kind != "git" or parsed.fetch_url or parsed.canonical() != pkg.source \
             or parsed.ref or parsed.subdirectory:
-        return (f"source {pkg.source!r} is not a git URL in canonical form (no credentials, "
-                "ref or subdirectory in it)")
+        return (f"source {redacted(pkg.source)!r} is not a git URL in canonical form (no "
+                "credentials, ref or subdirectory in it)")
     return None if pkg.commit else "a git source is pinned by its commit, and none is given"
 
 
