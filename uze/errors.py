@@ -167,6 +167,19 @@ class RequirementUnmet(UzeError):
         )
 
 
+class NothingToDeliver(UzeError):
+    """Every route the package would take to the targeted harnesses is unsupported: installing
+    it would write nothing but a receipt (adr/0069)."""
+
+    def __init__(self, package: str, harnesses: Sequence[str], reasons: Sequence[str]) -> None:
+        super().__init__(
+            f"nothing to deliver: {package} has no route to {', '.join(harnesses)}",
+            hint="choose other harnesses with --harness (`uze check SOURCE --harness all` "
+                 "shows every route)",
+            details=reasons,
+        )
+
+
 class Blocked(UzeError):
     """A file uze must edit cannot be edited safely. Raise a subclass: each names the cause
     and carries the hint that fixes it."""

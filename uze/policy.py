@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Final, Literal
 
 import msgspec
 
-from uze.errors import RequirementUnmet, UzeError
+from uze.errors import NothingToDeliver, RequirementUnmet, UzeError
 from uze.nesting import TooDeep, parse_bounded
 from uze.paths import Paths
 from uze.sources.spec import Source
@@ -171,9 +171,13 @@ def load_policy(paths: Paths) -> Policy:
 
 
 def check_plan(plan: Plan) -> None:
-    """Refuse a plan before anything asks or writes: RequirementUnmet where its author required a
+    """Refuse a plan before anything asks or writes: NothingToDeliver where every route is
+    unsupported, RequirementUnmet where its author required a
     native route a harness cannot give, then UzeError for what the policy denies (`--trust` and
     a stored consent cannot lift either)."""
+    if plan.projections and all(p.route == "unsupported" for p in plan.projections):
+        raise NothingToDeliver(plan.package.name, plan.harnesses, [
+            f"{p.harness}: {p.kind} {p.resource}: {p.reason}" for p in plan.projections])
     unmet = plan.unmet_requirements()
     if unmet:
         raise RequirementUnmet(plan.package.name, [

@@ -107,3 +107,24 @@ def test_a_package_whose_every_offer_is_skipped_is_refused_and_writes_nothing(
             ".: nothing to deliver: all the package offers is skipped or not installed "
             "(see above)")
         assert snapshot(sandbox) == before
+
+
+def test_a_package_with_no_route_to_the_chosen_harnesses_is_refused(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    before = snapshot(sandbox)
+
+    result = uze("install", DATA / "claude-hooks", "--harness", "antigravity,deepseek_harness",
+                 "--trust")
+
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert lines[-2:] == [
+        "uze: error: nothing to deliver: claude-hooks has no route to antigravity, "
+        "deepseek_harness",
+        "hint: choose other harnesses with --harness (`uze check SOURCE --harness all` shows "
+        "every route)"]
+    assert "antigravity: hook PreToolUse-0: Claude-protocol hook; no translation to " \
+        "antigravity" in lines
+    assert snapshot(sandbox) == before
+    assert_ok(uze("check", DATA / "claude-hooks", "--harness", "antigravity"))  # check shows it
