@@ -54,8 +54,10 @@ def test_claude_code_gets_the_package_whole_and_status_shows_each_harness_label(
     plugin = base / "skills" / "kit"
     written = {p.relative_to(plugin).as_posix(): p.read_bytes()
                for p in plugin.rglob("*") if p.is_file()}
+    # every byte but the skill's frontmatter `name`, which OpenCode would list (adr/0070)
     assert written == {p.relative_to(source).as_posix(): p.read_bytes()
-                       for p in source.rglob("*") if p.is_file()}
+                       for p in source.rglob("*") if p.is_file()} | {
+        "skills/brainstorm/SKILL.md": SKILL.replace("name: brainstorm\n", "").encode()}
     assert (plugin / "hooks" / "start.sh").stat().st_mode & 0o111
     assert not (base / "settings.json").exists()  # the plugin's own hooks file carries them
     assert not (base / "agents").exists()
@@ -179,7 +181,7 @@ def test_a_package_uze_cannot_hand_over_whole_gets_a_generated_plugin(
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
-def test_opencode_which_reads_claude_codes_skill_root_says_it_lists_the_plugin_skill_too(
+def test_opencode_which_reads_claude_codes_skill_root_is_offered_the_skill_once_from_its_copy(
     sandbox: Sandbox, uze: Uze, scope: str
 ) -> None:
     document = as_json(assert_ok(uze("install", _plugin(sandbox.root), "--harness",
@@ -188,8 +190,15 @@ def test_opencode_which_reads_claude_codes_skill_root_says_it_lists_the_plugin_s
 
     rows = _rows(document)
     opencode = rows[("skill", "brainstorm", "opencode")]
-    assert opencode["route"] == "degraded"
-    assert "opencode also lists it as 'brainstorm' from Claude Code's plugin folder" \
-        in opencode["reason"]
-    assert opencode["label"] == "kit-brainstorm"
+    assert (opencode["route"], opencode["label"]) == ("native", "kit-brainstorm"), opencode
+    assert opencode["target"] == (".agents/skills/kit-brainstorm" if scope == "project"
+                                  else "~/.agents/skills/kit-brainstorm"), opencode
     assert rows[("skill", "brainstorm", "codex")]["route"] == "native"  # reads other roots
+    # Claude Code's plugin copy names no skill: OpenCode, scanning .claude/skills/**, lists
+    # none from it (adr/0070; the real binary: tests/conformance/test_exactly_once.py)
+    base = sandbox.project if scope == "project" else sandbox.home
+    named = [p for p in (base / ".claude/skills").rglob("SKILL.md")
+             if "\nname:" in p.read_text(encoding="utf-8")]
+    assert named == []
+    copy = (base / ".agents/skills/kit-brainstorm/SKILL.md").read_text(encoding="utf-8")
+    assert copy.startswith("---\nname: kit-brainstorm\n"), copy

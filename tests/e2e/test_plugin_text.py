@@ -15,6 +15,7 @@ import pytest
 from tests.conftest import Sandbox
 from tests.e2e.conftest import THE_SEVEN, Uze, as_json, assert_ok, snapshot
 from tests.helpers import build_tree
+from uze.plan.skill_roots import unlisted_elsewhere
 
 pytestmark = pytest.mark.e2e
 
@@ -104,8 +105,9 @@ def test_every_harness_reads_the_plugins_references_under_its_own_labels(
             path = sandbox.project / ".claude/skills/kit"  # verbatim; the row names its part
             written = {p.relative_to(path).as_posix(): p.read_bytes()
                        for p in path.rglob("*") if p.is_file()}
-            assert written == {p.relative_to(kit).as_posix(): p.read_bytes()
-                               for p in kit.rglob("*") if p.is_file()}
+            # but for each SKILL.md's frontmatter `name` (adr/0070)
+            assert written == unlisted_elsewhere({p.relative_to(kit).as_posix(): p.read_bytes()
+                                                  for p in kit.rglob("*") if p.is_file()})
             assert row["route"] == "native" and "rewritten" not in row["reason"]
         elif key[:2] == ("skill", "plan"):
             assert _body((path / "SKILL.md").read_bytes()) == PLAN.format_map(labels).encode()

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import msgspec
-
 from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
@@ -29,7 +27,7 @@ from uze.plan.envelopes import context_note
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
 from uze.plan.references import rewrite_plan
-from uze.plan.skill_roots import choose_roots
+from uze.plan.skill_roots import RootChoice, choose_roots, unlisted_elsewhere
 from uze.projections.frontmatter import edit_frontmatter
 from uze.trust import executions
 
@@ -114,10 +112,7 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
 def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
     """Each command: the harness's own command surface (the plugin folder for the harness
     that loads it), else a skill only the user invokes."""
-    skilled = [h for h in b.harnesses if h not in SURFACES
-               and lookup(h, "command").route != "unsupported"]
-    choice = choose_roots({h: REGISTRY[h].skill_roots(b.loc) for h in skilled},
-                          {h for h in skilled if REGISTRY[h].dedupes_skills})
+    choice, seen_by = _command_roots(b)
     for command in b.package.commands:
         folder = labels.command_skill_folder(b.package, command)
         users: dict[Path, list[str]] = {}
@@ -127,6 +122,8 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
                 rendered = render_command(harness, command,
                                           b.package.files[command.relpath].data)
                 cap = Capability(rendered.route, rendered.reason, cap.source)
+                if harness in seen_by:
+                    cap = _offered_as_skill(cap, harness, folder, seen_by[harness], b.loc)
                 label = labels.command(harness, b.package, command, surface=True)
                 if plugin is not None and harness == plugin.harness:
                     b.add("command", command.name, harness, plugin.route(cap), plugin.path,
@@ -152,6 +149,40 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
             files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
                                            tuple(harnesses)))
+
+
+def _command_roots(b: Builder) -> tuple[RootChoice, dict[str, Path]]:
+    """Where the skills that carry commands go, and the harnesses with a command surface that
+    would list them too (each with the root it reads them from).
+
+    A harness with its own command surface (OpenCode) must not also find the command as a
+    skill its model may invoke (issue 31 item 5): roots it reads are left out, unless that
+    leaves a harness unserved (Antigravity reads only `.agents/skills`); then its command row
+    is degraded and says so (ADR 0070)."""
+    skilled = [h for h in b.harnesses if h not in SURFACES
+               and lookup(h, "command").route != "unsupported"]
+    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in skilled}
+    dedupes = {h for h in skilled if REGISTRY[h].dedupes_skills}
+    surfaced = {h: REGISTRY[h].skill_roots(b.loc) for h in b.harnesses
+                if h in SURFACES and lookup(h, "command").route != "unsupported"}
+    avoid = {root for roots in surfaced.values() for root in roots}
+    apart = choose_roots({h: tuple(r for r in roots if r not in avoid)
+                          for h, roots in reads.items()}, dedupes)
+    shared = choose_roots(reads, dedupes)
+    choice = apart if len(apart.serving) >= len(shared.serving) else shared
+    written = set(choice.serving.values()) if b.package.commands else set()
+    seen_by = {h: next(r for r in roots if r in written)
+               for h, roots in surfaced.items() if written & set(roots)}
+    return choice, seen_by
+
+
+def _offered_as_skill(cap: Capability, harness: str, folder: str, root: Path,
+                      loc: Location) -> Capability:
+    """`harness`'s command row when it also lists the command's skill copy (`_command_roots`):
+    degraded, because its model can invoke what only the user should."""
+    why = (f"{harness} also lists it as the skill {folder!r} from {loc.display(root)}, "
+           "which uze writes for another harness: its model can invoke this user-only command")
+    return Capability("degraded", "; ".join(filter(None, [cap.reason, why])), cap.source)
 
 
 def _as_skill(cap: Capability, harness: str, command: Command) -> Capability:
@@ -247,32 +278,17 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
 
 
 def _plan_claude_plugin(b: Builder, harness: str) -> None:
-    """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041)."""
+    """The whole package, its own manifest included, as one Claude Code plugin (ADR 0041);
+    its SKILL.md files without their frontmatter `name` (ADR 0070)."""
     path = claude_plugin.folder(b.loc, b.package)
     cap = Capability("native", claude_plugin.reason(b.loc), "uze/plan/claude_plugin.py")
     parts = claude_plugin.parts(b.package)
     for kind, resource, label, feature in claude_plugin.resources(b.package, harness):
         b.add(kind, resource, harness, cap, path, feature, label=label,
               part=parts.get((kind, resource), ""))
-    files = {rel: f.data for rel, f in b.package.files.items()}
+    files = unlisted_elsewhere({rel: f.data for rel, f in b.package.files.items()})
     executables = frozenset(rel for rel, f in b.package.files.items() if f.executable)
     b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, (harness,)))
-
-
-def _also_in_claude_plugin(b: Builder, harnesses: tuple[str, ...]) -> None:
-    """A harness that reads Claude Code's skill root (OpenCode scans `.claude/skills/**`) also
-    lists the plugin's skills, under their own names: its rows are degraded and say so."""
-    root = claude_plugin.folder(b.loc, b.package).parent
-    readers = {h for h in harnesses if root in REGISTRY[h].skill_roots(b.loc)}
-    for index, p in enumerate(b.projections):
-        if p.kind != "skill" or p.harness not in readers or p.path is None:
-            continue
-        skill = next(s for s in b.package.skills if s.name == p.resource)
-        listed = labels.own_name(skill)
-        why = (f"{p.harness} also lists it as {listed!r} from Claude Code's plugin folder "
-               f"{b.loc.display(root / b.package.name)}, which it reads too")
-        reason = "; ".join(filter(None, [p.reason, why]))
-        b.projections[index] = msgspec.structs.replace(p, route="degraded", reason=reason)
 
 
 def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[str, ...]) -> Plan:
@@ -292,8 +308,6 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
     elif loads:
         plugin = claude_generated.start(loc, package, loads[0])
     _plan_skills(rest, plugin)
-    if rest is not b:
-        _also_in_claude_plugin(b, rest.harnesses)
     _plan_commands(rest, plugin)
     for agent in package.agents:
         _plan_agent(rest, agent, plugin)

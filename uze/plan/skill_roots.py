@@ -3,7 +3,9 @@
 Harnesses read overlapping roots (OpenCode reads .claude/skills and .agents/skills; Codex reads
 .agents/skills and .codex/skills). The choice is a small exact-cover search: the fewest
 folders such that each harness reads exactly one of them (at least one, for a harness seen
-listing a name once across roots), preferring each harness's first-listed root. Pure.
+listing a name once across roots), preferring each harness's first-listed root. A root one
+harness reads recursively (OpenCode lists every `.claude/skills/**/SKILL.md` that has a `name`)
+gets the plugin folder of another without names (`unlisted_elsewhere`, ADR 0070). Pure.
 """
 
 from __future__ import annotations
@@ -13,6 +15,10 @@ from itertools import combinations
 from pathlib import Path
 
 import msgspec
+
+from uze.projections.frontmatter import edit_frontmatter
+
+SKILL_FILE = "SKILL.md"
 
 
 class RootChoice(msgspec.Struct, frozen=True):
@@ -77,4 +83,23 @@ def _unserved(reads: Mapping[str, Sequence[Path]], kept: Sequence[str]) -> dict[
                 f"every skill root it reads ({roots}) would make another targeted harness "
                 "discover the skill twice"
             )
+    return out
+
+
+def unlisted_elsewhere(files: Mapping[str, bytes]) -> dict[str, bytes]:
+    """`files` of a Claude Code plugin folder with the frontmatter `name` dropped from every
+    `SKILL.md` at any depth, every other byte kept.
+
+    Claude Code lists a plugin's skills by folder whatever that `name` says; OpenCode scans its
+    skill root recursively and lists each `SKILL.md` that has a `name`, and none without one
+    (claude 2.1.197, opencode 1.18.33; ADR 0048, ADR 0070). Without it, OpenCode lists each skill
+    of the plugin only from the copy uze writes for it. A file with no frontmatter is kept as is.
+    """
+    out = dict(files)
+    for rel, data in files.items():
+        if rel.rsplit("/", 1)[-1] == SKILL_FILE:
+            edited = edit_frontmatter(data, {}, drop=["name"])
+            # only a drop shortens it: a file with no closed frontmatter would gain an empty one
+            if len(edited) < len(data):
+                out[rel] = edited
     return out

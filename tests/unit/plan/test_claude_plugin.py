@@ -55,7 +55,7 @@ def test_only_a_claude_native_package_read_whole_is_handed_over_whole(
 
 
 @pytest.mark.parametrize("scope", ["project", "user"])
-def test_claude_code_gets_one_tree_of_every_file_and_the_others_their_projections(
+def test_claude_code_gets_one_tree_of_every_file_named_skills_unnamed_and_the_others_theirs(
     tmp_path: Path, scope: str
 ) -> None:
     package = _package(tmp_path)
@@ -64,7 +64,9 @@ def test_claude_code_gets_one_tree_of_every_file_and_the_others_their_projection
     plan = plan_install(package, "0" * 64, loc, ("claude_code", "codex"))
     claude = [a for a in plan.artifacts if "claude_code" in a.harnesses]
     assert len(claude) == 1 and isinstance(claude[0], PlannedTree)
-    assert dict(claude[0].files) == {rel: f.data for rel, f in package.files.items()}
+    # every byte but the SKILL.md `name`, which would make OpenCode list it too (adr/0070)
+    assert dict(claude[0].files) == {rel: f.data for rel, f in package.files.items()} | {
+        "skills/plan/SKILL.md": b"---\ndescription: Plan.\n---\nPlan.\n"}
     root = tmp_path / "project" / ".claude" if scope == "project" else tmp_path / "home/.claude"
     assert claude[0].path == root / "skills" / "kit"
     rows = [p for p in plan.projections if p.harness == "claude_code"]

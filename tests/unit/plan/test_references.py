@@ -18,6 +18,7 @@ from uze.plan import claude_plugin
 from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.planner import plan_install
 from uze.plan.references import _shared, references, rewrite
+from uze.plan.skill_roots import unlisted_elsewhere
 
 LABELS = {(False, "kit:plan"): "kit-plan", (False, "kit:git:sync"): "kit-git-sync",
           (True, "kit:git:sync"): "/kit-git-sync", (False, "kit:plan-b"): "kit-plan-b"}
@@ -128,7 +129,8 @@ def test_each_harness_gets_its_labels_and_claude_codes_plugin_copy_stays_verbati
     package, plan = _plan(tmp_path, FILES)
     plugin = next(a for a in plan.artifacts if isinstance(a, PlannedTree)
                   and a.path == claude_plugin.folder(plan.location, package))
-    assert dict(plugin.files) == {rel: f.data for rel, f in package.files.items()}
+    assert dict(plugin.files) == unlisted_elsewhere(  # references as written (adr/0070)
+        {rel: f.data for rel, f in package.files.items()})
     skills = [a for a in plan.artifacts if isinstance(a, PlannedTree) and a.path.name == "kit-plan"]
     assert skills
     for tree in skills:
