@@ -125,6 +125,23 @@ def test_pins_required_refuses_a_branch_and_installs_a_commit(sandbox: Sandbox, 
     assert_ok(uze("install", "--harness", "codex"))  # the lock's commit is a pin
 
 
+def test_update_cannot_move_a_pin_past_pins_required(sandbox: Sandbox, uze: Uze) -> None:
+    """A pin `uze update` would move is a commit nobody chose: refused; the lock's own commit
+    still installs."""
+    repo = Repo(sandbox.root / "repos" / "flow.git")
+    first = repo.commit({"plugin.json": '{"name": "flow", "version": "1.0.0"}',
+                         "skills/s/SKILL.md": SKILL})
+    assert_ok(uze("install", f"git+{repo.url}", "--harness", "codex"))
+    repo.commit({"plugin.json": '{"name": "flow", "version": "1.1.0"}'})
+    policy = _policy(sandbox, "[pins]\nrequired = true\n")
+    before = snapshot(sandbox)
+    _refused(uze("update"), "is not pinned to a commit",
+             f"refused by the policy rule [pins] required = true ({policy})")
+    assert snapshot(sandbox) == before
+    assert f'commit = "{first}"' in (sandbox.project / "uze.lock").read_text(encoding="utf-8")
+    assert_ok(uze("install", "--harness", "codex"))
+
+
 @pytest.mark.parametrize(("text", "problem"), [
     ('[powers]\ndeny = ["hoks"]\n', "Invalid enum value 'hoks' - at `$.powers.deny[0]`"),
     ('[sources]\nallowed = ["x"]\n', "unknown field `allowed`"),

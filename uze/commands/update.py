@@ -20,6 +20,7 @@ from uze.commands.acquire import Options, install_folder, materialised
 from uze.commands.declare import source_of
 from uze.errors import UzeError
 from uze.paths import Paths
+from uze.policy import load_policy
 from uze.sources.lockfile import LockedPackage
 from uze.sources.spec import Source
 from uze.state.context import ScopeContext, open_scope
@@ -131,6 +132,9 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
     moving = [(pins[d.name], d) for d in report if d.state != "current" and not options.dry_run]
     sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
                if pin.marketplace else source_of(pin) for pin, _drift in moving}
+    policy = load_policy(paths)
+    for pin, _moved in moving:  # a moved pin is nobody's choice: not past `[pins] required`
+        policy.check_source(_entry_source(paths, pin), _root(ctx))
     with contextlib.ExitStack() as stack:
         if not options.trust and moving:
             ask_first(paths, ctx, options, [
