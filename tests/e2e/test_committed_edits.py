@@ -89,6 +89,7 @@ def test_a_committed_edit_is_kept_adopted_and_named_and_force_puts_the_locked_by
     assert done.returncode == 0, done.stderr
     assert f"  {SKILL.rsplit('/', 1)[0]}: a committed edit (not as the locked package has it); " \
         "kept and adopted as edited" in done.stdout
+    assert f"\n    {SKILL} (edited)\n" in done.stdout
     assert (clone / SKILL).read_bytes() == committed
     assert _states(uze, clone, zoe) == {".agents/skills/notes-tips": "drifted"}
     assert "unconsented" not in _receipt(clone)
@@ -96,7 +97,7 @@ def test_a_committed_edit_is_kept_adopted_and_named_and_force_puts_the_locked_by
     again = uze("install", cwd=clone, env=zoe)  # kept edits are the user's: nothing to do
     assert again.returncode == 0, again.stderr
     assert "notes 1.0.0: already installed" in again.stdout
-    assert f"  {SKILL.rsplit('/', 1)[0]}: edited; kept" in again.stdout
+    assert f"  {SKILL.rsplit('/', 1)[0]}: edited; kept\n    {SKILL} (edited)\n" in again.stdout
 
     forced = uze("install", "--force", cwd=clone, env=zoe)
     assert forced.returncode == 0, forced.stderr

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 
+from uze.artifacts.kind import Action
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
 from uze.errors import ConsentRequired, TrustRequired, UzeError
@@ -80,7 +81,7 @@ def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> tuple[str, .
     edited (kept: the user's, ADR 0064; with `force`, an edited one is put back, so not
     present); else a note per edited artifact."""
     from uze.artifacts import registry as kinds
-    from uze.install.edits import UNCONSENTED
+    from uze.install.edits import UNCONSENTED, edit_notes
 
     receipt = ctx.receipt(pin.name)
     if (receipt is None or receipt.tree != pin.tree or receipt.status != "complete"
@@ -90,8 +91,9 @@ def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> tuple[str, .
     allowed = ("matched",) if force else ("matched", "drifted")
     if any(state not in allowed for state in states.values()):
         return None
-    return tuple(f"{key}: " + (UNCONSENTED if key in receipt.unconsented else "edited; kept")
-                 for key, state in states.items() if state == "drifted")
+    kept = [Action(key, "kept", UNCONSENTED if key in receipt.unconsented else "edited; kept")
+            for key, state in states.items() if state == "drifted"]
+    return tuple(edit_notes(ctx, kept, receipt.artifacts))
 
 
 def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],
@@ -248,7 +250,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
                                            project=ctx.location.project, replace=True,
                                            adopt=True)
             outcome = install_folder(paths, folder, found, step, cwd)
-            done.append(_installed(outcome, found))
+            done.append(_installed(ctx, outcome, found))
     dropped = tuple(sorted(set(pins) - set(declared)))
     if dropped and not options.dry_run:
         _drop(ctx, dropped)
@@ -267,12 +269,13 @@ def _converged(pin: LockedPackage, action: str, notes: tuple[str, ...]) -> Conve
     return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree, notes)
 
 
-def _installed(outcome: Outcome, pin: declare.Pin) -> Converged:
+def _installed(ctx: ScopeContext, outcome: Outcome, pin: declare.Pin) -> Converged:
     from uze.install.edits import edit_notes
 
-    plan = outcome.result.plan
+    plan, receipt = outcome.result.plan, outcome.result.receipt
+    notes = edit_notes(ctx, outcome.result.actions, receipt.artifacts if receipt else ())
     return Converged(plan.package.name, "installed", plan.package.version, pin.declared,
-                     pin.commit, plan.tree, tuple(edit_notes(outcome.result.actions)))
+                     pin.commit, plan.tree, tuple(notes))
 
 
 def _write_clean(ctx: ScopeContext, clean: list[declare.Merged]) -> None:

@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Final
 from uze.artifacts import registry as kinds
 from uze.artifacts.beside import waiting
 from uze.artifacts.kind import Action
+from uze.projections.tree import list_files
 
 if TYPE_CHECKING:
     from uze.plan.model import Plan
     from uze.state.context import ScopeContext
-    from uze.state.receipts import Artifact, Receipt
+    from uze.state.receipts import Artifact, Receipt, TreeArtifact
 
 COMMITTED_KEPT: Final = ("a committed edit (not as the locked package has it); kept and adopted "
                          "as edited (`uze install --force` puts the locked bytes back)")
@@ -54,11 +55,34 @@ def unconsented_keys(plan: Plan, actions: Sequence[Action], previous: Receipt | 
     return sorted(carried | {a.target for a in actions if a.detail == UNCONSENTED})
 
 
-def edit_notes(actions: Sequence[Action]) -> list[str]:
+def edit_notes(ctx: ScopeContext, actions: Sequence[Action],
+               records: Sequence[Artifact] = ()) -> list[str]:
     """One line per artifact an install kept as edited or put back with --force, for the
-    report of a converge or an update."""
-    return [f"{a.target}: {a.detail}" for a in actions
-            if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail)]
+    report of a converge; under a folder kept as edited, one indented line per file that differs
+    (`records`: the receipt's artifacts)."""
+    folders = {kinds.record_key(r): r for r in records if r.type == "tree"}
+    out = []
+    for a in actions:
+        if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail):
+            record = folders.get(a.target) if a.action != "replace" else None
+            files = edited_below(ctx, record) if record is not None else []
+            out += [f"{a.target}: {a.detail}", *(f"  {file}" for file in files)]
+    return out
+
+
+def edited_below(ctx: ScopeContext, record: TreeArtifact) -> list[str]:
+    """Each file of a folder artifact that is not as uze wrote it: `path (edited)`, `(gone)`,
+    `(added)`, as targets."""
+    where = ctx.location.resolve(record.target)
+    live = list_files(where) if where.is_dir() and not where.is_symlink() else {}
+    out = []
+    for rel in sorted(live.keys() | record.files.keys()):
+        if rel not in live or rel not in record.files:
+            out.append(f"{record.target}/{rel} ({'gone' if rel not in live else 'added'})")
+        elif live[rel].is_symlink() or ctx.hashes.digest(
+                live[rel].path, live[rel].stat(follow_symlinks=False)) != record.files[rel]:
+            out.append(f"{record.target}/{rel} (edited)")
+    return out
 
 
 def kept_edits(ctx: ScopeContext, actions: Sequence[Action]) -> list[str]:
