@@ -117,7 +117,7 @@ def test_a_warm_mirror_missing_the_pinned_commit_fetches_once_for_all(
         shutil.copy2(sandbox.project / rel, project / rel)
     pulled = uze("install", "--frozen", cwd=project, env=env)
     assert pulled.returncode == 0, pulled.stderr
-    skill = project / ".agents" / "skills" / "alpha-alpha-do" / "SKILL.md"
+    skill = project / ".agents" / "skills" / "alpha-do" / "SKILL.md"
     assert skill.read_text(encoding="utf-8").endswith("alpha two\n")
     assert _asked(env, mono.url)["fetch"] <= 1
 
