@@ -4,9 +4,12 @@ A Claude-native plugin Claude Code gets whole (adr/0041) keeps its skills' front
 in the package; OpenCode scans Claude Code's skill root recursively, so the plugin copy would
 be a second listing beside OpenCode's own. Installed for Claude Code, Codex, Gemini CLI and
 OpenCode at once, each harness's own listing shows every skill and command exactly once, under
-the label `uze status` records, and nothing else of the package:
+the label `uze status` records, and nothing else of the package; its agent too, named with the
+package's prefix and never given it twice:
 
-* `claude -p /context`: `plan-kit:brainstorming`, `plan-kit:plan-kit` (skills), `plan-kit:tidy`;
+* `claude -p /context`: `plan-kit:brainstorming`, `plan-kit:plan-kit` (skills), `plan-kit:tidy`,
+  the agent `plan-kit:plan-kit-reader` (Claude Code's label for a plugin agent by its `name`);
+* `opencode agent list` and Codex's spawn_agent roles: `plan-kit-reader`;
 * `opencode debug skill`: `plan-kit-brainstorming` and `plan-kit` (the package named once),
   no `brainstorming` from the plugin copy, no command offered as a skill (`debug config`
   `command` lists `plan-kit-tidy`);
@@ -37,6 +40,7 @@ from uze.doctor import probes
 
 pytestmark = pytest.mark.conformance
 NAME = "plan-kit"
+AGENT = f"{NAME}-reader"  # already names the package: `plan-kit-reader`, never doubled
 HARNESSES = ("claude_code", "codex", "gemini_cli", "opencode")
 BINARIES = {"claude_code": "claude", "codex": "codex", "gemini_cli": "gemini",
             "opencode": "opencode"}
@@ -53,6 +57,10 @@ def build_plugin(dest: Path) -> Path:
         (dest / "skills" / skill / "SKILL.md").write_text(
             f"---\nname: {skill}\ndescription: {what} (uze exactly-once probe)\n---\n{what}.\n",
             encoding="utf-8")
+    (dest / "agents").mkdir()
+    (dest / "agents" / "reader.md").write_text(
+        f"---\nname: {AGENT}\ndescription: Reads files (uze exactly-once probe)\n---\nRead.\n",
+        encoding="utf-8")
     (dest / "commands").mkdir()
     (dest / "commands" / "tidy.md").write_text(
         "---\ndescription: Tidy the named files (uze exactly-once probe)\n---\nTidy $ARGUMENTS.\n",
@@ -64,21 +72,28 @@ def _claude(lab: Lab) -> Seen:
     events = probes.claude_events(lab.run("claude", *probes.CLAUDE_CONTEXT).stdout)
     init, _markdown = probes.claude_context(events)
     skills = init.get("skills") or []  # a skill is a slash command too: counted once
-    names = [*skills, *(c for c in init.get("slash_commands") or [] if c not in skills)]
+    names = [*skills, *(c for c in init.get("slash_commands") or [] if c not in skills),
+             *(f"@{a}" for a in init.get("agents") or [])]
     return Seen(probes.count(names), json.dumps(names))
 
 
 def _codex_skills(lab: Lab) -> Seen:
     params: dict[str, object] = {"cwds": [str(lab.sandbox.project)]}
     (result,) = lab.rpc("codex", probes.CODEX_APP_SERVER, [("skills/list", params)])
-    return probes.codex_skills(result["data"][0])  # type: ignore[index]
+    skills = probes.codex_skills(result["data"][0])  # type: ignore[index]
+    agents = probes.codex_agents(json.loads(lab.run("codex", *probes.CODEX_PROMPT_INPUT).stdout))
+    roles = probes.count(f"@{name}" for name in agents.counts.elements())
+    return Seen(skills.counts + roles, f"{skills.evidence}\n{agents.evidence}")
 
 
 def _opencode(lab: Lab) -> Seen:
     skills = probes.opencode_skills(lab.run("opencode", *probes.OPENCODE_SKILLS).stdout)
     config = json.loads(lab.run("opencode", "debug", "config").stdout)
     commands = [f"/{name}" for name in config.get("command") or {}]
-    return Seen(skills.counts + probes.count(commands), f"{skills.evidence}\n{commands}")
+    agents = probes.opencode_agents(lab.run("opencode", *probes.OPENCODE_AGENTS).stdout)
+    roles = probes.count(f"@{name}" for name in agents.counts.elements())
+    return Seen(skills.counts + probes.count(commands) + roles,
+                f"{skills.evidence}\n{commands}\n{agents.evidence}")
 
 
 def _gemini(lab: Lab) -> Seen:
@@ -96,26 +111,28 @@ LISTINGS: dict[str, Callable[[Lab], Seen]] = {
     "gemini_cli": _gemini,
     "opencode": _opencode,
 }
-# What each listing must show of the package, each exactly once (`/name`: a command).
+# What each listing must show of the package, each exactly once (`/name`: a command, `@name`:
+# an agent; Gemini CLI has no offline agent listing, tests/conformance/oracles.py).
 EXPECTED = {
-    "claude_code": {f"{NAME}:brainstorming", f"{NAME}:{NAME}", f"{NAME}:tidy"},
-    "codex": {f"{NAME}-brainstorming", NAME, f"{NAME}-tidy"},
+    "claude_code": {f"{NAME}:brainstorming", f"{NAME}:{NAME}", f"{NAME}:tidy",
+                    f"@{NAME}:{AGENT}"},
+    "codex": {f"{NAME}-brainstorming", NAME, f"{NAME}-tidy", f"@{AGENT}"},
     "gemini_cli": {f"{NAME}-brainstorming", NAME, f"/{NAME}-tidy"},
-    "opencode": {f"{NAME}-brainstorming", NAME, f"/{NAME}-tidy"},
+    "opencode": {f"{NAME}-brainstorming", NAME, f"/{NAME}-tidy", f"@{AGENT}"},
 }
 
 
 def _ours(harness: str, seen: Seen) -> dict[str, int]:
     """The listed names that belong to the package: its labels and its skills' own names."""
-    mine = ("brainstorming", "tidy", NAME)
+    mine = ("brainstorming", "tidy", "reader", NAME)
     return {name: n for name, n in seen.counts.items()
-            if name.lstrip("/") in mine or name.lstrip("/").startswith(f"{NAME}")}
+            if name.lstrip("/@") in mine or name.lstrip("/@").startswith(f"{NAME}")}
 
 
 def _rows(lab: Lab, scope: str) -> dict[tuple[str, str], dict[str, Any]]:
     status = json.loads(lab.uze("status", NAME, "--json", "--scope", scope).stdout)
     return {(p["kind"], p["harness"]): p for p in status["packages"][0]["projections"]
-            if p["resource"] in ("brainstorming", "tidy")}
+            if p["resource"] in ("brainstorming", "tidy", AGENT)}
 
 
 @pytest.mark.parametrize("scope", ("project", "user"))
@@ -136,8 +153,9 @@ def test_a_whole_claude_plugin_is_listed_exactly_once_by_every_harness(
             assert _ours(harness, seen) == dict.fromkeys(EXPECTED[harness], 1), (
                 f"{harness} should list each of {sorted(EXPECTED[harness])} exactly once "
                 f"and nothing else of {NAME}\n{seen.evidence[:6000]}")
-        labels = {rows[(kind, harness)]["label"] for kind in ("skill", "command")}
-        assert labels <= {n.lstrip("/") for n in EXPECTED[harness]}, (harness, labels)
+        kinds = ("skill", "command") if harness == "gemini_cli" else ("skill", "command", "agent")
+        labels = {rows[(kind, harness)]["label"] for kind in kinds}
+        assert labels <= {n.lstrip("/@") for n in EXPECTED[harness]}, (harness, labels)
         assert rows[("skill", harness)]["route"] == "native", rows[("skill", harness)]
 
     # the command as a user-only skill: Codex's model is not offered it (the row says how)
