@@ -16,6 +16,7 @@ from uze.paths import Paths
 from uze.state.context import (
     Created,
     ScopeContext,
+    drop_ignore,
     load_created,
     locked,
     open_scope,
@@ -95,6 +96,7 @@ def _prune(tx: Transaction, ctx: ScopeContext, created: Created, last: bool) -> 
     """Remove folders uze created once they are empty; forget the record when none remain."""
     if last:  # the record itself lives in .uze/: it must go before .uze/ can
         tx.remove(ctx.created_file)
+        drop_ignore(tx, ctx, created)
     deepest_first = sorted(created.dirs, key=lambda d: len(Path(d).parts), reverse=True)
     created.dirs = {
         rel for rel in deepest_first

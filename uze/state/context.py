@@ -239,6 +239,27 @@ def load_created(ctx: ScopeContext) -> Created:
     return Created(set(data.dirs), set(data.files))
 
 
+# `.uze/` is this machine's (ADR 0040): the folder says so to git itself (ADR 0061).
+IGNORE_ALL: Final = b"*\n"
+
+
+def keep_out_of_git(tx: Transaction, ctx: ScopeContext) -> None:
+    """Write `.uze/.gitignore` (`*`) when `tx` created the project's `.uze/` folder, so git
+    never offers it for a commit; the user's own `.gitignore` files are never touched."""
+    folder = ctx.location.project / ".uze"
+    if ctx.scope == "project" and folder in tx.created_dirs:
+        tx.write(folder / ".gitignore", IGNORE_ALL, 0o644)
+
+
+def drop_ignore(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
+    """Remove the `.uze/.gitignore` uze wrote (in a `.uze/` it created, still `*`), so the
+    folder can go with the last package."""
+    path = ctx.location.project / ".uze" / ".gitignore"
+    if ctx.scope == "project" and ".uze" in created.dirs and not path.is_symlink() \
+            and path.is_file() and path.read_bytes() == IGNORE_ALL:
+        tx.remove(path)
+
+
 def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
     """Record what uze created (only if it changed); forget the record when it is empty."""
     if created == load_created(ctx):
