@@ -475,7 +475,9 @@ def bench_fleet(mode: Mode, work: Path) -> dict[str, Any]:
             runs = interleaved(mode.startup_reps, {"python -c pass": PY_PASS,
                                                    "status": [*UZE, "status", "--json"],
                                                    # what a person types: rich's tables
-                                                   "status_human": [*UZE, "status"]},
+                                                   "status_human": [*UZE, "status"],
+                                                   # the CI gate (issue 30): exit 0 here
+                                                   "status_check": [*UZE, "status", "--check"]},
                                cwd=sb.project, env=sb.env)
             target = {"packages": i, **{k: summary(v) for k, v in runs.items()}}
     log("fleet: re-install of an unchanged package, store verify")
@@ -963,6 +965,15 @@ def evaluate_targets(res: dict[str, Any]) -> dict[str, Any]:
             r is not None and r <= 5, f"{r:.2f}x", "<= 5x",
             f"uze status (no --json), {t['packages']} packages x 7 harnesses; CPU time ratio "
             f"{_x(ratio(t['status_human'], t['python -c pass'], 'cpu_median'))}")
+    # Issue 30
+    if fleet and fleet.get("status_target") and "status_check" in fleet["status_target"]:
+        t = fleet["status_target"]
+        r = ratio(t["status_check"], t["python -c pass"])
+        out["status_check_within_5x_of_python"] = _verdict(
+            r is not None and r <= 5, f"{r:.2f}x", "<= 5x",
+            f"uze status --check (uze.toml + uze.lock against {t['packages']} packages x 7 "
+            f"harnesses); CPU time ratio "
+            f"{_x(ratio(t['status_check'], t['python -c pass'], 'cpu_median'))}")
     real = res.get("real")
     if real and "error" not in real:
         r = ratio(real["install_fresh"], real["floor"])
@@ -1047,6 +1058,9 @@ def report_fleet(res: dict[str, Any]) -> list[str]:
         if "status_human" in t:  # results.json of runs before it lack it
             lines.append(_row(f"status (tables, no --json), {t['packages']} packages", t["status_human"],
                               ratios(t["status_human"], t["python -c pass"])))
+        if "status_check" in t:  # results.json of runs before it lack it
+            lines.append(_row(f"status --check (the CI gate), {t['packages']} packages",
+                              t["status_check"], ratios(t["status_check"], t["python -c pass"])))
     lines.append(_row("re-install of an unchanged package", fleet["reinstall"],
                       f"{fleet['reinstall']['files_changed']} files changed"))
     pair = fleet["reinstall"].get("beside_fresh")

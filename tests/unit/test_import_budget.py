@@ -327,6 +327,7 @@ PLANNER = "start-up: the planner loads only when the re-install shortcut cannot 
 GIT = "start-up: git sources load only for a git source or marketplace"
 MARKET = "start-up: marketplaces load only for plugin@marketplace"
 DECLARED = "start-up: uze.toml and uze.lock load only where a package is declared or pinned"
+DRIFTED = "start-up: status reads an artifact file by file only when it is not as uze wrote it"
 TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 PLAIN_YAML = "start-up: PyYAML reads only frontmatter that is not plain `key: text` (ADR 0051)"
@@ -361,6 +362,9 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.sources.mirrors"): GIT,
     ("uze.state.context", "uze.sources.lockfile"): DECLARED,
     ("uze.state.context", "uze.sources.mirrors"): GIT + " (or a killed one's scratch mirror)",
+    ("uze.commands.declared", "uze.commands.declare"): DECLARED,
+    ("uze.commands.declared", "uze.artifacts.beside"): DRIFTED,
+    ("uze.commands.declared", "uze.projections.tree"): DRIFTED,
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
     **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):
        "start-up: an artifact kind loads when a plan or receipt first has one (ADR 0051)"

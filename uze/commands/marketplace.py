@@ -92,15 +92,17 @@ def _base(paths: Paths, text: str, cwd: Path) -> Source:
 
 
 @contextlib.contextmanager
-def _read(paths: Paths, base: Source, commit: str = "") -> Iterator[tuple[Path, str, str, bytes]]:
-    """(folder, commit, catalog path, catalog bytes) of a marketplace source."""
+def _read(paths: Paths, base: Source, commit: str = "", *, cache: bool = True
+          ) -> Iterator[tuple[Path, str, str, bytes]]:
+    """(folder, commit, catalog path, catalog bytes) of a marketplace source (`cache` False:
+    nothing written under $UZE_HOME)."""
     if base.kind == "folder":
         rel, raw = find_catalog(Path(base.location))
         yield Path(base.location), "", rel, raw
         return
     from uze.sources.mirrors import fetched
 
-    with fetched(paths, base, commit) as (folder, resolved):
+    with fetched(paths, base, commit, cache=cache) as (folder, resolved):
         rel, raw = find_catalog(folder)
         yield folder, resolved, rel, raw
 
@@ -169,6 +171,26 @@ def update(paths: Paths, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
                 _save(paths, Registry(marketplaces={**current.marketplaces, name: updated}))
         moved.append((name, found.commit, commit))
     return moved
+
+
+def read_again(paths: Paths, names: set[str], *, save: bool) -> dict[str, Catalog]:
+    """The catalog of each registered marketplace in `names`, read again from its source, one
+    read each (`outdated` and `update`: a marketplace's new release is seen without `uze
+    marketplace update` first). `save`: keep it, as `marketplace update` does; else nothing is
+    written anywhere. A name not registered is left out (its pins answer from the lock)."""
+    registered = load_registry(paths).marketplaces
+    chosen = tuple(sorted(n for n in names if n in registered))
+    if save:
+        update(paths, chosen)
+        return {name: cached for name, _r, cached in catalogs(paths) if name in chosen}
+    found = {}
+    for name in chosen:
+        entry = registered[name]
+        base = parse_source(entry.source, cwd=Path("/"), github=_github(paths))
+        with _read(paths, base, cache=False) as (_root, commit, rel, raw):
+            now = msgspec.structs.replace(entry, commit=commit, catalog=rel)
+            found[name] = _catalog(paths, name, now, raw)
+    return found
 
 
 def catalogs(paths: Paths) -> list[tuple[str, Registered, Catalog]]:

@@ -1,20 +1,25 @@
-"""`uze status [NAME]`: per package, resource and harness, the route and the live state."""
+"""`uze status [NAME] [--check]`: per package, resource and harness, the route and the live
+state; each package uze.toml declares and uze.lock pins against what is installed here; and
+every difference with the command that fixes it (`--check`: the CI gate, exit 1 on any)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
+from uze.commands.declared import Declared, Unreadable, declared_rows, edited_files
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
+from uze.state.consent import accepted
 from uze.state.context import ScopeContext, locked, open_scope, sweep_stamps
-from uze.vocabulary import State
+from uze.vocabulary import LiveState, State
 
 if TYPE_CHECKING:
-    from uze.state.receipts import Receipt
+    from uze.state.receipts import Artifact, Receipt
 
 
 class PackageStatus(msgspec.Struct, frozen=True):
@@ -24,6 +29,7 @@ class PackageStatus(msgspec.Struct, frozen=True):
     states: tuple[State, ...]  # parallel to receipt.projections
     source: str = ""  # as uze.lock pins it ("" without a pin)
     commit: str = ""
+    lock: str = ""  # its `Declared.state` (installed, other pin, undeclared, ...)
 
     def to_json(self) -> dict[str, Any]:
         """The `packages[]` object of `status --json` (docs/design.md, output documents)."""
@@ -34,7 +40,24 @@ class PackageStatus(msgspec.Struct, frozen=True):
         ]
         return {"name": r.name, "version": r.version, "scope": r.scope, "tree": r.tree,
                 "projections": projections, "executions": list(r.executions),
-                "source": self.source, "commit": self.commit}
+                "source": self.source, "commit": self.commit, "lock": self.lock}
+
+
+class Difference(msgspec.Struct, frozen=True):
+    """One way a scope differs from its uze.toml + uze.lock, and the command that fixes it.
+
+    `problem`: a `Declared.state` (not installed, other pin, ...), a live state of an artifact
+    (drifted, missing, conflict, blocked), `runs` (an edited artifact that runs: not what this
+    user accepted), `consent` (this user never accepted what it runs) or `unreadable`.
+    `files`: what differs, per file; `waiting`: new versions left beside edits (`.uze-new`)."""
+
+    name: str
+    scope: str
+    problem: str
+    message: str
+    fix: str
+    files: tuple[str, ...] = ()
+    waiting: tuple[str, ...] = ()
 
 
 class StatusResult(msgspec.Struct, frozen=True):
@@ -45,33 +68,100 @@ class StatusResult(msgspec.Struct, frozen=True):
     project: Path
     packages: tuple[PackageStatus, ...]
     untrusted_hooks: tuple[tuple[str, str, str], ...] = ()
+    declared: tuple[Declared, ...] = ()
+    differences: tuple[Difference, ...] = ()
+    gate: bool = False  # `status --check`: print every difference, exit 1 on any
 
     def to_json(self) -> dict[str, Any]:
-        """The whole `status --json` document."""
+        """The whole `status --json` document: `declared` (every package of uze.toml, uze.lock
+        and the receipts, with its state here) and `differences` (what `--check` fails on)."""
         return {"schema": 1, "project": str(self.project),
-                "packages": [p.to_json() for p in self.packages]}
+                "packages": [p.to_json() for p in self.packages],
+                "declared": [msgspec.to_builtins(d) for d in self.declared],
+                "differences": [msgspec.to_builtins(d) for d in self.differences]}
 
 
-def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]) -> PackageStatus:
+def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], lock: str
+                    ) -> tuple[PackageStatus, list[Difference]]:
     # The kinds build receipt records: they load once there is a receipt (ADR 0015).
     from uze.artifacts import parts
     from uze.artifacts.registry import inspect_record, record_key
 
     records = {record_key(a): a for a in receipt.artifacts}
     owners = {p.target: parts.owner(p.target, records) for p in receipt.projections}
-    live: dict[str, State] = {}
+    live: dict[str, tuple[Artifact, LiveState]] = {}  # a plugin folder's part by its own key
     for key, record in records.items():
         mine = {found[1] for found in owners.values() if found and found[0] == key}
         if parts.is_parted(record) and mine - {""}:
-            live |= {f"{key}/{part}" if part else key: state
+            live |= {f"{key}/{part}" if part else key: (record, state)
                      for part, state in parts.states(ctx, record, mine).items()}
         else:
-            live[key] = inspect_record(ctx, record)
+            live[key] = (record, inspect_record(ctx, record))
     states: tuple[State, ...] = tuple(
-        "undelivered" if p.route == "unsupported" else live.get(p.target, "missing")
+        "undelivered" if p.route == "unsupported" else live.get(p.target, (None, "missing"))[1]
         for p in receipt.projections
     )
-    return PackageStatus(receipt, states, *origin)
+    found = PackageStatus(receipt, states, *origin, lock=lock)
+    if lock == "other pin":  # the lock moved (a pull): its new files are no edit of anyone's
+        return found, []
+    out = [_difference(ctx, found, record, state, key)
+           for key, (record, state) in live.items() if state != "matched"]
+    if receipt.trust and not accepted(ctx.consent_file(receipt.name), ctx.consent_project,
+                                      receipt.name, receipt.trust):
+        out.append(Difference(receipt.name, receipt.scope, "consent",
+                              f"{receipt.name} runs commands you have not accepted here",
+                              f"`uze uninstall {receipt.name}`, then `uze install` (it asks)"))
+    return found, out
+
+
+_FIXES: dict[str, str] = {
+    "drifted": "`uze install --force` puts the locked bytes back (the edits are lost); "
+               "`uze uninstall {name}` keeps the edited copies",
+    "runs": "`uze install --force` puts back the bytes you accepted",
+    "missing": "`uze install` writes it again",
+    "conflict": "move what now owns the target away, then `uze install`",
+    "blocked": "repair each uze:begin/uze:end marker pair by hand, then run the command again",
+}
+
+
+def _runs(record: Artifact, carried: Sequence[tuple[str, str, str]], files: list[str]) -> bool:
+    """Whether an edit of `record` changes what runs: an MCP server or hook entry, uze's package
+    copy or hook wrappers, or an executable file."""
+    if any(kind in ("mcp", "hook") for kind, _r, _h in carried):
+        return True
+    if record.target.startswith((".uze/packages/", ".uze/hooks/")):
+        return True
+    if record.type == "tree":
+        return any(f.rpartition(" ")[0] == f"{record.target}/{x}"
+                   for f in files for x in record.executables)
+    return False
+
+
+def _difference(ctx: ScopeContext, package: PackageStatus, record: Artifact, state: LiveState,
+                key: str) -> Difference:
+    """One artifact (or part of a plugin folder, `key`) not as uze wrote it: the resources it
+    carries, its files, the fix."""
+    from uze.artifacts import parts
+    from uze.artifacts.registry import record_key
+
+    r = package.receipt
+    carried = [(p.kind, p.resource, p.harness) for p in r.projections if p.target == key]
+    files, waiting = edited_files(ctx, record) if state == "drifted" else ([key], [])
+    if key != record_key(record):  # a part: its own files, and the manifest every part reads
+        inside = (f"{key}/", f"{record.target}/{parts.MANIFEST}")
+        files = [f for f in files if f.startswith(inside)]
+        waiting = [w for w in waiting if w.startswith(inside)]
+    problem = "runs" if state == "drifted" and r.trust and _runs(record, carried, files) \
+        else state
+    what = ", ".join(sorted({f"{kind} {resource}" for kind, resource, _h in carried})) or key
+    harnesses = ", ".join(sorted({h for _k, _r, h in carried}))
+    message = f"{r.name}: {state} {what}" + (f" in {harnesses}" if harnesses else "")
+    if problem == "runs":
+        message += " (it runs: not what you accepted)"
+    fix = _FIXES[problem].format(name=r.name)
+    if package.lock == "undeclared":
+        fix = f"`uze uninstall {r.name}` (uze.toml does not declare it)"
+    return Difference(r.name, r.scope, problem, message, fix, tuple(files), tuple(waiting))
 
 
 def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
@@ -104,8 +194,11 @@ def status(
     scope: Literal["project", "user", "all"] = "all",
     project: Path | None = None,
     cwd: Path,
+    check: bool = False,
 ) -> StatusResult:
-    """Inspect installed packages without changing anything. Raises NotInstalled for NAME."""
+    """Inspect installed packages and compare each scope with its uze.toml + uze.lock, without
+    changing anything. `check`: the CI gate (`gate` set). Raises NotInstalled for a NAME
+    neither installed nor declared."""
     scopes: list[Literal["project", "user"]] = ["project", "user"] if scope == "all" else [scope]
     contexts = [open_scope(paths, s, project, cwd) for s in scopes]
     for ctx in contexts:
@@ -113,17 +206,35 @@ def status(
             with locked(ctx, store=False):
                 pass
         sweep_stamps(ctx)
-    found = [
-        _package_status(ctx, receipt, origin.get(receipt.name, ("", "")))
-        for ctx in contexts
-        for origin in (ctx.provenance(),)
-        for receipt in ctx.receipts()
-        if name is None or receipt.name == name
-    ]
-    if name is not None and not found:
+    found: list[PackageStatus] = []
+    rows: list[Declared] = []
+    differences: list[Difference] = []
+    for ctx in contexts:
+        receipts = ctx.receipts()
+        declared, unreadable = declared_rows(ctx, receipts)
+        declared = [d for d in declared if name is None or d.name == name]
+        rows += declared
+        differences += _declared_differences(declared, unreadable)
+        origin = ctx.provenance()
+        states = {d.name: d.state for d in declared}
+        for receipt in receipts:
+            if name is None or receipt.name == name:
+                package, more = _package_status(ctx, receipt, origin.get(receipt.name, ("", "")),
+                                                states.get(receipt.name, ""))
+                found.append(package)
+                differences += more
+    if name is not None and not rows:
         raise NotInstalled(name, scope,
                            ", ".join(c.location.display(c.receipts_dir) for c in contexts))
     for ctx in contexts:  # what was hashed now need not be read next time (ADR 0011)
         ctx.hashes.save(merge=name is not None)
     return StatusResult(contexts[0].location.project, tuple(found),
-                        _untrusted_hooks(paths, contexts, found))
+                        _untrusted_hooks(paths, contexts, found), tuple(rows),
+                        tuple(differences), check)
+
+
+def _declared_differences(rows: list[Declared], unreadable: Unreadable | None
+                          ) -> list[Difference]:
+    out = [Difference("", u.scope, "unreadable", u.message, u.fix) for u in [unreadable] if u]
+    return out + [Difference(d.name, d.scope, d.state, d.message, d.fix)
+                  for d in rows if d.state not in ("installed", "unknown")]

@@ -21,6 +21,7 @@ from uze.commands.declare import source_of
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.policy import load_policy
+from uze.sources.catalog import Catalog
 from uze.sources.lockfile import LockedPackage
 from uze.sources.spec import Source
 from uze.state.context import ScopeContext, open_scope
@@ -72,9 +73,11 @@ def _root(ctx: ScopeContext) -> Path:
     return ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
 
 
-def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage) -> tuple[str, str]:
-    """(commit, tree) the pin's source gives now; a git source's tree only when it moved."""
-    source = _entry_source(paths, pin)
+def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage,
+             fresh: dict[str, Catalog]) -> tuple[str, str]:
+    """(commit, tree) the pin's source gives now; a git source's tree only when it moved.
+    `fresh`: the catalogs of its marketplaces, read again for this command."""
+    source = _entry_source(paths, pin, fresh)
     if source.kind == "git":
         from uze.sources.git import current_commit
 
@@ -88,10 +91,17 @@ def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage) -> tuple[str, 
     return "", tree_of(folder)[1]
 
 
-def _entry_source(paths: Paths, pin: LockedPackage) -> Source:
+def _entry_source(paths: Paths, pin: LockedPackage, fresh: dict[str, Catalog]) -> Source:
     """Where a pin's package is now: a marketplace plugin's entry as the catalog lists it."""
     if not pin.marketplace:
         return source_of(pin)
+    if pin.marketplace in fresh:
+        entry = fresh[pin.marketplace].entry(pin.name)
+        if entry is None or entry.source is None:
+            raise UzeError(f"marketplace {pin.marketplace} no longer lists {pin.name}"
+                           + (f" as a source uze installs ({entry.why})" if entry else ""),
+                           hint=f"`uze search {pin.name}`; or `uze uninstall {pin.name}`")
+        return entry.source
     from uze.commands.marketplace import entry_source
 
     return entry_source(paths, Source("marketplace", pin.name, marketplace=pin.marketplace))
@@ -111,24 +121,38 @@ def _drift(pin: LockedPackage, commit: str, tree: str) -> Drift:
                  "outdated" if moved else "current")
 
 
+def _catalogs(paths: Paths, pins: list[LockedPackage], *, save: bool) -> dict[str, Catalog]:
+    """The catalogs of the registered marketplaces `pins` come from, read again, one read each."""
+    markets = {pin.marketplace for pin in pins if pin.marketplace}
+    if not markets:
+        return {}
+    from uze.commands.marketplace import read_again
+
+    return read_again(paths, markets, save=save)
+
+
 def outdated(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
-    """Each pinned package against its source now. Writes nothing; raises when a source
-    cannot be reached (never reports it up to date)."""
+    """Each pinned package against its source now (a marketplace plugin: against its
+    marketplace's catalog now). Writes nothing; raises when a source cannot be reached (never
+    reports it up to date)."""
     ctx = open_scope(paths, options.scope, options.project, cwd)
-    pins = declare.read_pair(ctx)[1]
-    return DriftReport(tuple(_drift(pin, *_current(paths, ctx, pin))
-                             for pin in _selected(pins, names)))
+    selected = _selected(declare.read_pair(ctx)[1], names)
+    fresh = _catalogs(paths, selected, save=False)
+    return DriftReport(tuple(_drift(pin, *_current(paths, ctx, pin, fresh)) for pin in selected))
 
 
 def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
-    """Move each selected pin to what its ref points at now and install it there: every
+    """Move each selected pin to what its ref points at now (a marketplace plugin: what its
+    marketplace lists now; the catalog is read again and kept) and install it there: every
     package's consent question first, before anything is written (ADR 0064)."""
     from uze.commands.converge import Wanted, ask_first
     from uze.install.edits import kept_edits
 
     ctx = open_scope(paths, options.scope, options.project, cwd)
     pins = declare.read_pair(ctx)[1]
-    report = [_drift(pin, *_current(paths, ctx, pin)) for pin in _selected(pins, names)]
+    selected = _selected(pins, names)
+    fresh = _catalogs(paths, selected, save=not options.dry_run)
+    report = [_drift(pin, *_current(paths, ctx, pin, fresh)) for pin in selected]
     moving = [(pins[d.name], d) for d in report if d.state != "current" and not options.dry_run]
     sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
                if pin.marketplace else source_of(pin) for pin, _drift in moving}

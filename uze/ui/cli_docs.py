@@ -39,12 +39,14 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("uze status", "one row per package, a mark per harness, then problems and fixes"),
         ("uze status hello", "every projection of one package: route, state, target"),
         ("uze status --json | jq '.packages[].name'", "the document of docs/design.md"),
+        ("uze status --check", "the CI gate: exit 1 on any difference from uze.toml + uze.lock"),
     ),
     "check": (
         ("uze check ./pkg", "validate a package; the route each resource would take"),
         ("uze check ./pkg --harness codex --json", "for one harness, as JSON"),
     ),
-    "list": (("uze list", "installed packages, project and user scope"),),
+    "list": (("uze list", "installed packages, project and user scope, and what uze.toml "
+                          "declares that is not installed here"),),
     "doctor": (
         ("uze doctor", "each harness: installed, version, evidence, skill roots"),
         ("uze doctor --probe", "also run each installed harness's own listings"),
@@ -59,13 +61,22 @@ NOTES: Final[dict[str, str]] = {
               "not delivered, `-` nothing is delivered (unsupported), `·` nothing for that "
               "harness; `!` follows when something is not as uze wrote it (drifted, missing, "
               "conflict, blocked) and `?` when Codex hooks wait for trust. Problems are listed "
-              "under the table, each with the command that fixes it.",
+              "under the table, each with the command that fixes it. Status reads `uze.toml` "
+              "and `uze.lock` too: on a fresh clone (`.uze/` is machine-local) it lists what "
+              "they declare and `uze install`; after a pull that moved a pin it says \"uze.lock "
+              "moved NAME to X: run `uze install`\"; an edit is named per file, with any "
+              "`.uze-new` file waiting beside it. `--check` prints every difference (not "
+              "installed, another pin, drifted, undeclared, consent missing, an unreadable "
+              "uze.toml or uze.lock) with its fix; in CI run `uze install --frozen --trust`, "
+              "then `uze status --check`.",
     "install": "On a terminal, without `--json`, an install or uninstall that runs longer than "
                "half a second shows its steps on standard error.",
 }
 
 EXIT_NOTES: Final[dict[str, str]] = {
     "check": "1 also when a projection the author required native cannot be native.",
+    "status": "1 with `--check` when the project differs from uze.toml + uze.lock in any way, "
+              "each difference printed with its fix; 0 otherwise (`--json` too).",
     "store verify": "1 also when an object is corrupt or missing.",
 }
 

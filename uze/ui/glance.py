@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 
 from uze.ui.console import Cell, add_row, styled_line
+from uze.ui.declared_view import difference_lines
 
 _PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
 _MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim"}
@@ -43,17 +44,6 @@ def harness_mark(routes: list[str], states: list[str], waiting: bool) -> str:
     if waiting:
         mark += "?"
     return mark
-
-
-def _problem_fix(name: str, state: str) -> str:
-    if state == "drifted":
-        return (f"`uze install <its folder> --force` overwrites the edits; `uze uninstall {name}` "
-                "keeps the edited copies (--force removes them)")
-    if state == "missing":
-        return "`uze install <its folder>` writes it again"
-    if state == "conflict":
-        return "move what now owns the target away, then `uze install <its folder>`"
-    return "repair each uze:begin/uze:end marker pair by hand, then run the command again"
 
 
 class FirstThatFits:
@@ -104,7 +94,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
                 in_place += 1
             elif state == "undelivered":
                 undelivered += 1
-            else:
+            elif package.lock != "other pin":  # a moved lock is one difference, not drift
                 problems.setdefault((r.name, r.scope), []).append(
                     (state, p.kind, p.resource, p.harness))
         trust_waiting = (r.name, r.scope) in waiting
@@ -139,26 +129,22 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         footer += f"; {what} in {where} ({first}{', ...' if len(found) > 2 else ''})"
     if undelivered:
         footer += f"; {undelivered} not delivered (unsupported)"
+    elsewhere = [d for d in result.declared
+                 if d.state not in ("installed", "undeclared", "unknown")]
+    if elsewhere:
+        footer += f"; {len(elsewhere)} not as uze.lock pins them"
     out += [styled_line(footer + "."), styled_line(LEGEND, style="dim")]
-    lines = _problem_lines(result, problems)
+    lines = _problem_lines(result)
     if lines:
         out.append(styled_line("Problems:"))
         out += [styled_line(line) for line in lines]
     return out
 
 
-def _problem_lines(result: StatusResult,
-                   problems: dict[tuple[str, str], list[tuple[State, str, str, str]]]) -> list[str]:
-    """Each problem with its fix, at most _MAX_PROBLEM_LINES lines (then where to see the rest)."""
-    lines: list[str] = []
-    for (name, _scope), found in problems.items():
-        by_state: dict[State, list[str]] = {}
-        for state, kind, resource, harness in found:
-            by_state.setdefault(state, []).append(f"{kind} {resource} in {harness}")
-        for state, items in by_state.items():
-            shown = ", ".join(items[:4]) + (f" and {len(items) - 4} more" if len(items) > 4 else "")
-            lines.append(f"  {name}: {state} {shown}")
-            lines.append(f"    fix: {_problem_fix(name, state)}")
+def _problem_lines(result: StatusResult) -> list[str]:
+    """Each difference from uze.toml + uze.lock with its fix (`declared_view`), then hooks that
+    wait for trust; at most _MAX_PROBLEM_LINES lines (then where to see the rest)."""
+    lines = [line for d in result.differences for line in difference_lines(d)]
     hooks: dict[str, int] = {}
     for name, _scope, _target in result.untrusted_hooks:
         hooks[name] = hooks.get(name, 0) + 1
@@ -172,5 +158,5 @@ def _problem_lines(result: StatusResult,
     if len(lines) > _MAX_PROBLEM_LINES:
         rest = len(lines) - _MAX_PROBLEM_LINES + 1
         lines = lines[:_MAX_PROBLEM_LINES - 1]
-        lines.append(f"  ... {rest} more lines: run `uze status NAME` for one package's detail")
+        lines.append(f"  ... {rest} more lines: `uze status --check` lists every one")
     return lines

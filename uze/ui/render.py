@@ -11,6 +11,7 @@ from rich.text import Text
 
 from uze.inert import inert
 from uze.ui.console import Cell, add_row, new_table, styled_line
+from uze.ui.declared_view import STATE_WORDS, check_lines, difference_lines, fresh_clone_lines
 from uze.ui.documents import instructions_json, planned_rows
 from uze.ui.glance import glance_view
 
@@ -99,8 +100,12 @@ def uninstall_view(result: UninstallResult) -> list[RenderableType]:
 def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableType]:
     """What a human reads for `uze status NAME` (full: one row per projection) or `uze status`
     (`glance_view`)."""
-    if not result.packages:
+    if result.gate:
+        return [styled_line(line) for line in check_lines(result)]
+    if not result.packages and not result.declared:
         return [styled_line(f"No packages installed for {result.project}.")]
+    if not result.packages:
+        return [styled_line(line) for line in fresh_clone_lines(result)]
     if not full:
         return glance_view(result)
     out: list[RenderableType] = []
@@ -112,7 +117,9 @@ def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableTy
         if data["executions"]:
             out.append(styled_line("Runs (accepted at install):"))
             out += [styled_line(f"  {line}") for line in data["executions"]]
-    return out
+    lines = [line for d in result.differences for line in difference_lines(d)]
+    return [*out, *([styled_line("Not as uze.toml and uze.lock say:")] if lines else []),
+            *(styled_line(line) for line in lines)]
 
 
 def list_view(found: list[Installed]) -> list[RenderableType]:
@@ -120,11 +127,15 @@ def list_view(found: list[Installed]) -> list[RenderableType]:
     if not found:
         return [styled_line("No packages installed.")]
     sourced = any(p.source for p in found)
-    table = new_table("package", "version", "scope", "harnesses", *(["source"] if sourced else []))
+    stated = any(p.state != "installed" for p in found)
+    table = new_table("package", "version", "scope", "harnesses", *(["source"] if sourced else []),
+                      *(["here"] if stated else []))
     for p in found:
         origin = [p.source + (f" at {p.commit[:12]}" if p.commit else "")] if sourced else []
-        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses), *origin)
-    return [table]
+        here = [STATE_WORDS.get(p.state, p.state)] if stated else []
+        add_row(table, p.name, p.version, p.scope, ", ".join(p.harnesses), *origin, *here)
+    fixes = sorted({p.fix for p in found if p.fix})
+    return [table, *(styled_line(f"fix: {fix}") for fix in fixes)]
 
 
 def check_view(result: CheckResult) -> list[RenderableType]:

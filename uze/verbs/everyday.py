@@ -146,7 +146,8 @@ def _status(call: Call) -> Any:
     from uze.commands.status import status  # start-up: one command's module
 
     where = checked_scope(call["scope"], ("project", "user", "all"))
-    return status(paths(), call["name"], scope=where, project=project(call), cwd=Path.cwd())
+    return status(paths(), call["name"], scope=where, project=project(call), cwd=Path.cwd(),
+                  check=call["check"])
 
 
 def _status_view(result: Any, call: Call) -> list[Any]:
@@ -159,8 +160,11 @@ STATUS = Verb(
     "status", "Show every package at a glance, or with NAME each projection's route and whether "
               "it is\nstill as uze wrote it.",
     (Param("name", "argument", "Package name (default: all)."), PROJECT,
-     Param("scope", "text", "project, user or all.", "--scope", "all"), JSON),
-    _status, to_json, _status_view, fast=True)
+     Param("scope", "text", "project, user or all.", "--scope", "all"), JSON,
+     Param("check", "flag", "Exit 1 on any difference from uze.toml + uze.lock, each printed "
+                            "with its fix (for CI).", "--check")),
+    _status, to_json, _status_view, fast=True,
+    finish=lambda result: 1 if result.gate and result.differences else 0)
 
 
 def _list(call: Call) -> Any:

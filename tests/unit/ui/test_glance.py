@@ -34,7 +34,7 @@ def _package(name: str, source: str) -> Any:
                           ProjectionRecord(kind="skill", resource="r", harness=h, route="native",
                                            target=f".{h}/skills/{name}-r")
                           for h in ("claude_code", "codex")])
-    return SimpleNamespace(receipt=receipt, states=("matched", "matched"), source=source)
+    return SimpleNamespace(receipt=receipt, states=("matched", "matched"), source=source, lock="")
 
 
 def _draw(result: Any, width: int) -> str:
@@ -47,7 +47,8 @@ def _draw(result: Any, width: int) -> str:
 
 def test_a_source_column_appears_where_it_fits_and_gives_way_where_it_does_not() -> None:
     source = "git+https://github.com/example/a-rather-long-repository-name@v1.0.0"
-    result = SimpleNamespace(project=Path("/p"), untrusted_hooks=(), packages=(
+    result = SimpleNamespace(project=Path("/p"), untrusted_hooks=(), declared=(),
+                             differences=(), packages=(
         _package("hello", source), _package("local", "")))
     wide = _draw(result, 160).splitlines()
     assert wide[0].split() == ["package", "version", "claude", "codex", "source"]
@@ -60,7 +61,8 @@ def test_a_source_column_appears_where_it_fits_and_gives_way_where_it_does_not()
 
 
 def test_without_any_source_there_is_no_source_column() -> None:
-    result = SimpleNamespace(project=Path("/p"), untrusted_hooks=(), packages=(
+    result = SimpleNamespace(project=Path("/p"), untrusted_hooks=(), declared=(),
+                             differences=(), packages=(
         _package("hello", ""),))
     assert _draw(result, 160).splitlines()[0].split() == ["package", "version", "claude",
                                                           "codex"]
