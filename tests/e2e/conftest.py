@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from collections.abc import Callable, Mapping
@@ -29,6 +30,15 @@ def snapshot(sandbox: Sandbox) -> Snapshot:
         "home": tree_bytes(sandbox.home),
         "uze_home": tree_bytes(sandbox.uze_home),
     }
+
+
+def person(root: Path, name: str) -> dict[str, str]:
+    """The environment of user `name` (a teammate, CI) whose HOME and UZE_HOME are under
+    `root/name`: one person's machine among several in a test."""
+    home = root / name / "home"
+    home.mkdir(parents=True)
+    return {**os.environ, "HOME": str(home), "UZE_HOME": str(root / name / "uze-home"),
+            "XDG_CONFIG_HOME": str(home / ".config"), "USER": name, "LOGNAME": name}
 
 
 def assert_no_traceback(result: subprocess.CompletedProcess[str]) -> None:

@@ -10,14 +10,13 @@ applies it; edits are named per file; the gate exits 1 on every kind of differen
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import Uze, as_json, assert_ok
+from tests.e2e.conftest import Uze, as_json, assert_ok, person
 from tests.gitserve import Repo, git
 from tests.helpers import build_tree, tree_bytes
 
@@ -29,13 +28,6 @@ def _package(name: str, version: str, body: str) -> dict[str, str]:
     return {f"plugins/{name}/plugin.json": f'{{"name": "{name}", "version": "{version}"}}\n',
             f"plugins/{name}/skills/one/SKILL.md":
                 f"---\nname: one\ndescription: One.\n---\n{body}\n"}
-
-
-def _person(root: Path, name: str) -> dict[str, str]:
-    home = root / name / "home"
-    home.mkdir(parents=True)
-    return {**os.environ, "HOME": str(home), "UZE_HOME": str(root / name / "uze-home"),
-            "XDG_CONFIG_HOME": str(home / ".config")}
 
 
 @pytest.fixture
@@ -52,7 +44,7 @@ def team(uze: Uze, sandbox: Sandbox) -> tuple[Path, Path, dict[str, str]]:
     git("commit", "-q", "-m", "packages", cwd=lead)
     clone = sandbox.root / "mate" / "project"
     git("clone", "-q", lead, clone, cwd=sandbox.root)
-    return lead, clone, _person(sandbox.root, "mate")
+    return lead, clone, person(sandbox.root, "mate")
 
 
 def test_a_fresh_clone_shows_what_is_declared_and_the_one_command_that_installs_it(

@@ -84,9 +84,11 @@ def test_status_at_a_glance_for_twenty_packages_then_pipes(sandbox: Sandbox, uze
     matched = sum(p["state"] == "matched" for package in document["packages"]
                   for p in package["projections"])
     assert f"{matched} projections in place; 1 drifted in pkg-03 (skill review);" in glance
+    # one line per artifact or part, its edited files, and a fix that names no folder (issue 30)
     assert "  pkg-03: drifted skill review in claude_code" in lines
-    assert ("    fix: `uze install <its folder> --force` overwrites the edits; "
-            "`uze uninstall pkg-03` keeps the edited copies (--force removes them)") in lines
+    assert "    .claude/skills/pkg-03/skills/review/SKILL.md (edited)" in lines
+    assert ("    fix: `uze install --force` puts the locked bytes back (the edits are lost); "
+            "`uze uninstall pkg-03` keeps the edited copies") in lines
     assert ("  38 Codex hooks wait for trust (pkg-01, pkg-02, pkg-03 and 16 more); Codex skips "
             "them until trusted") in lines
     assert f"fix: run `codex` in {sandbox.project}, open /hooks and trust them" in glance

@@ -68,14 +68,16 @@ def _check_projection(projection: dict[str, Any], scope: str) -> None:
 
 def validate_status(document: Any, project: Path) -> None:
     """Explicit checks of the `status --json` shape in docs/design.md."""
-    assert isinstance(document, dict) and set(document) == {"schema", "project", "packages"}
+    # issue 30: `declared` (uze.toml + uze.lock against this machine) and `differences` (adr/0062)
+    assert isinstance(document, dict) and set(document) == {"schema", "project", "packages",
+                                                            "declared", "differences"}
     assert document["schema"] == 1
     assert document["project"] == str(project)
     assert isinstance(document["packages"], list)
     for package in document["packages"]:
         # docs/design.md's keys, plus what the package runs (issue 9: status shows it for audit)
         assert set(package) == {"name", "version", "scope", "tree", "projections", "executions",
-                                "source", "commit"}, package  # issue 22: where it came from
+                                "source", "commit", "lock"}, package  # issue 22: where it came from
         assert all(isinstance(line, str) for line in package["executions"])
         assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", package["name"])
         assert isinstance(package["version"], str) and package["version"]

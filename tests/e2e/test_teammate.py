@@ -14,7 +14,6 @@ side, names an absolute path or either user's name.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import tomllib
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import Uze, as_json, assert_ok
+from tests.e2e.conftest import Uze, as_json, assert_ok, person
 from tests.gitserve import Repo, git, git_daemon
 from tests.helpers import DATA, tree_bytes
 
@@ -35,14 +34,6 @@ def _package_files() -> dict[str, str | bytes]:
     root = DATA / "every-kind"
     return {p.relative_to(root).as_posix(): p.read_bytes()
             for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def _user(root: Path, name: str) -> dict[str, str]:
-    """The environment of user `name` whose HOME and UZE_HOME are under `root/name`."""
-    home = root / name / "home"
-    home.mkdir(parents=True)
-    return {**os.environ, "HOME": str(home), "UZE_HOME": str(root / name / "uze-home"),
-            "XDG_CONFIG_HOME": str(home / ".config"), "USER": name, "LOGNAME": name}
 
 
 def _files(project: Path) -> dict[str, bytes | str]:
@@ -66,7 +57,7 @@ def test_a_teammates_clone_reproduces_every_projection_byte_for_byte(
     served = sandbox.root / "served"
     repo = Repo(served / "acme" / "kit.git")
     repo.commit(_package_files())
-    alice, zoe = _user(sandbox.root, "alice-uze"), _user(sandbox.root / "far", "zoe-uze")
+    alice, zoe = person(sandbox.root, "alice-uze"), person(sandbox.root / "far", "zoe-uze")
     mine = sandbox.project
     (mine / ".gitignore").write_text(".uze/\n")  # adr/0040: .uze/ is machine-local
     with git_daemon(served) as url:

@@ -360,7 +360,6 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.commands.marketplace"): MARKET,
     ("uze.commands.acquire", "uze.package"): READER,
     ("uze.commands.acquire", "uze.sources.mirrors"): GIT,
-    ("uze.state.context", "uze.sources.lockfile"): DECLARED,
     ("uze.state.context", "uze.sources.mirrors"): GIT + " (or a killed one's scratch mirror)",
     ("uze.commands.declared", "uze.commands.declare"): DECLARED,
     ("uze.commands.declared", "uze.artifacts.beside"): DRIFTED,

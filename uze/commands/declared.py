@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from uze.state.receipts import Artifact, Receipt
 
 INSTALL: Final = "`uze install`"
+QUIET: Final = ("installed", "unknown", "unknown harness")  # the states that are no difference
 
 
 class Declared(msgspec.Struct, frozen=True):
@@ -41,8 +42,9 @@ class Declared(msgspec.Struct, frozen=True):
 
     name: str
     scope: str
-    # installed | not installed | other pin | not pinned | not declared | undeclared, or unknown
-    # (uze.toml or uze.lock cannot be read)
+    # installed | not installed | other pin | not pinned | not declared | undeclared; unknown
+    # (uze.toml or uze.lock cannot be read) or unknown harness (pinned only for harnesses this
+    # uze does not know): no difference
     state: str
     source: str = ""  # as uze.toml declares it ("" when not declared)
     version: str = ""  # as uze.lock pins it ("" without a pin)
@@ -85,12 +87,16 @@ def _row(name: str, scope: str, source: str | None, pin: LockedPackage | None,
     if pin is None or pin.declared() != source:
         pinned = f"pins {pin.declared()}" if pin is not None else "has no pin"
         return to("not pinned", f"uze.toml declares {name} as {source}, uze.lock {pinned}")
+    known, others = known_harnesses(pin.harnesses)
+    if not known and others and receipt is None:  # nothing this uze can install: no difference
+        return to("unknown harness", f"{name} is pinned only for harnesses this uze does not "
+                                     f"know ({', '.join(others)})", "")
     if receipt is None:
         return to("not installed", f"{name} {_short(pin)} is declared, not installed here")
     if receipt.tree != pin.tree:
         return to("other pin", f"uze.lock moved {name} to {_short(pin)} ({receipt.version} "
                                "installed here)")
-    wanted = sorted(known_harnesses(pin.harnesses)[0])
+    wanted = sorted(known)
     if wanted != sorted(receipt.harnesses):
         return to("other pin", f"uze.lock pins {name} for {', '.join(wanted) or 'no harness'} "
                                f"(installed here for {', '.join(sorted(receipt.harnesses))})")
@@ -102,6 +108,33 @@ def known_harnesses(ids: list[str] | tuple[str, ...]) -> tuple[tuple[str, ...], 
     one this version does not know (a newer uze's) is skipped, never an error (ADR 0062)."""
     return (tuple(h for h in ids if h in HARNESS_IDS),
             tuple(h for h in ids if h not in HARNESS_IDS))
+
+
+def opaque_harnesses(pins: dict[str, LockedPackage]
+                     ) -> tuple[dict[str, LockedPackage], set[str], tuple[str, ...]]:
+    """The pins with only the harnesses this uze knows, the names of those left with none
+    (nothing to install here), and a note naming each unknown id and its packages."""
+    unknown: dict[str, list[str]] = {}
+    kept: dict[str, LockedPackage] = {}
+    for name, pin in pins.items():
+        known, others = known_harnesses(pin.harnesses)
+        for harness in others:
+            unknown.setdefault(harness, []).append(name)
+        kept[name] = msgspec.structs.replace(pin, harnesses=list(known)) if others else pin
+    empty = {name for name, pin in kept.items() if not pin.harnesses and pins[name].harnesses}
+    notes = tuple(f"uze.lock pins {', '.join(names)} for harness {harness}, which this uze does "
+                  "not know (a newer uze's?): skipped there; the rest installs"
+                  for harness, names in sorted(unknown.items()))
+    return kept, empty, notes
+
+
+def keep_unknown(old: LockedPackage | None, new: LockedPackage) -> LockedPackage:
+    """`new` with the harness ids of `old` this uze does not know: a pin written here keeps
+    what a newer uze pinned, for the teammate who runs it."""
+    others = known_harnesses(old.harnesses)[1] if old is not None else ()
+    if not others:
+        return new
+    return msgspec.structs.replace(new, harnesses=sorted({*new.harnesses, *others}))
 
 
 def declared_rows(ctx: ScopeContext, receipts: list[Receipt]

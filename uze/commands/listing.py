@@ -36,9 +36,9 @@ def list_installed(paths: Paths, *, project: Path | None = None,
     for ctx in contexts:
         receipts = ctx.receipts()
         rows = {d.name: d for d in declared_rows(ctx, receipts)[0]}
-        origin = ctx.provenance()
         found += [Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree,
-                            *origin.get(r.name, ("", "")), rows[r.name].state, rows[r.name].fix)
+                            rows[r.name].source, rows[r.name].commit, rows[r.name].state,
+                            rows[r.name].fix)
                   for r in receipts]
         found += [Installed(d.name, d.version, d.scope, d.harnesses, d.tree, d.source, d.commit,
                             d.state, d.fix)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from uze.commands.declared import Declared, Unreadable, declared_rows, edited_files
+from uze.commands.declared import QUIET, Declared, Unreadable, declared_rows, edited_files
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
@@ -114,6 +114,8 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
     return found, out
 
 
+# Files in a folder that declare what runs (MCP servers, hooks): Claude plugin manifests too.
+_DECLARES_RUNS = frozenset({"hooks.json", ".mcp.json", "mcp.json", "plugin.json"})
 _FIXES: dict[str, str] = {
     "drifted": "`uze install --force` puts the locked bytes back (the edits are lost); "
                "`uze uninstall {name}` keeps the edited copies",
@@ -126,15 +128,15 @@ _FIXES: dict[str, str] = {
 
 def _runs(record: Artifact, carried: Sequence[tuple[str, str, str]], files: list[str]) -> bool:
     """Whether an edit of `record` changes what runs: an MCP server or hook entry, uze's package
-    copy or hook wrappers, or an executable file."""
-    if any(kind in ("mcp", "hook") for kind, _r, _h in carried):
-        return True
+    copy or hook wrappers, or in a folder an executable file or a file that declares servers
+    or hooks."""
     if record.target.startswith((".uze/packages/", ".uze/hooks/")):
         return True
-    if record.type == "tree":
-        return any(f.rpartition(" ")[0] == f"{record.target}/{x}"
-                   for f in files for x in record.executables)
-    return False
+    if record.type != "tree":
+        return record.type != "file" and any(kind in ("mcp", "hook") for kind, _r, _h in carried)
+    changed = {f.rpartition(" (")[0].removeprefix(record.target + "/") for f in files}
+    return bool(changed & set(record.executables)) or any(
+        rel.rpartition("/")[2] in _DECLARES_RUNS for rel in changed)
 
 
 def _difference(ctx: ScopeContext, package: PackageStatus, record: Artifact, state: LiveState,
@@ -215,12 +217,11 @@ def status(
         declared = [d for d in declared if name is None or d.name == name]
         rows += declared
         differences += _declared_differences(declared, unreadable)
-        origin = ctx.provenance()
-        states = {d.name: d.state for d in declared}
+        by_name = {d.name: d for d in declared}
         for receipt in receipts:
             if name is None or receipt.name == name:
-                package, more = _package_status(ctx, receipt, origin.get(receipt.name, ("", "")),
-                                                states.get(receipt.name, ""))
+                row = by_name[receipt.name]
+                package, more = _package_status(ctx, receipt, (row.source, row.commit), row.state)
                 found.append(package)
                 differences += more
     if name is not None and not rows:
@@ -237,4 +238,4 @@ def _declared_differences(rows: list[Declared], unreadable: Unreadable | None
                           ) -> list[Difference]:
     out = [Difference("", u.scope, "unreadable", u.message, u.fix) for u in [unreadable] if u]
     return out + [Difference(d.name, d.scope, d.state, d.message, d.fix)
-                  for d in rows if d.state not in ("installed", "unknown")]
+                  for d in rows if d.state not in QUIET]

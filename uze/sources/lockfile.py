@@ -166,13 +166,3 @@ def read_lock(path: Path, where: str) -> dict[str, LockedPackage]:
     except OSError as exc:
         raise UzeError(f"cannot read {where}: {exc.strerror}", hint=f"check {where}") from None
     return parse_lock(raw, where)
-
-
-def provenance(path: Path) -> dict[str, tuple[str, str]]:
-    """Name -> (declared source, commit) from the lock at `path`, for `list` and `status`; a
-    missing or unreadable lock gives {} (those commands show no source rather than fail)."""
-    try:
-        pins = read_lock(path, path.name)
-    except UzeError:
-        return {}
-    return {name: (pin.declared(), pin.commit) for name, pin in pins.items()}

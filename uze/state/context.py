@@ -111,15 +111,6 @@ class ScopeContext(msgspec.Struct, frozen=True):
             return None
         return check_receipt(load_receipt(path), path, self.roots)
 
-    def provenance(self) -> dict[str, tuple[str, str]]:
-        """Name -> (source, commit) as this scope's uze.lock pins them ({} without a lock)."""
-        root = self.location.project if self.scope == "project" else self.paths.uze_home
-        if not (root / "uze.lock").is_file():
-            return {}
-        from uze.sources.lockfile import provenance
-
-        return provenance(root / "uze.lock")
-
     def receipts(self) -> list[Receipt]:
         """Every receipt in this scope, sorted by package name, each checked as `receipt`."""
         self.roots.check_links(self.receipts_dir, itself=True)

@@ -15,7 +15,8 @@ _MAX_FILES = 6
 STATE_WORDS = {"not installed": "not installed here", "other pin": "at another pin than uze.lock",
                "not pinned": "not pinned in uze.lock", "not declared": "not declared in uze.toml",
                "undeclared": "not declared in uze.toml",
-               "unknown": "installed (uze.toml or uze.lock unreadable)"}
+               "unknown": "installed (uze.toml or uze.lock unreadable)",
+               "unknown harness": "only for harnesses this uze does not know"}
 
 
 def difference_lines(difference: Difference) -> list[str]:

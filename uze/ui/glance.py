@@ -130,7 +130,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     if undelivered:
         footer += f"; {undelivered} not delivered (unsupported)"
     elsewhere = [d for d in result.declared
-                 if d.state not in ("installed", "undeclared", "unknown")]
+                 if d.state not in ("installed", "undeclared", "unknown", "unknown harness")]
     if elsewhere:
         footer += f"; {len(elsewhere)} not as uze.lock pins them"
     out += [styled_line(footer + "."), styled_line(LEGEND, style="dim")]
