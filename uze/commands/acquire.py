@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from uze.commands import declare
+from uze.commands.declared import keep_unknown
 from uze.paths import Paths
 from uze.policy import load_policy
 from uze.sources.spec import Source, parse_source
@@ -117,8 +118,8 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
         _check_origin(paths, folder, pin, options, cwd)
 
     def extra(tx: Transaction, ctx: ScopeContext, created: Created, receipt: Receipt) -> None:
-        entry = declare.locked(receipt, pin)
         old = declare.read_pair(ctx)[1].get(receipt.name)
+        entry = keep_unknown(old, declare.locked(receipt, pin))
         notes.extend(declare.provenance(old, entry, options.replace))
         declare.record(tx, ctx, created, entry, pin.declared)
         recorded.append(True)
@@ -159,7 +160,8 @@ def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Pat
 
     ctx = open_scope(paths, options.scope, options.project, cwd)
     declared, pins = declare.read_pair(ctx)
-    same = pins.get(receipt.name) == declare.locked(receipt, pin)
+    old = pins.get(receipt.name)
+    same = old == keep_unknown(old, declare.locked(receipt, pin))
     if declared.get(receipt.name) == pin.declared and same:
         return  # the pair says this already: nothing is written
     with locked(ctx, store=False):

@@ -19,6 +19,7 @@ import msgspec
 from uze.artifacts.kind import Action
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
+from uze.commands.declared import opaque_harnesses
 from uze.errors import ConsentRequired, TrustRequired, UzeError
 from uze.paths import Paths
 from uze.sources.lockfile import LockedPackage, dump_lock
@@ -54,6 +55,7 @@ class ConvergeResult(msgspec.Struct, frozen=True):
     dropped: tuple[str, ...]
     dry_run: bool
     merged: tuple[Resolved, ...] = ()
+    notes: tuple[str, ...] = ()  # harness ids of the lock this uze skipped (ADR 0062)
 
     def lines(self) -> list[str]:
         """The human report, one line per package."""
@@ -208,6 +210,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     (`frozen`) or an integrity failure."""
     ctx = open_scope(paths, options.scope, options.project, cwd)
     declared, pins, clean = declare.read_merged(ctx)
+    pins, unusable, notes = opaque_harnesses(pins)
     manifest = declare.scope_files(ctx)[0]
     if not manifest.exists():
         raise UzeError(f"nothing to install: no uze.toml in {manifest.parent}",
@@ -222,9 +225,12 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     if frozen:
         _check_frozen(declared, pins, sources)
     usable = {n: p for n, p in pins.items() if n in declared and p.declared() == sources[n]}
-    present = {n: _present(ctx, usable[n], options.force) for n in declared if n in usable}
-    todo = [n for n in declared if present.get(n) is None]
-    done = [_converged(usable[n], "present", present[n] or ()) for n in declared if n not in todo]
+    skipped = unusable & set(usable)  # pinned only for harnesses this uze does not know
+    present = {n: _present(ctx, usable[n], options.force) for n in declared
+               if n in usable and n not in skipped}
+    todo = [n for n in declared if n not in skipped and present.get(n) is None]
+    done = [_converged(usable[n], "present", present.get(n) or ()) for n in declared
+            if n not in todo]
     with contextlib.ExitStack() as stack:
         commits: dict[str, str] = {}
         if options.trust or options.dry_run or not todo:
@@ -255,7 +261,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     if dropped and not options.dry_run:
         _drop(ctx, dropped)
     return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run,
-                          merged)
+                          merged, notes)
 
 
 def _wanted(name: str, source: Source, pin: LockedPackage | None) -> Wanted:

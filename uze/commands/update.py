@@ -18,6 +18,7 @@ import msgspec
 from uze.commands import declare
 from uze.commands.acquire import Options, install_folder, materialised
 from uze.commands.declare import source_of
+from uze.commands.declared import opaque_harnesses
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.policy import load_policy
@@ -47,6 +48,7 @@ class DriftReport(msgspec.Struct, frozen=True):
 
     packages: tuple[Drift, ...]
     dry_run: bool = False
+    notes: tuple[str, ...] = ()  # harness ids of the lock this uze skipped (ADR 0062)
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` document."""
@@ -149,11 +151,12 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
     from uze.install.edits import kept_edits
 
     ctx = open_scope(paths, options.scope, options.project, cwd)
-    pins = declare.read_pair(ctx)[1]
+    pins, unusable, notes = opaque_harnesses(declare.read_pair(ctx)[1])
     selected = _selected(pins, names)
     fresh = _catalogs(paths, selected, save=not options.dry_run)
     report = [_drift(pin, *_current(paths, ctx, pin, fresh)) for pin in selected]
-    moving = [(pins[d.name], d) for d in report if d.state != "current" and not options.dry_run]
+    moving = [(pins[d.name], d) for d in report
+              if d.state != "current" and not options.dry_run and d.name not in unusable]
     sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
                if pin.marketplace else source_of(pin) for pin, _drift in moving}
     policy = load_policy(paths)
@@ -175,4 +178,4 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
                 drift, state="updated", version=outcome.result.plan.package.version,
                 current_tree=outcome.result.plan.tree,
                 notes=tuple(kept_edits(ctx, outcome.result.actions)))
-    return DriftReport(tuple(report), options.dry_run)
+    return DriftReport(tuple(report), options.dry_run, notes)
