@@ -68,8 +68,8 @@ def _short(pin: LockedPackage) -> str:
     return pin.version + (f" at {pin.commit[:12]}" if pin.commit else f" (tree {pin.tree[:12]})")
 
 
-def _row(name: str, scope: str, source: str | None, pin: LockedPackage | None,
-         receipt: Receipt | None) -> Declared:
+def declared_row(name: str, scope: str, source: str | None, pin: LockedPackage | None,
+                 receipt: Receipt | None) -> Declared:
     """The row of one name, from its declaration, its pin and its receipt (any may be None)."""
     base = Declared(name, scope, "installed", source or "",
                     pin.version if pin else "", pin.commit if pin else "",
@@ -149,7 +149,7 @@ def declared_rows(ctx: ScopeContext, receipts: list[Receipt]
             Unreadable(ctx.scope, exc.message, exc.hint or "")
     installed = {r.name: r for r in receipts}
     names = sorted(set(declared) | set(pins) | set(installed))
-    return [_row(n, ctx.scope, declared.get(n), pins.get(n), installed.get(n))
+    return [declared_row(n, ctx.scope, declared.get(n), pins.get(n), installed.get(n))
             for n in names], None
 
 
