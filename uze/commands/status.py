@@ -153,13 +153,13 @@ def _difference(ctx: ScopeContext, package: PackageStatus, record: Artifact, sta
         inside = (f"{key}/", f"{record.target}/{parts.MANIFEST}")
         files = [f for f in files if f.startswith(inside)]
         waiting = [w for w in waiting if w.startswith(inside)]
-    problem = "runs" if state == "drifted" and r.trust and _runs(record, carried, files) \
-        else state
+    runs = record_key(record) in r.unconsented or (r.trust != "" and _runs(record, carried, files))
+    problem = "runs" if state == "drifted" and runs else state
     what = ", ".join(sorted({f"{kind} {resource}" for kind, resource, _h in carried})) or key
     harnesses = ", ".join(sorted({h for _k, _r, h in carried}))
     message = f"{r.name}: {state} {what}" + (f" in {harnesses}" if harnesses else "")
     if problem == "runs":
-        message += " (it runs: not what you accepted)"
+        message += " (of a package that runs something: not covered by your consent)"
     fix = _FIXES[problem].format(name=r.name)
     if package.lock == "undeclared":
         fix = f"`uze uninstall {r.name}` (uze.toml does not declare it)"
