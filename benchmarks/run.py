@@ -1168,7 +1168,8 @@ def report_peers(res: dict[str, Any]) -> list[str]:
 
 
 def report_targets(res: dict[str, Any]) -> list[str]:
-    lines = ["Targets (issue 8; from plain_status_within_5x_of_python on, issue 23)"]
+    lines = ["Targets (issue 8; from plain_status_within_5x_of_python on, issue 23; "
+             "status_check_within_5x_of_python: issue 30)"]
     for key, v in res["targets"].items():
         state = {True: "MET", False: "NOT MET", None: "NOT MEASURED"}[v["met"]]
         lines.append(f"  {state:<12} {key}: {v['value']} (limit {v['limit']}){'; ' + v['note'] if v['note'] else ''}")

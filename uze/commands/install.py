@@ -24,7 +24,6 @@ from uze.state.context import (
     Created,
     Extra,
     ScopeContext,
-    keep_out_of_git,
     load_created,
     locked,
     open_scope,
@@ -215,7 +214,6 @@ def _apply(
     outside_uze_home = (d for d in tx.created_dirs if not d.is_relative_to(ctx.paths.uze_home))
     created.dirs |= {ctx.location.display(d) for d in outside_uze_home}
     save_created(tx, ctx, created)
-    keep_out_of_git(tx, ctx)
     _save_consent(tx, ctx, plan)
     if ctx.scope == "project":
         register_project(tx, ctx.paths, ctx.location.project, present=True)

@@ -252,7 +252,9 @@ def drop_ignore(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
 
 
 def save_created(tx: Transaction, ctx: ScopeContext, created: Created) -> None:
-    """Record what uze created (only if it changed); forget the record when it is empty."""
+    """Record what uze created (only if it changed); forget the record when it is empty. A
+    `.uze/` folder `tx` created gets its `.gitignore` (`keep_out_of_git`)."""
+    keep_out_of_git(tx, ctx)
     if created == load_created(ctx):
         return
     if not created.dirs and not created.files:
