@@ -161,7 +161,7 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
                if pin.marketplace else source_of(pin) for pin, _drift in moving}
     policy = load_policy(paths)
     for pin, _moved in moving:  # a moved pin is nobody's choice: not past `[pins] required`
-        policy.check_source(_entry_source(paths, pin), _root(ctx))
+        policy.check_source(_entry_source(paths, pin, fresh), _root(ctx))
     with contextlib.ExitStack() as stack:
         if not options.trust and moving:
             ask_first(paths, ctx, options, [
