@@ -9,6 +9,7 @@ loading the package layer or YAML.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -22,21 +23,27 @@ MAX_FOLDER_DEPTH: Final = 64
 _T = TypeVar("_T")
 
 
-class TooDeep(ValueError):
-    """Input nested deeper than MAX_DEPTH; the message says so."""
+class OverLimit(ValueError):
+    """Input over a limit of the parse: nested deeper than MAX_DEPTH, or a number longer than
+    Python converts (`sys.get_int_max_str_digits`); the message says which."""
 
 
 def parse_bounded(parse: Callable[[_T], Any], text: _T) -> Any:
-    """`parse(text)` (json.loads, tomllib.loads, a msgspec decoder...), refused with TooDeep
-    when the input nests more than MAX_DEPTH levels: whether the parser recursed out of stack
-    or returned the deep value. Other parse errors pass through unchanged."""
+    """`parse(text)` (json.loads, tomllib.loads, a msgspec decoder...), refused with OverLimit
+    when the input nests more than MAX_DEPTH levels (whether the parser recursed out of stack
+    or returned the deep value) or holds an integer too long to convert. The parser's own
+    syntax errors (subclasses of ValueError) pass through unchanged."""
     too_deep = f"nested more than {MAX_DEPTH} levels deep"
     try:
         value = parse(text)
     except RecursionError:
-        raise TooDeep(too_deep) from None
+        raise OverLimit(too_deep) from None
+    except ValueError as error:
+        if type(error) is not ValueError:  # JSONDecodeError, TOMLDecodeError, ...
+            raise
+        raise OverLimit(f"a number longer than {sys.get_int_max_str_digits()} digits") from None
     if depth_problem(value):
-        raise TooDeep(too_deep)
+        raise OverLimit(too_deep)
     return value
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Final, Literal
 import msgspec
 
 from uze.errors import NothingToDeliver, RequirementUnmet, UzeError
-from uze.nesting import TooDeep, parse_bounded
+from uze.nesting import OverLimit, parse_bounded
 from uze.paths import Paths
 from uze.sources.spec import Source
 
@@ -163,7 +163,7 @@ def load_policy(paths: Paths) -> Policy:
         raise _invalid(path, f"cannot read it: {exc.strerror}") from None
     try:
         rules = msgspec.convert(parse_bounded(tomllib.loads, raw.decode("utf-8")), _File)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, TooDeep, msgspec.ValidationError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, OverLimit, msgspec.ValidationError) as exc:
         raise _invalid(path, str(exc)) from None
     allow = rules.sources.allow
     return Policy(str(path), tuple(allow) if allow is not None else None,

@@ -5,10 +5,10 @@ package's manifests (`plugin.json`, `.claude-plugin/plugin.json`, `gemini-extens
 `.codex-plugin/plugin.json`, `mcp.json`, `hooks.json`), a `uze.toml` and a `uze.lock`, with
 values near every rule (paths that climb, absolute, home-relative and overlong, control bytes,
 URLs of every scheme, option-like refs, wrong types) and now and then nested past every parser's
-stack. The real parsing entry points (the ones `marketplace add`, `check`, `install` and
-`status` call) either read the input or refuse it with a UzeError (a `location: problem`
-message): never another exception. A few examples go through the real `uze` in a subprocess,
-which must exit 0, 1 or 2 without a traceback.
+stack or holding a number longer than Python converts. The real parsing entry points (the ones
+`marketplace add`, `check`, `install` and `status` call) either read the input or refuse it
+with a UzeError (a `location: problem` message): never another exception. A few examples go
+through the real `uze` in a subprocess, which must exit 0, 1 or 2 without a traceback.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ JSON = st.recursive(SCALAR, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(HOSTILE_TEXT, inner, max_size=3)),
     max_leaves=8)
 NAME = st.one_of(st.sampled_from(["pkg", "a-b", "x" * 64, "x" * 65, "Ab", "a--b"]), HOSTILE_TEXT)
+HUGE = "1" * 5000
 DEEP = st.sampled_from([65, 1_000, 100_000])  # past the limit, past every parser's stack
 
 
@@ -60,17 +61,24 @@ def _maybe(value: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
 
 def _nest(document: str, levels: int) -> str:
     """`document` (a JSON object's text) with one more key nested `levels` deep."""
+    return _add(document, "[" * levels + "]" * levels)
+
+
+def _add(document: str, value: str) -> str:
+    """`document` (a JSON object's text) with one more key holding `value` (JSON text)."""
     return document[:-1].rstrip() + (", " if document.strip() != "{}" else "") + \
-        '"deep": ' + "[" * levels + "]" * levels + "}"
+        '"added": ' + value + "}"
 
 
 @st.composite
 def _json_text(draw: st.DrawFn, value: st.SearchStrategy[Any]) -> bytes:
     """A drawn document as text: plain, nested past the limit, cut short or not UTF-8."""
     document = json.dumps(draw(value))
-    shape = draw(st.sampled_from(["plain", "deep", "cut", "bytes"]))
+    shape = draw(st.sampled_from(["plain", "deep", "huge-number", "cut", "bytes"]))
     if shape == "deep" and document.startswith("{"):
         document = _nest(document, draw(DEEP))
+    elif shape == "huge-number" and document.startswith("{"):
+        document = _add(document, HUGE)  # past Python's 4300 digits: int() refuses it
     elif shape == "cut":
         document = document[: draw(st.integers(0, len(document)))]
     data = document.encode("utf-8", "surrogatepass")
@@ -111,6 +119,7 @@ TOML_VALUE = st.one_of(
                      '"""\nx"""', "[1, 'a']", '"\\uD800"', "", "= =", "[[x]]"]),
     DEEP.map(lambda n: "[" * n + "]" * n),
     DEEP.map(lambda n: "{a = " * n + "1" + "}" * n),
+    st.just(HUGE),
 )
 TOML_KEY = st.one_of(st.sampled_from(["pkg", "a-b", "x" * 65, "packages", "version", "package",
                                       '"a.b"', "'..'", '""']), st.from_regex(r"[A-Za-z0-9_-]{1,8}",

@@ -162,7 +162,7 @@ def _command(tree: Tree, relpath: str, warnings: list[str]) -> Command | None:
         return None
     try:
         raw = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as error:
+    except (ValueError, RecursionError) as error:  # TOMLDecodeError, or a number too long
         warnings.append(issue(relpath, f"not TOML ({error}); skipped"))
         return None
     prompt, description = raw.get("prompt"), raw.get("description")

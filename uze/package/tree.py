@@ -11,7 +11,7 @@ from typing import Final
 
 import msgspec
 
-from uze.nesting import MAX_DEPTH, MAX_FOLDER_DEPTH, depth_problem
+from uze.nesting import MAX_FOLDER_DEPTH, OverLimit, parse_bounded
 from uze.package.issues import issue, json_issue
 
 MAX_FILE_BYTES: Final = 16 * 1024 * 1024
@@ -81,16 +81,12 @@ class Tree(msgspec.Struct):
         if text is None:
             return None
         try:
-            value = json.loads(text)
+            value = parse_bounded(json.loads, text)
         except json.JSONDecodeError as error:
             issues.append(json_issue(relpath, error))
             return None
-        except RecursionError:
-            issues.append(issue(relpath, f"nested more than {MAX_DEPTH} levels deep"))
-            return None
-        deep = depth_problem(value)
-        if deep:
-            issues.append(issue(relpath, deep))
+        except OverLimit as error:
+            issues.append(issue(relpath, str(error)))
             return None
         if not isinstance(value, dict):
             issues.append(issue(relpath, "must be a JSON object"))

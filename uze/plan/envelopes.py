@@ -67,7 +67,7 @@ def _json_object(tree: Tree, path: str) -> dict[str, object] | None:
         return None
     try:
         data = json.loads(found.data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         return {}  # unreadable: nothing of it can be named, and it is not uze's to refuse
     return data if isinstance(data, dict) else {}
 

@@ -20,7 +20,7 @@ from typing import Any, Final
 import msgspec
 
 from uze.errors import UsageError, UzeError
-from uze.nesting import TooDeep, parse_bounded
+from uze.nesting import OverLimit, parse_bounded
 from uze.sources.spec import Source, check_subdirectory, parse_source
 
 CATALOGS: Final = (".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json")
@@ -117,7 +117,7 @@ def parse_catalog(raw: bytes, where: str, base: Source, github: str) -> Catalog:
     inside it). Raises UzeError naming `where` and the field for anything malformed."""
     try:
         data = parse_bounded(json.loads, raw)
-    except TooDeep as exc:
+    except OverLimit as exc:
         raise UzeError(f"{where}: {exc}", hint="check the marketplace") from None
     except ValueError as exc:
         raise UzeError(f"{where}: not JSON ({exc})", hint="check the marketplace") from None

@@ -24,7 +24,7 @@ from typing import Annotated, Final
 import msgspec
 
 from uze.errors import UsageError, UzeError, redacted
-from uze.nesting import TooDeep, parse_bounded
+from uze.nesting import OverLimit, parse_bounded
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import check_ref, check_subdirectory, parse_source
 
@@ -102,7 +102,7 @@ def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
     try:
         data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
         lock = msgspec.convert(data, LockFile)
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError, TooDeep, msgspec.ValidationError) as exc:
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, OverLimit, msgspec.ValidationError) as exc:
         raise UzeError(f"{where}: {exc}", hint=f"fix {where}, or delete it and run `uze install`"
                        " to write it again from uze.toml") from None
     if lock.version > LOCK_VERSION:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from uze.errors import UsageError, UzeError
-from uze.nesting import TooDeep, parse_bounded
+from uze.nesting import OverLimit, parse_bounded
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import parse_source
 
@@ -41,7 +41,7 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
         raise conflicted(where)
     try:
         data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
-    except TooDeep as exc:
+    except OverLimit as exc:
         raise _invalid(where, str(exc)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise _invalid(where, f"not valid TOML ({exc})") from None
