@@ -11,6 +11,8 @@ scripts/install-harnesses.sh); every uze harness that cannot run here is named i
 from __future__ import annotations
 
 import json
+import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -212,20 +214,23 @@ _ARG = "UZE-ORACLE-ARG"
 
 def _gemini_commands(lab: Lab) -> Seen:
     """Each `.gemini/commands/*.toml` of the project and the user (where uze writes commands)
-    that `gemini -p "/<name> ARG"` expands: the scripted model receives the argument, and not
-    the slash command as typed (what Gemini CLI sends for a command it does not know)."""
+    that `gemini -p "/<name> ARG"` runs: the scripted model receives the command's own prompt
+    text (its longest line, placeholders cut), which an unknown command never sends."""
     folders = (lab.sandbox.project / ".gemini" / "commands",
                lab.sandbox.home / ".gemini" / "commands")
-    names = sorted({p.stem for folder in folders if folder.is_dir() for p in folder.glob("*.toml")})
+    files = sorted({p for folder in folders if folder.is_dir() for p in folder.glob("*.toml")})
     expanded: list[str] = []
-    for name in names:
+    for path in files:
+        prompt = str(tomllib.loads(path.read_text(encoding="utf-8")).get("prompt", ""))
+        line = max((part.strip() for part in re.split(r"\{\{args\}\}|[!@]\{[^}]*\}|\n", prompt)),
+                   key=len, default="")
         with model_server() as model:
-            args, env = model_run(lab, "gemini", model.url, f"/{name} {_ARG}")
+            args, env = model_run(lab, "gemini", model.url, f"/{path.stem} {_ARG}")
             lab.run("gemini", *args, env=env)
             sent = " ".join(json.dumps(request.body) for request in model.logged())
-        if _ARG in sent and f"/{name} {_ARG}" not in sent:
-            expanded.append(name)
-    return Seen(count(expanded), f"candidates {names}; expanded by gemini -p: {expanded}")
+        if line and json.dumps(line)[1:-1] in sent:
+            expanded.append(path.stem)
+    return Seen(count(expanded), f"candidates {[p.stem for p in files]}; run: {expanded}")
 
 
 GEMINI_HOOKS = "gemini -p (start-up until the first model request fails)"

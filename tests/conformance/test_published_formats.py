@@ -70,11 +70,15 @@ def test_a_gemini_extension_is_served_and_listed_once_by_gemini_codex_and_openco
     assert codex_mcp.counts["gem-tools"] == codex_mcp.counts["gem-remote"] == 1
     opencode_mcp = _seen(lab, "opencode", "mcp")
     assert {"gem-tools", "gem-remote"} <= opencode_mcp.connected, opencode_mcp.evidence
-    for harness in ("gemini_cli", "codex"):
-        listed = _seen(lab, harness, "skill")
-        labels = _labels(document, harness, ("skill", "command"))
-        assert len(labels) == 4, labels  # explain and the three commands, as skills
-        assert all(listed.counts[label] == 1 for label in labels), (labels, listed.evidence)
+    codex = _seen(lab, "codex", "skill")
+    labels = _labels(document, "codex", ("skill", "command"))
+    assert len(labels) == 4, labels  # explain and the three commands, as skills
+    assert all(codex.counts[label] == 1 for label in labels), (labels, codex.evidence)
+    gemini_skills = _seen(lab, "gemini_cli", "skill")
+    assert +gemini_skills.counts == {"gem-tools-explain": 1}, gemini_skills.evidence
+    gemini_commands = _seen(lab, "gemini_cli", "command")  # its own TOML commands
+    labels = _labels(document, "gemini_cli", ("command",))
+    assert gemini_commands.counts == {label: 1 for label in labels}, gemini_commands.evidence
     commands = _seen(lab, "opencode", "command")
     assert all(commands.counts[label] == 1
                for label in _labels(document, "opencode", ("command",))), commands.evidence
