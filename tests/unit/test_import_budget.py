@@ -362,8 +362,7 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.sources.mirrors"): GIT,
     ("uze.state.context", "uze.sources.mirrors"): GIT + " (or a killed one's scratch mirror)",
     ("uze.commands.declared", "uze.commands.declare"): DECLARED,
-    ("uze.commands.declared", "uze.artifacts.beside"): DRIFTED,
-    ("uze.commands.declared", "uze.projections.tree"): DRIFTED,
+    ("uze.commands.status", "uze.install.edits"): DRIFTED,
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
     **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):
        "start-up: an artifact kind loads when a plan or receipt first has one (ADR 0051)"

@@ -19,7 +19,6 @@ two files and the receipts; writes nothing.
 
 from __future__ import annotations
 
-import glob
 from typing import TYPE_CHECKING, Final
 
 import msgspec
@@ -30,7 +29,7 @@ from uze.harnesses import HARNESS_IDS
 if TYPE_CHECKING:
     from uze.sources.lockfile import LockedPackage
     from uze.state.context import ScopeContext
-    from uze.state.receipts import Artifact, Receipt
+    from uze.state.receipts import Receipt
 
 INSTALL: Final = "`uze install`"
 QUIET: Final = ("installed", "unknown", "unknown harness")  # the states that are no difference
@@ -153,43 +152,3 @@ def declared_rows(ctx: ScopeContext, receipts: list[Receipt]
             for n in names], None
 
 
-def _beside(ctx: ScopeContext, target: str) -> list[str]:
-    """The new versions waiting beside the file at `target` (`<file>.uze-new`, `.uze-new.1`...)."""
-    from uze.artifacts.beside import NEW_SUFFIX
-
-    path = ctx.location.resolve(target)
-    if not path.parent.is_dir():
-        return []
-    base = target.rpartition("/")[0]
-    names = sorted(p.name for p in path.parent.glob(glob.escape(path.name) + NEW_SUFFIX + "*"))
-    return [f"{base}/{n}" if base else n for n in names]
-
-
-def edited_files(ctx: ScopeContext, record: Artifact) -> tuple[list[str], list[str]]:
-    """For an artifact not as uze wrote it: what differs, one line per file (`path (edited)`,
-    `(gone)`, `(added)`; a config entry or region by its key), and each new version waiting
-    beside an edit (`<file>.uze-new`), as targets."""
-    from uze.artifacts.beside import NEW_SUFFIX
-    from uze.projections.tree import list_files
-
-    if record.type == "region":
-        return [f"{record.target} (region {record.region})"], []
-    if record.type == "entry" or record.type == "element":
-        return [f"{record.target} ({'.'.join(record.key_path)})"], []
-    if record.type == "file":
-        return [record.target], _beside(ctx, record.target)
-    where = ctx.location.resolve(record.target)
-    live = list_files(where) if where.is_dir() and not where.is_symlink() else {}
-    changed, waiting = [], []
-    for rel in sorted(set(live) | set(record.files)):
-        target = f"{record.target}/{rel}"
-        if NEW_SUFFIX in rel.rpartition("/")[2] and rel not in record.files:
-            waiting.append(target)
-        elif rel not in live:
-            changed.append(f"{target} (gone)")
-        elif rel not in record.files:
-            changed.append(f"{target} (added)")
-        elif live[rel].is_symlink() or ctx.hashes.digest(
-                live[rel].path, live[rel].stat(follow_symlinks=False)) != record.files[rel]:
-            changed.append(f"{target} (edited)")
-    return changed, waiting

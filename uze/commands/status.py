@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from uze.commands.declared import QUIET, Declared, Unreadable, declared_rows, edited_files
+from uze.commands.declared import QUIET, Declared, Unreadable, declared_rows
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
@@ -145,6 +145,7 @@ def _difference(ctx: ScopeContext, package: PackageStatus, record: Artifact, sta
     carries, its files, the fix."""
     from uze.artifacts import parts
     from uze.artifacts.registry import record_key
+    from uze.install.edits import edited_files
 
     r = package.receipt
     carried = [(p.kind, p.resource, p.harness) for p in r.projections if p.target == key]

@@ -15,14 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import registry as kinds
-from uze.artifacts.beside import waiting
+from uze.artifacts.beside import NEW_SUFFIX, waiting
 from uze.artifacts.kind import Action
 from uze.projections.tree import list_files
 
 if TYPE_CHECKING:
     from uze.plan.model import Plan
     from uze.state.context import ScopeContext
-    from uze.state.receipts import Artifact, Receipt, TreeArtifact
+    from uze.state.receipts import Artifact, Receipt
 
 COMMITTED_KEPT: Final = ("a committed edit (not as the locked package has it); kept and adopted "
                          "as edited (`uze install --force` puts the locked bytes back)")
@@ -65,24 +65,35 @@ def edit_notes(ctx: ScopeContext, actions: Sequence[Action],
     for a in actions:
         if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail):
             record = folders.get(a.target) if a.action != "replace" else None
-            files = edited_below(ctx, record) if record is not None else []
+            changed, beside = edited_files(ctx, record) if record is not None else ([], [])
+            files = [*changed, *(f"{new} (a new version waiting)" for new in beside)]
             out += [f"{a.target}: {a.detail}", *(f"  {file}" for file in files)]
     return out
 
 
-def edited_below(ctx: ScopeContext, record: TreeArtifact) -> list[str]:
-    """Each file of a folder artifact that is not as uze wrote it: `path (edited)`, `(gone)`,
-    `(added)`, as targets."""
+def edited_files(ctx: ScopeContext, record: Artifact) -> tuple[list[str], list[str]]:
+    """For an artifact not as uze wrote it: what differs, one line per file (`path (edited)`,
+    `(gone)`, `(added)`; a config entry or region by its key), and each new version waiting
+    beside an edit (`<file>.uze-new`), as targets."""
+    if record.type == "region":
+        return [f"{record.target} (region {record.region})"], []
+    if record.type == "entry" or record.type == "element":
+        return [f"{record.target} ({'.'.join(record.key_path)})"], []
     where = ctx.location.resolve(record.target)
+    if record.type == "file":
+        return [record.target], [ctx.location.display(p) for p in waiting(where, folder=False)]
     live = list_files(where) if where.is_dir() and not where.is_symlink() else {}
-    out = []
+    changed, beside = [], []
     for rel in sorted(live.keys() | record.files.keys()):
-        if rel not in live or rel not in record.files:
-            out.append(f"{record.target}/{rel} ({'gone' if rel not in live else 'added'})")
+        target = f"{record.target}/{rel}"
+        if NEW_SUFFIX in rel.rpartition("/")[2] and rel not in record.files:
+            beside.append(target)
+        elif rel not in live or rel not in record.files:
+            changed.append(f"{target} ({'gone' if rel not in live else 'added'})")
         elif live[rel].is_symlink() or ctx.hashes.digest(
                 live[rel].path, live[rel].stat(follow_symlinks=False)) != record.files[rel]:
-            out.append(f"{record.target}/{rel} (edited)")
-    return out
+            changed.append(f"{target} (edited)")
+    return changed, beside
 
 
 def kept_edits(ctx: ScopeContext, actions: Sequence[Action]) -> list[str]:
