@@ -204,3 +204,20 @@ def test_a_name_too_long_to_look_up_is_refused_by_name(
     before = snapshot(sandbox)
     _refused(uze(*argv), code, needle)
     assert snapshot(sandbox) == before
+
+
+@pytest.mark.parametrize(("harness", "config", "text"), [
+    ("claude_code", ".mcp.json", '{"x": ' + "1" * 5000 + "}\n"),
+    ("codex", ".codex/config.toml", "x = " + "1" * 5000 + "\n"),
+])
+def test_a_committed_harness_config_holding_a_huge_number_is_refused_by_name(
+        sandbox: Sandbox, uze: Uze, harness: str, config: str, text: str) -> None:
+    """A number longer than Python converts (4300 digits) in a config uze edits."""
+    source = build_tree(sandbox.root / "srv", {
+        "plugin.json": '{"name": "srv", "version": "1.0.0"}',
+        "mcp.json": json.dumps({"mcpServers": {"srv": {"command": "node", "args": ["s.js"]}}})})
+    build_tree(sandbox.project, {config: text})
+    before = snapshot(sandbox)
+    _refused(uze("install", source, "--harness", harness, "--trust"), 1,
+             f"uze: error: cannot safely edit {config}: it does not parse")
+    assert snapshot(sandbox) == before

@@ -109,7 +109,10 @@ class _Parser:
         if match is not None:
             self.pos, token = match.end(), match.group(0)
             plain = token[0] == '"' and "\\" not in token  # most strings: no escapes to decode
-            return Node(start, self.pos, token[1:-1] if plain else json.loads(token))
+            try:
+                return Node(start, self.pos, token[1:-1] if plain else json.loads(token))
+            except ValueError:  # an integer longer than Python converts (4300 digits)
+                self.fail("a number too long to read", start)
         for word, value in _LITERALS.items():
             if self.text.startswith(word, start):
                 self.pos = start + len(word)

@@ -43,7 +43,7 @@ def load(text: str) -> dict[str, Any]:
     """The document as plain Python (tomllib types). Raises TomlSyntax."""
     try:
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+    except ValueError as error:  # TOMLDecodeError, or a number too long to read
         match = _WHERE.fullmatch(str(error))
         problem = match.group(1) if match else str(error)
         problem = problem[:1].lower() + problem[1:]
