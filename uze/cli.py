@@ -22,6 +22,7 @@ from uze import __version__
 from uze.errors import AccessDenied, TrustRequired, UsageError, UzeError, redacted
 from uze.inert import inert
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
+from uze.verbs.base import project_note
 
 COLOR_MODES: Final = ("auto", "always", "never")
 _color = "auto"
@@ -49,6 +50,24 @@ def _print_error(exc: UzeError) -> int:
     return 2 if isinstance(exc, UsageError) else 1
 
 
+def _interrupted() -> int:
+    """Say what a Ctrl-C left: nothing written (the transaction under way was rolled back), or
+    the changes committed before it, each whole. Exit 130."""
+    from uze.transaction import Transaction  # start-up: read only after Ctrl-C
+
+    if Transaction.committed:
+        what = ("uze: interrupted (Ctrl-C) after its changes were written: every change it made "
+                "stands whole, none is half-written")
+        hint = "run `uze status` to see them"
+    else:
+        what = "uze: interrupted (Ctrl-C): nothing was written (what was under way is undone)"
+        hint = "run the command again"
+    err = _err()
+    err.print(what, markup=False)
+    err.print(f"hint: {hint}", markup=False)
+    return 130
+
+
 def failure_code(exc: BaseException) -> int:
     """Render what escaped a command (never a traceback) and return its exit code."""
     if isinstance(exc, PermissionError) and exc.filename is not None:
@@ -56,8 +75,8 @@ def failure_code(exc: BaseException) -> int:
         exc = AccessDenied(os.fsdecode(exc.filename), exc.strerror or "permission denied")
     if isinstance(exc, UzeError):
         return _print_error(exc)
-    if isinstance(exc, KeyboardInterrupt):
-        return 130
+    if isinstance(exc, KeyboardInterrupt) or type(exc).__name__ == "Abort":  # click's, at a prompt
+        return _interrupted()
     import tempfile  # start-up: only a bug writes its log
     import traceback
 
@@ -130,6 +149,9 @@ def _show(items: Iterable[Any]) -> None:
 def execute(verb: Verb, call: Call) -> int:
     """Run one parsed command line and print what it prints; return its exit code."""
     try:
+        note = project_note(call) if verb.writes else None
+        if note is not None:
+            sys.stderr.write(f"note: {note}\n")
         result = _asking(verb, call)
         for note in getattr(result, "notes", ()):  # an install's Outcome: notes go to stderr
             sys.stderr.write(f"note: {inert(note)}\n")
@@ -235,8 +257,12 @@ def command() -> Any:
 def _usage_error(exc: Any) -> int:
     """Render a parser error (unknown option, missing argument) in uze's own error format."""
     ctx = getattr(exc, "ctx", None)
-    if type(exc).__name__ == "NoArgsIsHelpError" and ctx is not None:
-        sys.stdout.write(ctx.get_help() + "\n")
+    if type(exc).__name__ == "NoArgsIsHelpError":
+        # click builds the error from `ctx.get_help()`, and typer's rich help prints itself
+        # there: it has been shown once already (its text is "" then), never print it again
+        text = exc.format_message()
+        if text:
+            sys.stdout.write(text + "\n")
         return 2
     name = ctx.command_path if ctx is not None else "uze"
     err = _err()
@@ -257,8 +283,8 @@ def full_main() -> None:
         if not hasattr(exc, "format_message"):
             raise
         code = _usage_error(exc)
-    except typer.Abort:
-        code = 130
+    except typer.Abort:  # Ctrl-C while typer parsed the line
+        code = _interrupted()
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -7,7 +7,7 @@ A URL in a message may carry a credential (`https://user:token@host/...`, or git
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -96,23 +96,32 @@ class ReceiptUnreadable(UzeError):
         )
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """"did you mean 'x'? " when `known` holds a name close to `name` (a typo), else ""."""
+    import difflib  # start-up: difflib loads only to suggest a name in an error
+
+    close = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 class UnknownHarness(UsageError):
-    """A harness id that is not one of the canonical seven."""
+    """A harness id that is not one of the canonical seven (nor an alias of one)."""
 
     def __init__(self, name: str, known: Sequence[str]) -> None:
         super().__init__(
             f"unknown harness {name!r}",
-            hint=f"use one of: {', '.join(known)}, or all",
+            hint=f"{did_you_mean(name, [*known, 'all'])}use one of: {', '.join(known)}, or all",
         )
 
 
 class NotInstalled(UzeError):
-    """The named package has no receipt in this scope."""
+    """The named package has no receipt in this scope; `known` are the installed names, the
+    closest of which the hint suggests."""
 
-    def __init__(self, name: str, scope: str, where: str) -> None:
+    def __init__(self, name: str, scope: str, where: str, known: Iterable[str] = ()) -> None:
         super().__init__(
             f"package {name!r} is not installed in {scope} scope ({where})",
-            hint="run `uze list` to see what is installed",
+            hint=f"{did_you_mean(name, known)}run `uze list` to see what is installed",
         )
 
 

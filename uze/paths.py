@@ -119,8 +119,13 @@ def resolve_project(explicit: Path | None, cwd: Path) -> Path:
             raise UsageError(f"--project {explicit}: not a folder",
                              hint="name the project's folder (or leave --project out)")
         return explicit.absolute()
+    return marked_project(cwd) or cwd.absolute()
+
+
+def marked_project(cwd: Path) -> Path | None:
+    """The nearest ancestor of `cwd` (itself included) holding .uze/ or .git, or None."""
     start = cwd.absolute()
     for folder in (start, *start.parents):
         if any((folder / marker).exists() for marker in PROJECT_MARKERS):
             return folder
-    return start
+    return None

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from uze import durability, fs
 from uze.errors import StateUnreadable, UzeError
@@ -41,7 +41,11 @@ class Transaction:
 
     Leaving the block normally commits; an exception (any, Ctrl-C included) rolls every
     change back and propagates. Commands never call `commit` or `rollback` themselves.
+    `Transaction.committed` counts the transactions of this process that committed a change
+    (what Ctrl-C reports: nothing written, or every change of them written whole).
     """
+
+    committed: ClassVar[int] = 0
 
     def __init__(self, journal_root: Path, guard: Guard | None = None) -> None:
         self.folder = journal_root / uuid.uuid4().hex
@@ -194,6 +198,8 @@ class Transaction:
                 fs.fsync_dir(folder)
             fs.append_durable(self._ops, b'{"op": "commit"}\n')
         finish_journal(self.folder)
+        if self._count:
+            Transaction.committed += 1
 
     def rollback(self) -> None:
         """Undo every journaled change in reverse order, then forget the journal.

@@ -351,6 +351,8 @@ LAZY_IMPORTS = {
     ("uze.package.frontmatter", "yaml"): PLAIN_YAML,
     ("uze.package.frontmatter", "uze.package.bounded_yaml"): PLAIN_YAML,
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
+    ("uze.cli", "uze.transaction"): "start-up: the journal's count is read only after Ctrl-C",
+    ("uze.errors", "difflib"): "start-up: difflib loads only to suggest a name in an error",
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,
     ("uze.cli", "uze.ui.console"): RICH,

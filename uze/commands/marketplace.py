@@ -24,7 +24,7 @@ import msgspec
 
 from uze import fs
 from uze.commands import declare
-from uze.errors import UzeError
+from uze.errors import UzeError, did_you_mean
 from uze.paths import Paths
 from uze.policy import load_policy
 from uze.sources.catalog import Catalog, Entry, find_catalog, parse_catalog
@@ -143,7 +143,7 @@ def remove(paths: Paths, name: str) -> None:
     """Forget a marketplace (installed plugins stay installed and pinned)."""
     with _locked(paths) as registry:
         if name not in registry.marketplaces:
-            raise UzeError(f"no marketplace named {name}", hint="`uze marketplace list` names them")
+            raise _unknown(name, registry)
         rest = {k: v for k, v in registry.marketplaces.items() if k != name}
         if rest:
             _save(paths, Registry(marketplaces=rest))
@@ -161,7 +161,7 @@ def update(paths: Paths, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
     for name in chosen:
         found = registry.marketplaces.get(name)
         if found is None:
-            raise UzeError(f"no marketplace named {name}", hint="`uze marketplace list` names them")
+            raise _unknown(name, registry)
         base = parse_source(found.source, cwd=Path("/"), github=_github(paths))
         with _read(paths, base) as (_root, commit, rel, raw):
             _catalog(paths, name, msgspec.structs.replace(found, commit=commit, catalog=rel), raw)
@@ -210,17 +210,26 @@ def search(paths: Paths, term: str) -> list[tuple[str, Entry]]:
             or any(needle in k.lower() for k in e.keywords)]
 
 
+def _unknown(name: str, registry: Registry,
+             hint: str = "`uze marketplace list` names them") -> UzeError:
+    """No marketplace of that name is registered (the closest one suggested)."""
+    return UzeError(f"no marketplace named {name} is registered",
+                    hint=did_you_mean(name, registry.marketplaces) + hint)
+
+
 def _entry(paths: Paths, source: Source) -> Entry:
     registry = load_registry(paths)
     found = registry.marketplaces.get(source.marketplace)
     if found is None:
-        raise UzeError(f"no marketplace named {source.marketplace} is registered",
-                       hint="register it first: uze marketplace add SOURCE")
+        raise _unknown(source.marketplace, registry, "register it first: uze marketplace add "
+                                                     "SOURCE")
     raw = (_folder(paths) / f"{source.marketplace}.json").read_bytes()
-    entry = _catalog(paths, source.marketplace, found, raw).entry(source.location)
+    catalog = _catalog(paths, source.marketplace, found, raw)
+    entry = catalog.entry(source.location)
     if entry is None:
+        close = did_you_mean(source.location, [e.name for e in catalog.entries])
         raise UzeError(f"marketplace {source.marketplace} lists no plugin {source.location}",
-                       hint=f"uze search {source.location}")
+                       hint=f"{close}uze search {source.location}")
     if entry.source is None:
         raise UzeError(f"{source.location}@{source.marketplace} is {entry.why}",
                        hint="install it with the harness's own plugin manager")

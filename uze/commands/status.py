@@ -227,7 +227,8 @@ def status(
                 differences += more
     if name is not None and not rows:
         raise NotInstalled(name, scope,
-                           ", ".join(c.location.display(c.receipts_dir) for c in contexts))
+                           ", ".join(c.location.display(c.receipts_dir) for c in contexts),
+                           [r.name for c in contexts for r in c.receipts()])
     for ctx in contexts:  # what was hashed now need not be read next time (ADR 0011)
         ctx.hashes.save(merge=name is not None)
     return StatusResult(contexts[0].location.project, tuple(found),

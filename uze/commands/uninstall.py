@@ -145,7 +145,8 @@ def uninstall(
     """Uninstall package `name` from one scope. Raises NotInstalled when it has no receipt."""
     ctx = open_scope(paths, scope, project, cwd)
     if ctx.receipt(name) is None:
-        raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir))
+        raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir),
+                           [r.name for r in ctx.receipts()])
     if dry_run:
         receipt = ctx.receipt(name)
         assert receipt is not None

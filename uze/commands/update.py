@@ -19,7 +19,7 @@ from uze.commands import declare
 from uze.commands.acquire import Options, install_folder, materialised
 from uze.commands.declare import source_of
 from uze.commands.declared import opaque_harnesses
-from uze.errors import UzeError
+from uze.errors import UzeError, did_you_mean
 from uze.paths import Paths
 from uze.policy import load_policy
 from uze.sources.catalog import Catalog
@@ -113,7 +113,8 @@ def _selected(pins: dict[str, LockedPackage], names: tuple[str, ...]) -> list[Lo
     unknown = [n for n in names if n not in pins]
     if unknown:
         raise UzeError(f"not pinned in uze.lock: {', '.join(unknown)}",
-                       hint="`uze outdated` lists the pinned packages")
+                       hint=f"{did_you_mean(unknown[0], pins)}`uze outdated` lists the pinned "
+                            "packages")
     return [pins[n] for n in sorted(names or pins)]
 
 

@@ -55,10 +55,20 @@ class _Registry(Mapping[str, "Harness"]):
 REGISTRY: Final[Mapping[str, Harness]] = _Registry()
 
 
-def parse_harnesses(value: str) -> tuple[str, ...]:
-    """`a,b` or `all` -> canonical ids in registry order.
+def harness_id(name: str) -> str | None:
+    """The canonical id `name` stands for: an id, or the name of a harness's binary (`claude`
+    for claude_code, `gemini` for gemini_cli: what a user types to start it); else None."""
+    if name in HARNESS_IDS:
+        return name
+    return next((h for h in HARNESS_IDS if REGISTRY[h].binary == name), None)
 
-    Raises UnknownHarness, and UsageError for an empty list or an empty name in it (`,,`).
+
+def parse_harnesses(value: str) -> tuple[str, ...]:
+    """`a,b` or `all` -> canonical ids in registry order; each name an id or its binary's name
+    (`harness_id`).
+
+    Raises UnknownHarness (with the closest id), and UsageError for an empty list or an empty
+    name in it (`,,`).
     """
     if value.strip() == "all":
         return HARNESS_IDS
@@ -70,10 +80,13 @@ def parse_harnesses(value: str) -> tuple[str, ...]:
             else f"--harness {value!r} has an empty name in its list",
             hint=f"name them: --harness {example} (or --harness all)",
         )
+    ids = set()
     for name in names:
-        if name not in HARNESS_IDS:
+        found = harness_id(name)
+        if found is None:
             raise UnknownHarness(name, HARNESS_IDS)
-    return tuple(h for h in HARNESS_IDS if h in names)
+        ids.add(found)
+    return tuple(h for h in HARNESS_IDS if h in ids)
 
 
 def project_outputs(loc: Location) -> frozenset[str]:

@@ -19,7 +19,8 @@ EXIT_CODES: Final = (
     (1, "an error you can fix: invalid package, conflict, lock held, not installed, ..."),
     (2, "usage error: unknown option, missing argument, bad value"),
     (3, "a bug in uze: one line and the path of a traceback log"),
-    (130, "interrupted (Ctrl-C)"),
+    (130, "interrupted (Ctrl-C): it says whether nothing was written or every change it "
+          "committed stands whole"),
 )
 
 # Per command path (as typed after `uze`): example lines, each a command and what it does.

@@ -13,8 +13,9 @@ from typing import Any, Final, Literal
 
 import msgspec
 
+from uze.errors import UzeError
 from uze.location import checked_scope
-from uze.paths import Paths
+from uze.paths import Paths, marked_project
 
 Call = dict[str, Any]
 """A parsed command line: every parameter's `dest` with its value (the default if not given)."""
@@ -36,8 +37,9 @@ class Verb(msgspec.Struct, frozen=True):
     """One command. `run` is its core call, `document` its `--json` output, `view` its human
     output (rich renderables; a `str` is one plain line). `fast`: parsed without typer.
     `asks`: may ask for consent at a terminal (retried with the digest the user accepted in
-    `call["accepted"]`, ADR 0056). `progress`:
-    the label of its progress display. `finish`: after printing, the exit code (it may raise)."""
+    `call["accepted"]`, ADR 0056). `writes`: it may write into the project (`project_note`
+    runs before it). `progress`: the label of its progress display. `finish`: after printing,
+    the exit code (it may raise)."""
 
     path: str
     help: str
@@ -47,6 +49,7 @@ class Verb(msgspec.Struct, frozen=True):
     view: Callable[[Any, Call], list[Any]]
     fast: bool = False
     asks: bool = False
+    writes: bool = False  # writes in the project scope: `project_note` is checked first
     progress: Callable[[Call], str] | None = None
     finish: Callable[[Any], int] | None = None
 
@@ -62,6 +65,29 @@ def project(call: Call) -> Path | None:
     return None if call["project"] is None else Path(call["project"])
 
 
+def project_note(call: Call) -> str | None:
+    """Before a command writes in project scope with no `--project`: which folder it will use
+    when no `.git` or `.uze/` marks one (the current folder), else None. Raises UzeError when
+    that folder would be the home folder, whose `.claude/`, `.codex/`... are the harnesses'
+    user folders: only `--project` naming it (or `--scope user`) writes there."""
+    if call.get("project") is not None or call.get("scope", "project") != "project":
+        return None
+    cwd = Path.cwd()
+    marked = marked_project(cwd)
+    folder = marked or cwd.absolute()
+    home = paths().home
+    if folder.resolve() == home.resolve():
+        raise UzeError(
+            f"{folder} is your home folder: uze does not use it as a project unless --project "
+            "names it (its .claude/, .codex/, ... are the harnesses' user folders)",
+            hint="run it in a project (a folder with .git or .uze/), use --scope user for your "
+                 f"user-level harness folders, or name it: --project {folder}")
+    if marked is None:
+        return (f"no .git or .uze/ in {folder} or above it: using {folder} as the project "
+                "(--project DIR names another)")
+    return None
+
+
 def lines(result: Any, _call: Call) -> list[Any]:
     """The human view of a result that has `lines()`."""
     return list(result.lines())
@@ -74,7 +100,9 @@ def to_json(result: Any) -> dict[str, Any]:
 
 
 PROJECT: Final = Param("project", "path",
-                       "Project folder (default: nearest .uze/ or .git ancestor).", "--project")
+                       "Project folder (default: nearest .uze/ or .git ancestor, else the "
+                       "current folder, named; never your home folder unless named here).",
+                       "--project")
 JSON: Final = Param("as_json", "flag", "Print one JSON document on stdout.", "--json")
 DRY_RUN: Final = Param("dry_run", "flag", "Print the plan; write nothing.", "--dry-run")
 FORCE: Final = Param("force", "flag", "Also replace or remove artifacts the user edited.",

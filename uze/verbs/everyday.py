@@ -69,7 +69,8 @@ INSTALL = Verb(
     (Param("source", "argument", "Folder, git URL, owner/repo[@ref] or plugin@marketplace "
                                  "(none: install uze.toml + uze.lock)."),
      PROJECT, SCOPE,
-     Param("harness", "text", "H[,H...] or all (default: detected).", "--harness"),
+     Param("harness", "text", "H[,H...] or all (default: detected); an id, or its binary's "
+                              "name (claude, gemini).", "--harness"),
      Param("ref", "text", "Branch, tag or commit of a git source.", "--ref", ""),
      Param("subdirectory", "text", "The package's folder inside a git source.",
            "--subdirectory", ""),
@@ -78,7 +79,7 @@ INSTALL = Verb(
            "--replace"),
      DRY_RUN, JSON, FORCE,
      Param("trust", "flag", "Accept the commands the package runs.", "--trust")),
-    _install, _install_json, _install_view, fast=True, asks=True,
+    _install, _install_json, _install_view, fast=True, asks=True, writes=True,
     progress=lambda call: " ".join(filter(None, ("install", call["source"]))))
 
 
@@ -102,7 +103,7 @@ UNINSTALL = Verb(
     "uninstall", "Remove what uze owns; keep and report every artifact the user edited.",
     (Param("name", "argument", "Package name.", default=...), PROJECT, SCOPE, DRY_RUN, JSON,
      FORCE),
-    _uninstall, uninstall_json, _uninstall_view, fast=True,
+    _uninstall, uninstall_json, _uninstall_view, fast=True, writes=True,
     progress=lambda call: f"uninstall {call['name']}")
 
 
@@ -136,7 +137,7 @@ UPDATE = Verb(
     "update", "Move pins to what each ref points at now and install there (shows old -> new).",
     (NAMES, PROJECT, SCOPE, DRY_RUN, JSON, FORCE,
      Param("trust", "flag", "Accept the commands the new versions run.", "--trust")),
-    _update, to_json, lines, asks=True)
+    _update, to_json, lines, asks=True, writes=True)
 
 
 # --------------------------------------------------------------------------- status, list
