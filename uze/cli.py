@@ -149,16 +149,17 @@ def _show(items: Iterable[Any]) -> None:
 def execute(verb: Verb, call: Call) -> int:
     """Run one parsed command line and print what it prints; return its exit code."""
     try:
+        quiet = call.get("quiet", False)
         note = project_note(call) if verb.writes else None
-        if note is not None:
+        if note is not None and not quiet:
             sys.stderr.write(f"note: {note}\n")
         result = _asking(verb, call)
-        for note in getattr(result, "notes", ()):  # an install's Outcome: notes go to stderr
+        for note in () if quiet else getattr(result, "notes", ()):  # an install's Outcome
             sys.stderr.write(f"note: {inert(note)}\n")
         if call.get("as_json"):
             sys.stdout.write(json.dumps(verb.document(result), indent=2, sort_keys=True) + "\n")
             sys.stdout.flush()
-        else:
+        elif not quiet:
             _show(verb.view(result, call))
         return verb.finish(result) if verb.finish is not None else 0
     except BrokenPipeError:  # the reader stopped reading (`| head -1`): done, not failed

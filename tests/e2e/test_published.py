@@ -321,16 +321,26 @@ def test_install_says_per_harness_how_many_resources_it_received_and_could_not(
     uze: Uze,
 ) -> None:
     harnesses = "claude_code,codex,opencode"
-    result = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--dry-run"))
     rows = as_json(assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--dry-run",
                                  "--json")))["projections"]
+    verbose = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--dry-run")).stdout
+    result = assert_ok(uze("install", CLAUDE_HOOKS, "--harness", harnesses, "--trust"))
 
+    lines = result.stdout.splitlines()
     counts = []
     for harness in harnesses.split(","):
-        lost = sum(r["route"] == "unsupported" for r in rows if r["harness"] == harness)
-        given = sum(r["route"] != "unsupported" for r in rows if r["harness"] == harness)
-        counts.append(f"{harness} {given} delivered" + (f", {lost} not" if lost else ""))
-    assert f"Per harness: {'; '.join(counts)}" in result.stdout
-    assert "opencode 1 delivered, 2 not" in result.stdout  # PreToolUse only (ADR 0034)
+        mine = [r for r in rows if r["harness"] == harness]
+        lost = sum(r["route"] == "unsupported" for r in mine)
+        line = next(line for line in lines if line.startswith(f"  {harness}: "))
+        assert line.startswith(f"  {harness}: {len(mine) - lost} delivered"), line
+        assert line.endswith(f", {lost} not delivered") == bool(lost), line
+        counts.append(f"{harness} {len(mine) - lost} delivered" + (f", {lost} not" if lost else ""))
+    assert [line for line in lines if line.startswith("  opencode: ")] == [
+        "  opencode: 1 delivered (1 adapted), 2 not delivered"]  # PreToolUse only (ADR 0034)
+    unsupported = [r for r in rows if r["route"] == "unsupported"]
+    text = result.stdout[result.stdout.index("Not delivered, by reason:"):]
+    assert all(r["reason"] in " ".join(text.split()) for r in unsupported)  # each reason once
+    assert all(text.count(r["reason"][:40]) == 1 for r in unsupported)
+    assert f"Per harness: {'; '.join(counts)}" in verbose
     for name in ("PreToolUse-0", "SessionStart-0", "UserPromptSubmit-0"):
-        assert result.stdout.count(name) >= 2  # a row per harness, delivered or not
+        assert verbose.count(name) >= 2  # a row per harness, delivered or not

@@ -436,6 +436,7 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
     ("uze.verbs.everyday", "uze.ui.console"): RICH,
     ("uze.verbs.everyday", "uze.ui.render"): RICH,
+    ("uze.verbs.everyday", "uze.ui.summary"): OWN,
 }
 SOURCE = Path(__file__).parents[2] / "uze"
 

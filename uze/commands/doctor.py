@@ -298,7 +298,7 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
 def explain(record: HarnessRecord) -> list[str]:
     """One line per problem, in words, with the next step."""
     lines = {
-        "not_installed": f"`{record.binary}` is not on PATH",
+        "not_installed": "not on PATH",
         "not_discoverable": "the harness does not list everything uze installed"
         + (" (see the probe lines)" if record.probe else "; run `uze doctor --probe`"),
         "collision": "; ".join(
@@ -312,17 +312,21 @@ def explain(record: HarnessRecord) -> list[str]:
         "behavior_unverified": f"no passed behaviour evidence for {record.version} "
         "(what reaches the model, hooks)",
     }
-    return [f"{record.id}: {lines[p]}" for p in record.problems]
+    who = {"not_installed": f"{record.id} (`{record.binary}`)"}  # one line names them all
+    return [f"{who.get(p, record.id)}: {lines[p]}" for p in record.problems]
 
 
 def probe_lines(record: HarnessRecord) -> list[str]:
     """What `--probe` saw, item by item; kinds it could not check summed up in one line."""
     items = record.probe or ()
-    shown = [
-        f"{record.id}: {p.scope} {p.kind} {p.name}: {p.state}"
-        + (f" ({p.seen}x)" if p.state == "duplicate" else "") + (f"; {p.note}" if p.note else "")
-        for p in items if p.state != "unverified" or p.command
-    ]
+    same: dict[tuple[str, str, str], list[str]] = {}  # one line per (scope, kind, what was seen)
+    for p in items:
+        if p.state != "unverified" or p.command:
+            seen = p.state + (f" ({p.seen}x)" if p.state == "duplicate" else "") \
+                + (f"; {p.note}" if p.note else "")
+            same.setdefault((p.scope, p.kind, seen), []).append(p.name)
+    shown = [f"{record.id}: {scope} {kind} {', '.join(names)}: {seen}"
+             for (scope, kind, seen), names in same.items()]
     skipped = sorted({p.kind for p in items if p.state == "unverified" and not p.command})
     if skipped:
         from uze.doctor.probe_run import NOT_PROBED

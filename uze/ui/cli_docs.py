@@ -31,6 +31,8 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("uze install ./pkg --scope user --trust", "into each harness's home; accept what it "
                                                    "runs without asking"),
         ("uze install ./pkg --json", "one JSON document for scripts"),
+        ("uze install --frozen --trust --quiet", "in CI: uze.lock exactly, nothing printed but "
+                                                  "errors"),
     ),
     "uninstall": (
         ("uze uninstall hello", "remove what uze owns; keep every file you edited"),
@@ -45,6 +47,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
     "check": (
         ("uze check ./pkg", "validate a package; the route each resource would take"),
         ("uze check ./pkg --harness codex --json", "for one harness, as JSON"),
+        ("uze check ./pkg --verbose", "the matrix: each resource by harness, each route"),
     ),
     "list": (("uze list", "installed packages, project and user scope, and what uze.toml "
                           "declares that is not installed here"),),
@@ -70,8 +73,12 @@ NOTES: Final[dict[str, str]] = {
               "installed, another pin, drifted, undeclared, consent missing, an unreadable "
               "uze.toml or uze.lock) with its fix; in CI run `uze install --frozen --trust`, "
               "then `uze status --check`.",
-    "install": "On a terminal, without `--json`, an install or uninstall that runs longer than "
-               "half a second shows its steps on standard error.",
+    "install": "It prints one line per harness (how many resources it gets, by route), then "
+               "only what needs attention: each reason a resource is degraded or not "
+               "delivered, once, with the resources it covers. `--verbose` (and `--dry-run`) "
+               "print the table of every projection; `--quiet` prints nothing but errors. On a "
+               "terminal, without `--json`, an install or uninstall that runs longer than half "
+               "a second shows its steps on standard error.",
 }
 
 EXIT_NOTES: Final[dict[str, str]] = {

@@ -10,6 +10,7 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from uze.inert import inert
+from uze.ui import summary
 from uze.ui.console import Cell, add_row, new_table, styled_line
 from uze.ui.declared_view import STATE_WORDS, check_lines, difference_lines, fresh_clone_lines
 from uze.ui.documents import instructions_json, planned_rows
@@ -61,8 +62,9 @@ def _kept_lines(actions: tuple[Action, ...]) -> list[RenderableType]:
     return out
 
 
-def install_view(result: InstallResult) -> list[RenderableType]:
-    """Lines and tables for a human reading `uze install`."""
+def install_view(result: InstallResult, verbose: bool = False) -> list[RenderableType]:
+    """Lines for a human reading `uze install`: per harness what it gets, then what needs
+    attention (`uze.ui.summary`); `verbose`: the table of every projection instead."""
     package, loc = result.plan.package, result.plan.location
     head = "Dry run, nothing written: would install" if result.dry_run else "Installed"
     out: list[RenderableType] = [styled_line(
@@ -70,8 +72,12 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         f"for {', '.join(result.plan.harnesses)}"
     )]
     rows = planned_rows(result)
-    out += _projection_table(rows, "action")
-    out += delivery_summary(rows, result.plan.harnesses)
+    if verbose:
+        out += _projection_table(rows, "action")
+        out += delivery_summary(rows, result.plan.harnesses)
+    else:
+        out += [styled_line(line) for line in summary.harness_lines(rows, result.plan.harnesses)]
+        out += [styled_line(line) for line in summary.attention_lines(rows)]
     out += instruction_lines(package) if result.dry_run else []
     out += warning_lines(package.warnings)
     out += _kept_lines(result.actions)
@@ -80,6 +86,9 @@ def install_view(result: InstallResult) -> list[RenderableType]:
         out += [styled_line(f"  {e.describe()}") for e in result.plan.executions]
     if not result.dry_run and result.writes == 0:
         out.append(styled_line("Already installed: nothing changed."))
+    if not verbose and rows:
+        out.append(styled_line("Every projection, its route and target: "
+                               f"`uze status {package.name}` or --verbose", style="dim"))
     return out
 
 
@@ -138,9 +147,22 @@ def list_view(found: list[Installed]) -> list[RenderableType]:
     return [table, *(styled_line(f"fix: {fix}") for fix in fixes)]
 
 
-def check_view(result: CheckResult) -> list[RenderableType]:
-    """The matrix: one row per resource, one column per harness, each cell the route."""
+def check_view(result: CheckResult, verbose: bool = False) -> list[RenderableType]:
+    """Per harness what install would deliver and what needs attention (`uze.ui.summary`);
+    `verbose`: the matrix, one row per resource, one column per harness, each cell the route."""
     plan = result.plan
+    head = styled_line(
+        f"{plan.package.name} {plan.package.version}: valid; routes install would take")
+    if not verbose:
+        found = [{f: getattr(p, f) for f in ("kind", "resource", "harness", "route", "reason")}
+                 for p in plan.projections]
+        out = [head, *(styled_line(line) for line in summary.harness_lines(found, plan.harnesses)),
+               *(styled_line(line) for line in summary.attention_lines(found))]
+        out += [styled_line(f"refused: the package requires {p.kind} {p.resource} native on "
+                            f"{p.harness}, where it is {p.route}")
+                for p in plan.unmet_requirements()]
+        return [*out, *instruction_lines(plan.package), *warning_lines(plan.package.warnings),
+                *_runs(plan), styled_line("Every resource by harness: --verbose", style="dim")]
     table = new_table("resource", *plan.harnesses)
     rows: dict[tuple[str, str], dict[str, str]] = {}
     reasons: list[str] = []
@@ -155,17 +177,17 @@ def check_view(result: CheckResult) -> list[RenderableType]:
         rows.setdefault((p.kind, p.resource), {})[p.harness] = cell
     for (kind, resource), cells in rows.items():
         add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
-    head = styled_line(
-        f"{plan.package.name} {plan.package.version}: valid; routes install would take")
     notes = [styled_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
-    runs: list[RenderableType] = []
-    if plan.executions:
-        runs.append(styled_line("It would run or allow (install asks before it does):"))
-        runs += [styled_line(f"  {e.describe()}") for e in plan.executions]
-    else:
-        runs.append(styled_line("Nothing runs: install asks no question."))
     return [head, table, *notes, *instruction_lines(plan.package),
-            *warning_lines(plan.package.warnings), *runs]
+            *warning_lines(plan.package.warnings), *_runs(plan)]
+
+
+def _runs(plan: Any) -> list[RenderableType]:
+    """What the package would run or allow (or that nothing runs)."""
+    if not plan.executions:
+        return [styled_line("Nothing runs: install asks no question.")]
+    return [styled_line("It would run or allow (install asks before it does):"),
+            *(styled_line(f"  {e.describe()}") for e in plan.executions)]
 
 
 def delivery_summary(rows: list[dict[str, Any]], harnesses: Iterable[str]) -> list[RenderableType]:

@@ -108,6 +108,10 @@ DRY_RUN: Final = Param("dry_run", "flag", "Print the plan; write nothing.", "--d
 FORCE: Final = Param("force", "flag", "Also replace or remove artifacts the user edited.",
                      "--force")
 SCOPE: Final = Param("scope", "text", "project or user.", "--scope", "project")
+VERBOSE: Final = Param("verbose", "flag", "Show every projection (default: a summary, then what "
+                                          "needs attention).", "--verbose")
+QUIET: Final = Param("quiet", "flag", "Print nothing but errors (for scripts; the exit code "
+                                      "says how it went).", "--quiet")
 
 
 def scope(call: Call) -> Any:

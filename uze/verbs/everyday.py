@@ -15,7 +15,9 @@ from uze.verbs.base import (
     FORCE,
     JSON,
     PROJECT,
+    QUIET,
     SCOPE,
+    VERBOSE,
     Call,
     Param,
     Verb,
@@ -56,12 +58,13 @@ def _install_json(result: Any) -> dict[str, Any]:
     return install_json(result.result)
 
 
-def _install_view(result: Any, _call: Call) -> list[Any]:
+def _install_view(result: Any, call: Call) -> list[Any]:
     if not hasattr(result, "result"):  # a converge
         return list(result.lines())
     from uze.ui.render import install_view  # start-up: rich loads only for a human view
 
-    return install_view(result.result)
+    # --dry-run prints the whole plan (DESIGN section 2): every projection, route and target
+    return install_view(result.result, verbose=call["verbose"] or call["dry_run"])
 
 
 INSTALL = Verb(
@@ -78,7 +81,7 @@ INSTALL = Verb(
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),
      DRY_RUN, JSON, FORCE,
-     Param("trust", "flag", "Accept the commands the package runs.", "--trust")),
+     Param("trust", "flag", "Accept the commands the package runs.", "--trust"), VERBOSE, QUIET),
     _install, _install_json, _install_view, fast=True, asks=True, writes=True,
     progress=lambda call: " ".join(filter(None, ("install", call["source"]))))
 
@@ -136,7 +139,7 @@ OUTDATED = Verb(
 UPDATE = Verb(
     "update", "Move pins to what each ref points at now and install there (shows old -> new).",
     (NAMES, PROJECT, SCOPE, DRY_RUN, JSON, FORCE,
-     Param("trust", "flag", "Accept the commands the new versions run.", "--trust")),
+     Param("trust", "flag", "Accept the commands the new versions run.", "--trust"), QUIET),
     _update, to_json, lines, asks=True, writes=True)
 
 
@@ -154,7 +157,7 @@ def _status(call: Call) -> Any:
 def _status_view(result: Any, call: Call) -> list[Any]:
     from uze.ui.render import status_view  # start-up: rich loads only for a human view
 
-    return status_view(result, full=call["name"] is not None)
+    return status_view(result, full=call["name"] is not None or call["verbose"])
 
 
 STATUS = Verb(
@@ -163,7 +166,9 @@ STATUS = Verb(
     (Param("name", "argument", "Package name (default: all)."), PROJECT,
      Param("scope", "text", "project, user or all.", "--scope", "all"), JSON,
      Param("check", "flag", "Exit 1 on any difference from uze.toml + uze.lock, each printed "
-                            "with its fix (for CI).", "--check")),
+                            "with its fix (for CI).", "--check"),
+     Param("verbose", "flag", "Every projection of every package (as `uze status NAME`).",
+           "--verbose")),
     _status, to_json, _status_view, fast=True,
     finish=lambda result: 1 if result.gate and result.differences else 0)
 
@@ -200,17 +205,18 @@ def _check(call: Call) -> Any:
                  strict=call["strict"])
 
 
-def _check_view(result: Any, _call: Call) -> list[Any]:
+def _check_view(result: Any, call: Call) -> list[Any]:
     from uze.ui.render import check_view  # start-up: rich loads only for a human view
 
-    return check_view(result)
+    return check_view(result, verbose=call["verbose"])
 
 
 CHECK = Verb(
     "check", "Validate a package and print the route each resource would take; writes nothing.",
     (Param("source", "path-argument", "Package folder.", default=...),
      Param("harness", "text", "H[,H...] or all (default: all).", "--harness"), JSON,
-     Param("strict", "flag", "Refuse on warnings too (for authors and CI).", "--strict")),
+     Param("strict", "flag", "Refuse on warnings too (for authors and CI).", "--strict"),
+     VERBOSE, QUIET),
     _check, check_json, _check_view,
     finish=lambda result: 1 if result.plan.unmet_requirements() else 0)
 
@@ -224,14 +230,15 @@ def _doctor(call: Call) -> Any:
 def _doctor_view(result: Any, _call: Call) -> list[Any]:
     from uze.commands.doctor import explain, probe_lines  # start-up: one command's module
     from uze.ui.console import add_row, new_table  # start-up: rich loads only for a human view
+    from uze.ui.summary import group_lines  # start-up: one command's view
 
     table = new_table("harness", "installed", "version", "discovery", "behavior", "status",
                       "skill roots")
     for h in result.harnesses:
         add_row(table, h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
                 h.behavior, h.status, "\n".join(h.skill_roots) or "-")
-    return [table, *(inert(line) for h in result.harnesses
-                     for line in explain(h) + probe_lines(h))]
+    return [table, *group_lines(inert(line) for h in result.harnesses
+                                for line in explain(h) + probe_lines(h))]
 
 
 DOCTOR = Verb(

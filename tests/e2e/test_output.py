@@ -1,0 +1,105 @@
+"""Output a person reads (issue 30 item 12, adr/0066): install and check print one line per
+harness, then only what needs attention, each reason once; the table of every row is behind
+`--verbose` (and `uze status NAME`); `--quiet` prints nothing but errors; `--json` is the
+same document whatever else is asked; doctor says an identical line once."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
+
+pytestmark = pytest.mark.e2e
+
+ALL = ("--harness", "all", "--trust")
+
+
+def _harness_lines(text: str) -> dict[str, str]:
+    return {m[1]: m[2] for m in re.finditer(r"^  ([a-z_]+): (\d+ delivered.*)$", text, re.M)}
+
+
+def test_install_prints_a_line_per_harness_then_each_reason_that_needs_attention_once(
+    uze: Uze,
+) -> None:
+    rows = as_json(assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run", "--json")))[
+        "projections"]
+    text = assert_ok(uze("install", EVERY_KIND, *ALL)).stdout
+
+    assert "┏" not in text and "[1]" not in text  # no table, no numbered notes
+    lines = _harness_lines(text)
+    assert list(lines) == ["claude_code", "codex", "opencode", "gemini_cli", "antigravity",
+                           "kimi_code", "deepseek_harness"]
+    for harness, line in lines.items():
+        mine = [r for r in rows if r["harness"] == harness]
+        lost = sum(r["route"] == "unsupported" for r in mine)
+        assert line.startswith(f"{len(mine) - lost} delivered"), line
+        assert line.endswith(f", {lost} not delivered") == bool(lost), line
+    flat = " ".join(text.split())
+    for route, title in (("degraded", "Degraded (delivered, part of the meaning lost)"),
+                         ("unsupported", "Not delivered")):
+        reasons = {r["reason"] for r in rows if r["route"] == route}
+        assert reasons and title in text
+        for reason in reasons:  # each reason once, however many rows it covers
+            assert flat.count(" ".join(reason.split())) == 1, reason
+    assert "Claude Code loads a project's plugins" not in flat  # a native row's reason
+    assert "Every projection, its route and target: `uze status every-kind` or --verbose" in text
+
+
+def test_verbose_prints_every_row_and_json_is_the_same_document_either_way(uze: Uze) -> None:
+    verbose = assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run")).stdout  # the whole plan
+    assert verbose == assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run", "--verbose")).stdout
+    rows = as_json(assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run", "--json")))
+    assert "┏" in verbose and "Per harness: " in verbose
+    assert verbose.count("every-kind-review") >= 6  # a row per harness that reads .agents
+    assert rows == as_json(assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run", "--json",
+                                         "--verbose")))
+    assert rows == as_json(assert_ok(uze("install", EVERY_KIND, *ALL, "--dry-run", "--json",
+                                         "--quiet")))
+
+
+def test_quiet_prints_nothing_but_errors(sandbox: Sandbox, uze: Uze) -> None:
+    done = uze("install", EVERY_KIND, *ALL, "--quiet")
+    assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+    assert (sandbox.project / ".uze/receipts/every-kind.json").is_file()
+    before = snapshot(sandbox)
+    failed = uze("install", EVERY_KIND, "--harness", "nope", "--quiet")
+    assert failed.returncode == 2 and failed.stdout == ""
+    assert failed.stderr.startswith("uze: error: unknown harness 'nope'")
+    assert snapshot(sandbox) == before
+
+
+def test_check_prints_the_summary_and_the_matrix_behind_verbose(uze: Uze) -> None:
+    text = assert_ok(uze("check", EVERY_KIND)).stdout
+    assert text.startswith("every-kind 1.2.3: valid; routes install would take\n")
+    assert "┏" not in text and len(_harness_lines(text)) == 7
+    assert "It would run or allow (install asks before it does):" in text
+    assert "Every resource by harness: --verbose" in text
+    matrix = assert_ok(uze("check", EVERY_KIND, "--verbose")).stdout
+    assert "┏" in matrix and "skill review" in matrix
+    quiet = uze("check", EVERY_KIND, "--quiet")
+    assert (quiet.returncode, quiet.stdout) == (0, "")
+
+
+def test_status_verbose_prints_every_package_as_status_name_does(uze: Uze) -> None:
+    assert_ok(uze("install", EVERY_KIND, *ALL, "--quiet"))
+    verbose = assert_ok(uze("status", "--verbose")).stdout
+    assert verbose == assert_ok(uze("status", "every-kind")).stdout
+    assert "invoke as" in verbose
+
+
+def test_doctor_says_a_line_shared_by_harnesses_once(sandbox: Sandbox, uze: Uze) -> None:
+    empty = sandbox.root / "empty-bin"
+    empty.mkdir()
+    env = {**sandbox.env, "PATH": str(empty)}
+    text = assert_ok(uze("doctor", env=env)).stdout
+    flat = " ".join(text.split())
+    assert flat.count("not on PATH") == 1, text
+    assert ("claude_code (`claude`), codex (`codex`), opencode (`opencode`), gemini_cli "
+            "(`gemini`)") in flat
+    document = as_json(assert_ok(uze("doctor", "--json", env=env)))
+    assert [h["installed"] for h in document["harnesses"]] == [False] * 7
+    assert json.dumps(document)  # the document is unchanged in shape
