@@ -17,26 +17,15 @@ def _verb(run: Any) -> Verb:
     return Verb("try", "A verb that is interrupted.", (), run, lambda r: {}, lambda r, c: [])
 
 
-def test_ctrl_c_before_any_commit_says_nothing_was_written(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(Transaction, "committed", 0)
-    target = tmp_path / "file.txt"
-
-    def run(_call: Any) -> None:
-        with Transaction(tmp_path / "journal") as tx:
-            tx.write(target, b"half\n")
-            raise KeyboardInterrupt
-
-    assert cli.execute(_verb(run), {}) == 130
-    assert not target.exists()  # rolled back
-    err = capsys.readouterr().err
-    assert "uze: interrupted (Ctrl-C): nothing was written" in err
-    assert "hint: run the command again" in err
-
-
-def test_ctrl_c_after_a_commit_says_its_changes_stand_whole(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("committed", "said", "left"), [
+    (False, "uze: interrupted (Ctrl-C): nothing was written (what was under way is undone) "
+            "hint: run the command again", None),
+    (True, "uze: interrupted (Ctrl-C) after its changes were written: every change it made "
+           "stands whole, none is half-written hint: run `uze status` to see them", b"whole\n"),
+], ids=["inside the transaction", "after its commit"])
+def test_ctrl_c_says_whether_nothing_or_every_committed_change_was_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    committed: bool, said: str, left: bytes | None,
 ) -> None:
     monkeypatch.setattr(Transaction, "committed", 0)
     target = tmp_path / "file.txt"
@@ -44,13 +33,13 @@ def test_ctrl_c_after_a_commit_says_its_changes_stand_whole(
     def run(_call: Any) -> None:
         with Transaction(tmp_path / "journal") as tx:
             tx.write(target, b"whole\n")
-        raise KeyboardInterrupt  # while it printed, say
+            if not committed:
+                raise KeyboardInterrupt
+        raise KeyboardInterrupt  # after the commit: while it printed, say
 
     assert cli.execute(_verb(run), {}) == 130
-    assert target.read_bytes() == b"whole\n"
-    err = " ".join(capsys.readouterr().err.split())
-    assert "uze: interrupted (Ctrl-C) after its changes were written" in err
-    assert "none is half-written" in err and "uze status" in err
+    assert (target.read_bytes() if target.exists() else None) == left  # rolled back, or whole
+    assert " ".join(capsys.readouterr().err.split()) == said
 
 
 def test_a_transaction_that_changed_nothing_is_not_counted(tmp_path: Path,
