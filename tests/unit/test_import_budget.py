@@ -296,7 +296,7 @@ def test_install_and_uninstall_fast_paths_print_what_the_full_command_line_print
     assert fast_install.returncode == 0
     if human:
         assert fast_install.stdout.startswith("Installed every-kind")
-        assert "create" in fast_install.stdout
+        assert "\n  claude_code: " in fast_install.stdout  # the summary, a line per harness
         assert fast.stdout.startswith("Uninstalled every-kind")
     else:
         assert json.loads(fast_install.stdout)["writes"] > 0
