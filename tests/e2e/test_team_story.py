@@ -78,8 +78,13 @@ def test_a_team_lives_by_uze_toml_and_uze_lock(uze: Uze, sandbox: Sandbox) -> No
     with git_daemon(served) as daemon:
         # The lead installs three plugins of one marketplace and commits.
         assert_ok(uze("marketplace", "add", f"git+{daemon}/market.git", env=lead))
-        for name in PLUGINS:
-            assert_ok(uze("install", f"{name}@team", *HARNESS, "--trust", env=lead))
+        for index, name in enumerate(PLUGINS):
+            done = uze("install", f"{name}@team", *HARNESS, "--trust", env=lead)
+            assert done.returncode == 0, done.stderr
+            # no .git yet: the first install names the folder it uses, then .uze/ marks it
+            assert done.stderr == ("" if index else f"note: no .git or .uze/ in {mine} or "
+                                   f"above it: using {mine} as the project (--project DIR "
+                                   "names another)\n")  # adr/0066
         git("init", "-q", ".", cwd=mine)
         _commit(mine, "three team plugins")
         committed = git("ls-files", cwd=mine).splitlines()
