@@ -7,7 +7,6 @@ import msgspec
 from uze.harnesses.base import AgentFormat
 from uze.package import Agent
 from uze.plan.agent_tools import ToolFields, translate_tools
-from uze.plan.labels import flat_agent_name
 
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
 TOOL_KEYS = frozenset({"tools", "disallowedTools"})
@@ -49,11 +48,11 @@ def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, obj
     return kept, sorted(dropped), tools
 
 
-def render_agent(package: str, agent: Agent, harness: str, fmt: AgentFormat,
-                 name: str = "") -> RenderedAgent:
+def render_agent(agent: Agent, harness: str, fmt: AgentFormat,
+                 name: str) -> RenderedAgent:
     """The agent file for `harness`; fields it would reject are dropped and listed. Its name is
-    `name`, else the flat `<package>-<subdirs>-<name>`."""
-    label = name or flat_agent_name(package, agent)
+    `name` (`uze.plan.labels`: the flat name, or its own in a plugin folder)."""
+    label = name
     extra, dropped, tools = _fields(agent, harness, fmt)
     description = str(agent.frontmatter.get("description", ""))
     if fmt.suffix == ".toml":

@@ -9,6 +9,7 @@ Stable across install order and other packages (the seeds' promise). Pure.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Final
 
 from uze.harnesses import REGISTRY
@@ -26,19 +27,23 @@ def qualified(harness: str) -> bool:
 PLUGIN_HARNESS: Final = next(h.id for h in REGISTRY.values() if h.claude_plugins is not None)
 
 
-def flat(package: str, *parts: str) -> str:
+def flat(package: str, *parts: str, siblings: Collection[str] = ()) -> str:
     """`<package>-<parts>`, the package named once: parts that already start with it (a skill
     `gh-cli` of the package `gh-cli`, an agent `c-review-worker` of `c-review`) are not
-    prefixed again (issue 31 item 5)."""
+    prefixed again (issue 31 item 5), unless a sibling of the same kind is named by the rest
+    (`siblings`: a skill `plan` beside `kit-plan` in `kit`), which would be the same name: then
+    the package is named twice (`kit-kit-plan`). Injective over one kind of one package."""
     joined = "-".join(parts)
-    if joined == package or joined.startswith(f"{package}-"):
+    if joined == package:
+        return joined
+    if joined.startswith(f"{package}-") and joined.removeprefix(f"{package}-") not in siblings:
         return joined
     return f"{package}-{joined}"
 
 
-def skill_folder_name(package: str, skill: Skill) -> str:
+def skill_folder_name(package: Package, skill: Skill) -> str:
     """Package-qualified, stable folder (and frontmatter) name: `<package>-<skill>`."""
-    return flat(package, skill.name)
+    return flat(package.name, skill.name, siblings={s.name for s in package.skills})
 
 
 def own_name(resource: Skill | Agent) -> str:
@@ -49,22 +54,25 @@ def own_name(resource: Skill | Agent) -> str:
     return given.strip() if isinstance(given, str) and given.strip() else resource.name
 
 
-def flat_agent_name(package: str, agent: Agent) -> str:
+def flat_agent_name(package: Package, agent: Agent) -> str:
     """`<package>-<subdirs>-<name>`: the file and frontmatter name of an agent uze writes
-    outside a plugin; stable and unique across packages."""
-    return flat(package, *agent.subdirs, agent.name)
+    outside a plugin; stable and unique within the package (and across packages but for
+    names that spell another package's prefix)."""
+    siblings = {"-".join((*a.subdirs, a.name)) for a in package.agents}
+    return flat(package.name, *agent.subdirs, agent.name, siblings=siblings)
 
 
-def flat_command_name(package: str, command: Command) -> str:
+def flat_command_name(package: Package, command: Command) -> str:
     """`<package>-<subdirs>-<name>`: a command's file name outside a plugin."""
-    return flat(package, *command.subdirs, command.name)
+    siblings = {"-".join((*c.subdirs, c.name)) for c in package.commands}
+    return flat(package.name, *command.subdirs, command.name, siblings=siblings)
 
 
 def command_skill_folder(package: Package, command: Command) -> str:
     """The folder of the user-invoked skill that carries a command where a harness has no
     command surface: its flat name, `-command` added when a skill of the package has it."""
-    flat = flat_command_name(package.name, command)
-    taken = {skill_folder_name(package.name, skill) for skill in package.skills}
+    flat = flat_command_name(package, command)
+    taken = {skill_folder_name(package, skill) for skill in package.skills}
     return f"{flat}-command" if flat in taken else flat
 
 
@@ -72,7 +80,7 @@ def skill(harness: str, package: Package, skill: Skill) -> str:
     """`<package>:<skill>` in a plugin harness, else `<package>-<skill>`."""
     if qualified(harness):
         return f"{package.name}{SEP}{skill.name}"
-    return skill_folder_name(package.name, skill)
+    return skill_folder_name(package, skill)
 
 
 def command(harness: str, package: Package, command: Command, *, surface: bool) -> str:
@@ -81,7 +89,7 @@ def command(harness: str, package: Package, command: Command, *, surface: bool) 
     if qualified(harness):
         return SEP.join((package.name, *command.subdirs, command.name))
     if surface:
-        return flat_command_name(package.name, command)
+        return flat_command_name(package, command)
     return command_skill_folder(package, command)
 
 
@@ -90,4 +98,4 @@ def agent(harness: str, package: Package, agent: Agent) -> str:
     flat name."""
     if qualified(harness):
         return SEP.join((package.name, *agent.subdirs, own_name(agent)))
-    return flat_agent_name(package.name, agent)
+    return flat_agent_name(package, agent)

@@ -39,7 +39,7 @@ def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...],
     by its folder, and OpenCode, which scans `.claude/skills/**/SKILL.md`, lists no skill
     without a `name`, so it never sees this copy (claude 2.1.197, opencode 1.18.33; ADR 0048)."""
     files = {skill.inner(rel): package.files[rel].data for rel in skill.files}
-    folder = labels.skill_folder_name(package.name, skill)
+    folder = labels.skill_folder_name(package, skill)
     keys: dict[str, object] = {}
     for harness in harnesses:
         dialect = REGISTRY[harness].skill_dialect(skill.invoke)
@@ -85,7 +85,7 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
             root = choice.serving.get(harness)
             if harness in choice.unserved:
                 cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
-            path = (root / labels.skill_folder_name(b.package.name, skill)
+            path = (root / labels.skill_folder_name(b.package, skill)
                     if root and cap.route != "unsupported" else None)
             part = ""
             if plugin is not None and path is not None and root == plugin.path:
@@ -129,7 +129,7 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
                     b.add("command", command.name, harness, plugin.route(cap), plugin.path,
                           label=label, part=plugin.add_command(command, rendered.data))
                     continue
-                file = command_file(harness, b.loc, labels.flat_command_name(b.package.name,
+                file = command_file(harness, b.loc, labels.flat_command_name(b.package,
                                                                              command))
                 b.add("command", command.name, harness, cap, file, label=label)
                 b.artifacts.append(PlannedFile(file, b.loc.display(file), rendered.data,
@@ -254,8 +254,8 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
             b.add("agent", agent.name, harness, cap, None)
             continue
         in_plugin = plugin is not None and harness == plugin.harness
-        name = labels.own_name(agent) if in_plugin else ""
-        rendered = render_agent(b.package.name, agent, harness, fmt, name)
+        name = labels.own_name(agent) if in_plugin else labels.flat_agent_name(b.package, agent)
+        rendered = render_agent(agent, harness, fmt, name)
         whys = [*rendered.lost, *rendered.notes]
         dropped = [key for key in rendered.dropped if key not in COSMETIC]
         cosmetic = [key for key in rendered.dropped if key in COSMETIC]
@@ -272,7 +272,7 @@ def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> Non
             b.add("agent", agent.name, harness, plugin.route(cap), plugin.path, label=label,
                   part=plugin.add_agent(agent, rendered.data))
             continue
-        path = fmt.folder(b.loc) / f"{labels.flat_agent_name(b.package.name, agent)}{fmt.suffix}"
+        path = fmt.folder(b.loc) / f"{labels.flat_agent_name(b.package, agent)}{fmt.suffix}"
         b.add("agent", agent.name, harness, cap, path, label=label)
         b.artifacts.append(PlannedFile(path, b.loc.display(path), rendered.data, (harness,)))
 

@@ -103,3 +103,27 @@ def test_where_only_a_shared_root_serves_a_harness_the_command_rows_that_see_it_
         assert (f"{harness} also lists it as the skill 'kit-tidy' from .agents/skills, which "
                 "uze writes for another harness: its model can invoke this user-only command"
                 in row.reason), row.reason
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [(("plan", "kit-plan"), {"plan": "kit-plan", "kit-plan": "kit-kit-plan"}),
+     (("kit-plan", "kit-kit-plan", "plan"),
+      {"plan": "kit-plan", "kit-plan": "kit-kit-plan", "kit-kit-plan": "kit-kit-kit-plan"}),
+     (("kit", "kit-plan"), {"kit": "kit", "kit-plan": "kit-plan"})],
+    ids=["plan-beside-kit-plan", "a-chain", "no-clash"],
+)
+def test_flat_names_stay_one_per_resource_when_a_name_spells_the_prefix_of_another(
+    tmp_path: Path, names: tuple[str, ...], expected: dict[str, str]
+) -> None:
+    skills = {f"skills/{n}/SKILL.md": f"---\ndescription: {n}\n---\n{n}\n" for n in names}
+    agents = {f"agents/{n}.md": f"---\nname: {n}\ndescription: {n}\n---\n{n}\n" for n in names}
+    commands = {f"commands/{n}.md": f"---\ndescription: {n}\n---\n{n}\n" for n in names}
+    plan = _plan(tmp_path, "project", ("codex", "opencode"),
+                 **{"plugin.json": MANIFEST, **skills, **agents, **commands})
+    for kind, harness in (("skill", "codex"), ("agent", "codex"), ("command", "opencode")):
+        got = {p.resource: p.label for p in plan.projections
+               if p.kind == kind and p.harness == harness}
+        assert got == expected, kind
+    targets = [a.path for a in plan.artifacts]
+    assert len(targets) == len(set(targets))  # no two resources claim one file or folder
