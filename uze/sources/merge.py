@@ -90,7 +90,16 @@ def _read_sides(sides: Sides, where: str, parse: Callable[[bytes, str], dict[str
     it reads back (`zdiff3` moves lines both sides share out of a hunk, so the base put
     together from its hunks may not be the base: then it is not used)."""
     def side(raw: bytes, label: str) -> dict[str, T]:
-        return parse(raw, f"{where} ({label} side of the merge)")
+        try:
+            return parse(raw, f"{where} ({label} side of the merge)")
+        except UzeError as exc:
+            # Lines git merged on its own sit outside the hunks, so a side put together from
+            # them may mix both branches' entries (a package twice, one's fields in another).
+            raise UzeError(f"{exc.message}: git's merge interleaved the two sides' entries, so "
+                           "uze cannot tell which lines are whose; nothing was written",
+                           hint=f"take one side (`git checkout --ours {where}`), then run "
+                                "`uze install` again; merge.conflictStyle diff3 helps git "
+                                "keep entries apart") from None
 
     base = None
     if sides.base is not None:
