@@ -152,8 +152,7 @@ def checkout(paths: Paths, path: Path, commit: str, subdirectory: str, dest: Pat
 def _wanted(paths: Paths, cached: Path | None, source: Source, commit: str) -> tuple[str, str]:
     """(what to fetch, commit): asks the remote only when neither the cache nor a repository
     this command has open for the same remote can answer."""
-    known = [*_open_for(paths, source), *([cached] if cached is not None else [])]
-    if commit and any(has_commit(paths, repo, commit) for repo in known):
+    if commit and _holder(paths, source, cached, commit) is not None:
         return commit, commit
     refs = remote_refs(paths, source)
     if not commit:
@@ -168,6 +167,13 @@ def _wanted(paths: Paths, cached: Path | None, source: Source, commit: str) -> t
 # fetching again.
 _MIRRORS: dict[Path, Path] = {}
 _TEMPORARY: dict[Path, list[Path]] = {}
+
+
+def _holder(paths: Paths, source: Source, cached: Path | None, commit: str) -> Path | None:
+    """A repository this command has open for `source`, else the cached mirror, holding
+    `commit`; None when neither does (the remote must be asked)."""
+    known = [*_open_for(paths, source), *([cached] if cached is not None else [])]
+    return next((repo for repo in known if has_commit(paths, repo, commit)), None)
 
 
 def _open_for(paths: Paths, source: Source) -> list[Path]:
@@ -224,8 +230,7 @@ def fetched(paths: Paths, source: Source, commit: str = "", *, cache: bool = Tru
                 _checked_out(paths, path, source, name, commit) as found:
             yield found
         return
-    holder = next((r for r in (*_open_for(paths, source), *([present] if present else []))
-                   if has_commit(paths, r, commit)), None)
+    holder = _holder(paths, source, present, commit)
     if holder is not None:
         with _checked_out(paths, holder, source, name, commit) as found:
             yield found
