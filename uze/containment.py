@@ -35,8 +35,8 @@ def _harness_places(loc: Location) -> tuple[set[Path], set[Path]]:
     files: set[Path] = set()
     folders: set[Path] = set()
     for h in REGISTRY.values():
-        files.add(h.instructions_file(loc))
-        folders.update(h.skill_roots(loc))
+        files.add(h.instructions.file(loc))
+        folders.update(h.skills.roots(loc))
         if h.mcp is not None:
             files.add(h.mcp.file(loc))
         if h.agents is not None:
@@ -57,7 +57,7 @@ def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     root = Path("/project")
     loc = Location("project", root, Paths(Path("/home"), Path("/uze-home"), {}))
     files, folders = _harness_places(loc)
-    files |= {p for h in REGISTRY.values() for p in h.also_reads(loc)}
+    files |= {p for h in REGISTRY.values() for p in h.instructions.also_reads(loc)}
     folders |= {root / ".uze" / "packages", root / ".uze" / "hooks"}
     named = {"uze.toml", "uze.lock"}  # the scope's manifest and lock (ADR 0024), created whole
     file_roots = frozenset({p.relative_to(root).as_posix() for p in files} | named)

@@ -169,9 +169,10 @@ class Power(msgspec.Struct, frozen=True):
 
 
 # The rule, as data: every key a harness documents as executing or granting (ADR 0021),
-# declared by each harness module (`Harness.powers`), in registry order.
+# declared by each harness module (`Harness.trust.powers`), in registry order.
 POWERS: Final = tuple(
-    Power(p.where, h.id, p.key, p.power, p.source) for h in REGISTRY.values() for p in h.powers
+    Power(p.where, h.id, p.key, p.power, p.source)
+    for h in REGISTRY.values() for p in h.trust.powers
 )
 
 

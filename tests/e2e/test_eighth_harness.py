@@ -36,8 +36,8 @@ from typing import Any
 
 from uze.harnesses import mcp
 from uze.harnesses.base import (
-    CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookTarget, McpTarget,
-    ProjectForms, cap, hook_events,
+    CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookProtocol, HookTarget,
+    Instructions, McpTarget, ProjectForms, Skills, cap, hook_events,
 )
 from uze.location import Location
 from uze.paths import Paths
@@ -67,16 +67,15 @@ HARNESS = Harness(
     project_forms=ProjectForms(mcp=".", hook="."),
     markers=(".acme",),
     home=acme_home,
-    instructions_file=_place("ACME.md", "ACME.md"),
-    skill_roots=lambda loc: (_place(".acme/skills", "skills")(loc),),
+    instructions=Instructions(_place("ACME.md", "ACME.md")),
+    skills=Skills(lambda loc: (_place(".acme/skills", "skills")(loc),)),
     agents=AgentFormat(folder=_place(".acme/agents", "agents"), allowed=frozenset({"model"})),
     mcp=McpTarget(_place(".acme/mcp.json", "mcp.json"), "json",
                   lambda _loc, name: ("mcpServers", name), _mcp),
     hooks=HookTarget(file=_place(".acme/settings.json", "settings.json"), role="acme settings",
                      fmt="json", effects=frozenset({"observe", "deny"})),
-    hook_events=hook_events(SAME_EVENTS, {"PreToolUse"}, ("command",)),
-    tools=CLAUDE_TOOLS,
-    hook_answer="claude",
+    hook_protocol=HookProtocol(events=hook_events(SAME_EVENTS, {"PreToolUse"}, ("command",)),
+                               tools=CLAUDE_TOOLS, answer="claude"),
     commands=CommandSurface(_place(".acme/commands", "commands"), ".md",
                             lambda _command, original: (original, "native", "")),
     capabilities={

@@ -20,7 +20,7 @@ def _paths(tmp_path: Path, **env: str) -> Paths:
 
 
 def test_every_power_a_harness_lists_has_a_class_a_policy_can_deny() -> None:
-    keys = {power.key for harness in REGISTRY.values() for power in harness.powers}
+    keys = {power.key for harness in REGISTRY.values() for power in harness.trust.powers}
     assert keys <= set(_BY_KEY), sorted(keys - set(_BY_KEY))
     assert set(_BY_KEY.values()) <= set(POWER_CLASSES)
 

@@ -12,7 +12,7 @@ from uze.harnesses import REGISTRY
 from uze.harnesses.base import HookEvent
 
 HOOK_EVENTS: Final[dict[str, dict[str, HookEvent]]] = {
-    h.id: dict(h.hook_events) for h in REGISTRY.values()
+    h.id: dict(h.hook_protocol.events) for h in REGISTRY.values()
 }
 
 

@@ -139,7 +139,7 @@ def _skill_names(root: Path) -> tuple[list[str], bool]:
 def _roots(harness: Harness, world: _World) -> list[tuple[Location, Path]]:
     found: list[tuple[Location, Path]] = []
     for ctx in world.scopes.values():
-        for root in harness.skill_roots(ctx.location):
+        for root in harness.skills.roots(ctx.location):
             if root.is_dir() and all(root != seen for _, seen in found):
                 found.append((ctx.location, root))
     return found

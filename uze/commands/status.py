@@ -169,13 +169,13 @@ def _difference(ctx: ScopeContext, package: PackageStatus, record: Artifact, sta
 
 def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
                      found: list[PackageStatus]) -> tuple[tuple[str, str, str], ...]:
-    """Each delivered hook, in a harness that gates hooks on trust (Codex: `hook_trust`),
+    """Each delivered hook, in a harness that gates hooks on trust (Codex: `trust.hook_trust`),
     whose file has no trust record in that harness's config."""
     hooks = [(package.receipt, p) for package in found for p, state in
              zip(package.receipt.projections, package.states, strict=True)
              if p.kind == "hook" and state == "matched"]
     gates = {h: gate for h in {p.harness for _, p in hooks}
-             if h in REGISTRY and (gate := REGISTRY[h].hook_trust) is not None}
+             if h in REGISTRY and (gate := REGISTRY[h].trust.hook_trust) is not None}
     if not gates:
         return ()
     trusted = {h: gate(paths) for h, gate in gates.items()}

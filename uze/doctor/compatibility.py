@@ -82,7 +82,8 @@ def _claude_delivery(harness: str, capability: str) -> tuple[str, str]:
     """(route, reason) of the Claude-protocol group that contract drives, on `harness`."""
     from uze.hooks.delivery import deliver_claude_group
 
-    if REGISTRY[harness].claude_hooks_verbatim:  # in its settings, or the package's own plugin
+    # Verbatim: in its settings, or the package's own plugin.
+    if REGISTRY[harness].hook_protocol.claude_verbatim:
         return "native", ""
     event, value = _CLAUDE_GROUPS[capability]
     group = ClaudeHookGroup(f"{event}-0", event, {

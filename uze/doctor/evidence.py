@@ -58,7 +58,7 @@ RESULTS: Final = ("passed", "failed", "denied", "unverified")
 _RANK: Final = {"failed": 3, "denied": 2, "passed": 1, "unverified": 0}
 # Harnesses whose binary cannot run here: every cell stays unverified with this reason.
 NOT_RUNNABLE: Final[dict[str, str]] = {
-    h.id: h.not_runnable for h in REGISTRY.values() if h.not_runnable
+    h.id: h.doctor.not_runnable for h in REGISTRY.values() if h.doctor.not_runnable
 }
 
 

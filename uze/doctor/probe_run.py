@@ -139,9 +139,9 @@ def _end(proc: subprocess.Popen[str]) -> None:
     proc.wait()
 
 
-# Per harness, the probes its module names (`Harness.probes`), resolved here.
+# Per harness, the probes its module names (`Harness.doctor.probes`), resolved here.
 DOCTOR_PROBES: Final[dict[str, tuple[Probe, ...]]] = {
-    h.id: probes_of(h.probes) for h in REGISTRY.values() if h.probes
+    h.id: probes_of(h.doctor.probes) for h in REGISTRY.values() if h.doctor.probes
 }
 NOT_PROBED: Final = (
     "no one-shot offline listing shows this kind (it needs a model session or a long-running "

@@ -2,8 +2,9 @@
 
 The pure part: the commands and the readers that turn their output into `Seen` (how often
 each name is listed), and `Probe`, a command `uze doctor --probe` runs (uze/doctor/probe_run.py);
-each harness module names its own (`Harness.probes`, resolved in `PROBES`). The conformance suite
-(tests/conformance/oracles.py) uses the same readers, so there is one copy of each.
+each harness module names its own (`Harness.doctor.probes`, resolved in `PROBES`). The
+conformance suite (tests/conformance/oracles.py) uses the same readers, so there is one copy
+of each.
 """
 
 from __future__ import annotations
@@ -296,7 +297,7 @@ def one_kind(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) 
     return lambda r: {kind: reader(r.stdout + (r.stderr if stderr else ""))}
 
 
-# Every probe by the name a harness module lists it under (`Harness.probes`): the harness
+# Every probe by the name a harness module lists it under (`Harness.doctor.probes`): the harness
 # modules hold data only and import nothing of the doctor (issue 29); the doctor resolves.
 PROBES: Final[Mapping[str, Probe]] = {
     "claude -p /context": Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
@@ -320,7 +321,7 @@ PROBES: Final[Mapping[str, Probe]] = {
 
 
 def probes_of(names: Iterable[str]) -> tuple[Probe, ...]:
-    """The probes a harness names (`Harness.probes`), in its order. KeyError: a name no probe
+    """The probes a harness names (`Harness.doctor.probes`), in its order. KeyError: a name no probe
     has (tests/unit/doctor/test_evidence_probes.py checks every harness's names)."""
     return tuple(PROBES[name] for name in names)
 

@@ -95,7 +95,7 @@ def project_outputs(loc: Location) -> frozenset[str]:
     them, or every install would read back what the last one wrote."""
     found: list[Path] = [loc.project / ".uze", loc.project / "uze.toml", loc.project / "uze.lock"]
     for h in REGISTRY.values():
-        found += [h.instructions_file(loc), *h.skill_roots(loc), *h.also_reads(loc)]
+        found += [h.instructions.file(loc), *h.skills.roots(loc), *h.instructions.also_reads(loc)]
         found += [loc.project / marker for marker in h.markers]
         found += [h.agents.folder(loc)] if h.agents else []
         found += [h.mcp.file(loc)] if h.mcp else []

@@ -244,46 +244,33 @@ def _no_policy(_policy: InvokePolicy) -> SkillDialect:
     return SkillDialect()
 
 
-class Harness(msgspec.Struct, frozen=True, kw_only=True):
-    """One harness: everything uze knows about it, as data (ADR 0035, 0053). A new harness is
-    one module + one registry line. The fields come in groups, each field with its contract.
-    """
+class Instructions(msgspec.Struct, frozen=True):
+    """Where a harness reads its instructions: uze keeps one region per file."""
 
-    # --- identity and paths: where it lives and how uze sees it is there ---
-    id: str  # the canonical id: the module's name and its line in HARNESS_IDS
-    binary: str  # the command on PATH (detection, `uze doctor`)
-    markers: tuple[str, ...]  # project-root names that show it is used here
-    home: Callable[[Paths], Path]  # its user-level folder (its own env override honoured)
-    instructions_file: Callable[[Location], Path]  # where the instructions region goes
-    also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()  # other instruction
-    # files it reads besides its own (DeepSeek reads CLAUDE.md): uze keeps them apart
-    column: str = ""  # its label in `uze status` (default: the id)
-    project_forms: ProjectForms = NO_PROJECT_FORMS  # how project entries name the root (0039)
+    file: Callable[[Location], Path]  # its own instructions file per scope (the region's home)
+    also_reads: Callable[[Location], tuple[Path, ...]] = lambda _loc: ()  # others it reads
+    # besides its own (DeepSeek reads CLAUDE.md): uze keeps their regions apart
 
-    # --- skills ---
-    skill_roots: Callable[[Location], tuple[Path, ...]]  # every root it reads, preferred first
-    dedupes_skills: bool = False  # seen listing a name once though it sat in two roots
-    skill_dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy  # keys + extra files
 
-    # --- agents, commands, MCP servers (None: it has none uze writes) ---
-    agents: AgentFormat | None = None  # its agent files: folder, format, keys, tool lists
-    commands: CommandSurface | None = None  # its command files; None: commands go as skills
-    mcp: McpTarget | None = None  # its MCP config: file, format, key, dialect
+class Skills(msgspec.Struct, frozen=True):
+    """Where a harness reads skills and what it adds to one (uze/plan/planner.py reads it)."""
 
-    # --- what it can do: `uze check`'s rows ---
-    capabilities: Mapping[tuple[str, str], Capability] = msgspec.field(default_factory=dict)
-    # (kind, feature) -> route, reason, source; a kind with no row is unsupported
-    unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)  # kind -> why not
+    roots: Callable[[Location], tuple[Path, ...]]  # every root it reads per scope, preferred first
+    dedupes: bool = False  # seen listing a name once though it sat in two of its roots
+    dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy  # frontmatter keys + extra files
 
-    # --- hooks (uze/hooks: delivery.py builds, wrapper_script.py answers) ---
-    hooks: HookTarget | None = None  # where wrappers are registered; None: unsupported["hook"]
-    hook_events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)  # portable ->
+
+class HookProtocol(msgspec.Struct, frozen=True):
+    """How a harness's hooks speak: events, tool names, the wrapper's answer, and how it reads
+    Claude-protocol hook groups (uze/hooks: wrapper_script.py answers, claude.py translates)."""
+
+    events: Mapping[str, HookEvent] = msgspec.field(default_factory=dict)  # portable event ->
     # its native event, whether it can block, the handler types it runs
-    tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)  # native tool
-    # -> the portable aliases it stands for (the first is the wrapper's `HOOK_TOOL`)
-    hook_answer: HookAnswer = ""  # the wrapper's answer style (`ANSWERS`); "": no wrapper
-    hook_input: HookInput = "common"  # the shape of its hook input: common or tool_call
-    claude_hooks_verbatim: bool = False  # reads Claude-protocol hook groups as its own
+    tools: Mapping[str, tuple[str, ...]] = msgspec.field(default_factory=dict)  # native tool ->
+    # the portable aliases it stands for (the first is the wrapper's `HOOK_TOOL`)
+    answer: HookAnswer = ""  # the wrapper's answer style (`ANSWERS`); "": no wrapper
+    input: HookInput = "common"  # the shape of its hook input: common or tool_call
+    claude_verbatim: bool = False  # reads Claude-protocol hook groups as its own
     claude_events: Mapping[str, str] = msgspec.field(default_factory=dict)  # Claude event ->
     # the native event a translating wrapper runs on (when not verbatim)
     claude_refused: Mapping[str, str] = msgspec.field(default_factory=dict)  # event -> why not
@@ -291,14 +278,62 @@ class Harness(msgspec.Struct, frozen=True, kw_only=True):
     # answer the real binary was seen not to honour there (the group is `degraded`)
     claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)  # native -> Claude's
 
-    # --- trust ---
+
+NO_HOOK_PROTOCOL: Final = HookProtocol()
+
+
+class TrustFacts(msgspec.Struct, frozen=True):
+    """What in a harness runs or widens permissions, and what it asks the user to trust."""
+
     powers: tuple[Power, ...] = ()  # keys it documents as running or granting (uze.trust)
     hook_trust: Callable[[Paths], set[str]] | None = None  # hook files the user has trusted,
-    # where it gates hooks on trust (`uze status` names the others)
+    # where it gates hooks on trust (`uze status` names the others); None: no gate
 
-    # --- doctor ---
+
+NO_TRUST: Final = TrustFacts()
+
+
+class DoctorFacts(msgspec.Struct, frozen=True):
+    """How `uze doctor` checks a harness against its real binary (uze/doctor resolves names)."""
+
     probes: tuple[str, ...] = ()  # names of its real binary's listings (doctor's `PROBES`)
-    not_runnable: str = ""  # why no probe can run here (no real binary offline)
+    not_runnable: str = ""  # why no probe can run here (no real binary offline); "": they can
+
+
+NO_DOCTOR: Final = DoctorFacts()
+
+
+class Harness(msgspec.Struct, frozen=True, kw_only=True):
+    """One harness: everything uze knows about it, as data (ADR 0035, 0053). A new harness is
+    one module + one registry line. Identity is flat; the rest comes in sub-structures, each
+    field with its contract. None: the harness has none of that which uze writes.
+    """
+
+    # --- identity: who it is and how uze sees it is there ---
+    id: str  # the canonical id: the module's name and its line in HARNESS_IDS
+    binary: str  # the command on PATH (detection, `uze doctor`)
+    markers: tuple[str, ...]  # project-root names that show it is used here
+    home: Callable[[Paths], Path]  # its user-level folder (its own env override honoured)
+    column: str = ""  # its label in `uze status` (default: the id)
+
+    # --- where each kind goes ---
+    instructions: Instructions  # its instructions file and the others it reads
+    skills: Skills  # its skill roots, whether it dedupes, its dialect
+    agents: AgentFormat | None = None  # its agent files: folder, format, keys, tool lists
+    commands: CommandSurface | None = None  # its command files; None: commands go as skills
+    mcp: McpTarget | None = None  # its MCP config: file, format, key, dialect
+    hooks: HookTarget | None = None  # where wrappers are registered; None: unsupported["hook"]
+    hook_protocol: HookProtocol = NO_HOOK_PROTOCOL  # events, tools, answer, Claude groups
+    project_forms: ProjectForms = NO_PROJECT_FORMS  # how project entries name the root (0039)
+
+    # --- what it can do: `uze check`'s rows ---
+    capabilities: Mapping[tuple[str, str], Capability] = msgspec.field(default_factory=dict)
+    # (kind, feature) -> route, reason, source; a kind with no row is unsupported
+    unsupported: Mapping[str, str] = msgspec.field(default_factory=dict)  # kind -> why not
+
+    # --- trust and doctor ---
+    trust: TrustFacts = NO_TRUST  # powers (uze.trust) and its hook-trust gate (`uze status`)
+    doctor: DoctorFacts = NO_DOCTOR  # its probes by name, or why none can run
 
     # --- its own package formats ---
     claude_plugins: ClaudePlugins | None = None  # loads a Claude plugin folder whole (0041)

@@ -11,13 +11,18 @@ from uze.harnesses.base import (
     SAME_EVENTS,
     AgentFormat,
     Capability,
+    DoctorFacts,
     Envelope,
     Harness,
+    HookProtocol,
     HookTarget,
+    Instructions,
     McpTarget,
     Power,
     ProjectForms,
     SkillDialect,
+    Skills,
+    TrustFacts,
     cap,
     hook_events,
 )
@@ -193,38 +198,10 @@ PROJECT_FORMS = ProjectForms(mcp=".", hook=".",
                              source="adr/0039, tests/conformance/test_teammate.py")
 
 
-HARNESS = Harness(
-    id="codex",
-    binary="codex",
-    project_forms=PROJECT_FORMS,
-    envelope=ENVELOPE,
-    markers=(".codex",),
-    home=codex_home,
-    instructions_file=lambda loc: loc.pick("AGENTS.md", codex_home(loc.paths) / "AGENTS.md"),
-    # .agents/skills is documented; .codex/skills and $CODEX_HOME/skills were listed by the
-    # real codex 0.171 (probes 3.1); $CODEX_HOME/skills is the deprecated user root.
-    skill_roots=lambda loc: (
-        loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
-        loc.pick(".codex/skills", codex_home(loc.paths) / "skills"),
-    ),
-    skill_dialect=_skill_dialect,
-    mcp=McpTarget(
-        lambda loc: loc.pick(".codex/config.toml", codex_home(loc.paths) / "config.toml"),
-        "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialect,
-    ),
-    agents=AgentFormat(
-        folder=lambda loc: loc.pick(".codex/agents", codex_home(loc.paths) / "agents"),
-        suffix=".toml",
-        allowed=frozenset({
-            "model", "model_reasoning_effort", "sandbox_mode", "approval_policy",
-            "nickname_candidates", "model_verbosity",
-        }),
-    ),
-    capabilities=CAPABILITIES,
-    hook_events=HOOK_EVENTS,
-    hooks=HOOKS,
+HOOK_PROTOCOL: Final = HookProtocol(
+    events=HOOK_EVENTS,
     tools=TOOLS,
-    hook_answer="exit2_pretool",
+    answer="exit2_pretool",
     claude_events={"PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
                    "SubagentStop": "SubagentStop", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "UserPromptSubmit", "SessionEnd": "SessionEnd"},
@@ -249,7 +226,40 @@ HARNESS = Harness(
             "is stopped")},
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
-    hook_trust=trusted_hook_files,
-    powers=POWERS,
-    probes=("codex app-server", "codex debug prompt-input", "codex mcp list"),
+)
+
+
+HARNESS = Harness(
+    id="codex",
+    binary="codex",
+    project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
+    markers=(".codex",),
+    home=codex_home,
+    instructions=Instructions(
+        lambda loc: loc.pick("AGENTS.md", codex_home(loc.paths) / "AGENTS.md")),
+    # .agents/skills is documented; .codex/skills and $CODEX_HOME/skills were listed by the
+    # real codex 0.171 (probes 3.1); $CODEX_HOME/skills is the deprecated user root.
+    skills=Skills(lambda loc: (
+        loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
+        loc.pick(".codex/skills", codex_home(loc.paths) / "skills"),
+    ), dialect=_skill_dialect),
+    mcp=McpTarget(
+        lambda loc: loc.pick(".codex/config.toml", codex_home(loc.paths) / "config.toml"),
+        "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialect,
+    ),
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".codex/agents", codex_home(loc.paths) / "agents"),
+        suffix=".toml",
+        allowed=frozenset({
+            "model", "model_reasoning_effort", "sandbox_mode", "approval_policy",
+            "nickname_candidates", "model_verbosity",
+        }),
+    ),
+    capabilities=CAPABILITIES,
+    hooks=HOOKS,
+    hook_protocol=HOOK_PROTOCOL,
+    trust=TrustFacts(powers=POWERS, hook_trust=trusted_hook_files),
+    doctor=DoctorFacts(
+        probes=("codex app-server", "codex debug prompt-input", "codex mcp list")),
 )

@@ -11,7 +11,11 @@ from uze.harnesses.base import (
     NO_OFFLINE_BINARY,
     SAME_EVENTS,
     Capability,
+    DoctorFacts,
     Harness,
+    HookProtocol,
+    Instructions,
+    Skills,
     cap,
     hook_events,
 )
@@ -60,16 +64,16 @@ HARNESS = Harness(
     binary="dsh",
     markers=(".dsh",),
     home=dsh_home,
-    instructions_file=lambda loc: loc.pick("AGENTS.md", dsh_home(loc.paths) / "AGENTS.md"),
-    skill_roots=_skill_roots,
-    skill_dialect=skill_dialect,
-    # DSH loads both AGENTS.md and CLAUDE.md in a project (harnesses.md 7).
-    also_reads=lambda loc: (loc.project / "CLAUDE.md",) if loc.scope == "project" else (),
+    instructions=Instructions(
+        lambda loc: loc.pick("AGENTS.md", dsh_home(loc.paths) / "AGENTS.md"),
+        # DSH loads both AGENTS.md and CLAUDE.md in a project (harnesses.md 7).
+        also_reads=lambda loc: (loc.project / "CLAUDE.md",) if loc.scope == "project" else (),
+    ),
+    skills=Skills(_skill_roots, dialect=skill_dialect),
     capabilities=CAPABILITIES,
     unsupported=UNSUPPORTED,
-    hook_events=HOOK_EVENTS,
-    tools=CLAUDE_TOOLS,  # runs Claude-format hooks through its bridge plugin
-    hook_answer="claude",
-    not_runnable=NO_OFFLINE_BINARY,
+    # Runs Claude-format hooks through its bridge plugin.
+    hook_protocol=HookProtocol(events=HOOK_EVENTS, tools=CLAUDE_TOOLS, answer="claude"),
+    doctor=DoctorFacts(not_runnable=NO_OFFLINE_BINARY),
     column="deepseek",
 )

@@ -10,12 +10,17 @@ from uze.harnesses.base import (
     AgentFormat,
     Capability,
     CommandSurface,
+    DoctorFacts,
     Envelope,
     Harness,
+    HookProtocol,
     HookTarget,
+    Instructions,
     McpTarget,
     Power,
     ProjectForms,
+    Skills,
+    TrustFacts,
     cap,
     hook_events,
 )
@@ -164,32 +169,10 @@ COMMANDS: Final = CommandSurface(
 )
 
 
-HARNESS = Harness(
-    id="gemini_cli",
-    binary="gemini",
-    project_forms=PROJECT_FORMS,
-    envelope=ENVELOPE,
-    markers=(".gemini", "GEMINI.md"),
-    home=gemini_dir,
-    instructions_file=lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md"),
-    skill_roots=_skill_roots,
-    commands=COMMANDS,
-    mcp=McpTarget(
-        lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
-        "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialect,
-    ),
-    agents=AgentFormat(
-        folder=lambda loc: loc.pick(".gemini/agents", gemini_dir(loc.paths) / "agents"),
-        allowed=frozenset({
-            "kind", "tools", "mcpServers", "model", "temperature", "max_turns", "timeout_mins",
-        }),
-        allow="list",
-    ),
-    capabilities=CAPABILITIES,
-    hook_events=HOOK_EVENTS,
-    hooks=HOOKS,
+HOOK_PROTOCOL: Final = HookProtocol(
+    events=HOOK_EVENTS,
     tools=TOOLS,
-    hook_answer="gemini",
+    answer="gemini",
     claude_events={"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool",
                    "Stop": "AfterAgent", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "BeforeAgent", "SessionEnd": "SessionEnd",
@@ -208,7 +191,35 @@ HARNESS = Harness(
         "requests, whether or not it then compresses the history: the handler runs each "
         "time, not only before a compaction")},
     claude_tools=CLAUDE_TOOL_NAMES,
-    powers=POWERS,
-    probes=("gemini skills list", "gemini mcp list"),
+)
+
+
+HARNESS = Harness(
+    id="gemini_cli",
+    binary="gemini",
+    project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
+    markers=(".gemini", "GEMINI.md"),
+    home=gemini_dir,
+    instructions=Instructions(
+        lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md")),
+    skills=Skills(_skill_roots),
+    commands=COMMANDS,
+    mcp=McpTarget(
+        lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
+        "jsonc", lambda _loc, name: ("mcpServers", name), mcp_dialect,
+    ),
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".gemini/agents", gemini_dir(loc.paths) / "agents"),
+        allowed=frozenset({
+            "kind", "tools", "mcpServers", "model", "temperature", "max_turns", "timeout_mins",
+        }),
+        allow="list",
+    ),
+    capabilities=CAPABILITIES,
+    hooks=HOOKS,
+    hook_protocol=HOOK_PROTOCOL,
+    trust=TrustFacts(powers=POWERS),
+    doctor=DoctorFacts(probes=("gemini skills list", "gemini mcp list")),
     column="gemini",
 )

@@ -10,12 +10,17 @@ from uze.harnesses.base import (
     AgentFormat,
     Capability,
     CommandSurface,
+    DoctorFacts,
     Envelope,
     Harness,
+    HookProtocol,
     HookTarget,
+    Instructions,
     McpTarget,
     Power,
     ProjectForms,
+    Skills,
+    TrustFacts,
     cap,
     hook_events,
 )
@@ -193,38 +198,10 @@ PROJECT_FORMS = ProjectForms(mcp=".", hook="../..",
                              source="adr/0039, tests/conformance/test_teammate.py")
 
 
-HARNESS = Harness(
-    id="opencode",
-    binary="opencode",
-    project_forms=PROJECT_FORMS,
-    envelope=ENVELOPE,
-    markers=(".opencode", "opencode.json", "opencode.jsonc"),
-    home=config_dir,
-    instructions_file=lambda loc: loc.pick("AGENTS.md", config_dir(loc.paths) / "AGENTS.md"),
-    skill_roots=_skill_roots,
-    # Seen with the real opencode 1.18.33 (`opencode debug skill`): a name present in
-    # .opencode/skills, .claude/skills and .agents/skills is listed once.
-    dedupes_skills=True,
-    # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
-    mcp=McpTarget(
-        lambda loc: loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json"),
-        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
-    ),
-    agents=AgentFormat(
-        folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),
-        name_key=False,
-        fixed={"mode": "subagent"},
-        allowed=frozenset({
-            "model", "temperature", "top_p", "maxSteps", "tools", "permission", "disable",
-            "hidden", "color",
-        }),
-        allow="map", deny="map",
-    ),
-    capabilities=CAPABILITIES,
-    hook_events=HOOK_EVENTS,
-    hooks=HOOKS,
+HOOK_PROTOCOL: Final = HookProtocol(
+    events=HOOK_EVENTS,
     tools=TOOLS,
-    hook_answer="throw",
+    answer="throw",
     # The generated plugin (uze/hooks/opencode_plugin.py) acts on an answer in
     # tool.execute.before and tool.execute.after; its other events only observe.
     claude_events={"PreToolUse": "tool.execute.before", "PostToolUse": "tool.execute.after"},
@@ -246,7 +223,41 @@ HARNESS = Harness(
             "bridge)"),
     },
     claude_tools=CLAUDE_TOOL_NAMES,
+)
+
+
+HARNESS = Harness(
+    id="opencode",
+    binary="opencode",
+    project_forms=PROJECT_FORMS,
+    envelope=ENVELOPE,
+    markers=(".opencode", "opencode.json", "opencode.jsonc"),
+    home=config_dir,
+    instructions=Instructions(
+        lambda loc: loc.pick("AGENTS.md", config_dir(loc.paths) / "AGENTS.md")),
+    # Seen with the real opencode 1.18.33 (`opencode debug skill`): a name present in
+    # .opencode/skills, .claude/skills and .agents/skills is listed once.
+    skills=Skills(_skill_roots, dedupes=True),
+    # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
+    mcp=McpTarget(
+        lambda loc: loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json"),
+        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
+    ),
+    agents=AgentFormat(
+        folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),
+        name_key=False,
+        fixed={"mode": "subagent"},
+        allowed=frozenset({
+            "model", "temperature", "top_p", "maxSteps", "tools", "permission", "disable",
+            "hidden", "color",
+        }),
+        allow="map", deny="map",
+    ),
+    capabilities=CAPABILITIES,
+    hooks=HOOKS,
+    hook_protocol=HOOK_PROTOCOL,
     commands=COMMANDS,
-    powers=POWERS,
-    probes=("opencode debug skill", "opencode agent list", "opencode mcp list"),
+    trust=TrustFacts(powers=POWERS),
+    doctor=DoctorFacts(
+        probes=("opencode debug skill", "opencode agent list", "opencode mcp list")),
 )

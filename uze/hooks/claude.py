@@ -4,7 +4,7 @@ elsewhere. Pure.
 Claude Code reads the groups as its own: each goes into its settings' `hooks.<Event>` array
 with every key kept (`matcher` regexes, `timeout`, `async`, `shell`, `if`, prompt handlers...)
 and `${CLAUDE_PLUGIN_ROOT}` / `${PLUGIN_ROOT}` resolved to the package copy uze owns, since a
-settings hook is not run as a plugin's (a harness with `claude_hooks_verbatim`). Harnesses
+settings hook is not run as a plugin's (a harness with `hook_protocol.claude_verbatim`). Harnesses
 with `claude_events` (Gemini CLI, Codex, OpenCode) get a generated wrapper (the
 `claude` protocol of `uze.hooks.wrapper_script`) that turns their native hook input into
 Claude's hook JSON and the handler's Claude answer into their own decision: route `adapted`
@@ -29,7 +29,8 @@ _ROOT_VARIABLE: Final = re.compile(r"\$\{(?:CLAUDE_)?PLUGIN_ROOT\}|\$(?:CLAUDE_)
 # (`claude_events` of its module). Only events whose native form the real binary has shown to
 # run a wrapper (the portable conformance tests and tests/conformance/test_claude_hooks.py).
 CLAUDE_EVENTS: Final[dict[str, dict[str, str]]] = {
-    h.id: dict(h.claude_events) for h in REGISTRY.values() if h.claude_events
+    h.id: dict(h.hook_protocol.claude_events)
+    for h in REGISTRY.values() if h.hook_protocol.claude_events
 }
 TRANSLATED: Final = (
     "Claude-protocol hook run by uze's wrapper: {harness}'s hook input becomes Claude's hook "
@@ -50,7 +51,7 @@ def claude_problem(harness: str, group: ClaudeHookGroup) -> str | None:
     events = CLAUDE_EVENTS.get(harness)
     if events is None:
         return untranslated_reason(harness)
-    refused = REGISTRY[harness].claude_refused.get(group.event)
+    refused = REGISTRY[harness].hook_protocol.claude_refused.get(group.event)
     if refused is not None:
         return refused
     if group.event not in events:

@@ -249,7 +249,7 @@ def deliver_claude_group(
     target = REGISTRY[harness].hooks
     if problem is not None or target is None:
         return GroupDelivery(group.name, group.event, "unsupported", problem or "")
-    native = REGISTRY[harness].claude_events[group.event]
+    native = REGISTRY[harness].hook_protocol.claude_events[group.event]
     label = f"{package}/{group.name}"
     rel = f"{harness}/claude-{_SLUG.sub('-', group.name).strip('-')}.py"
     command, spawned, root = _where(rel, wrapper_dir, plugin_root, written_dir)
@@ -272,7 +272,7 @@ def deliver_claude_group(
     gap = bool(target.shell_gap) and group.event == "PreToolUse"
     if gap:
         notes.insert(0, target.shell_gap + ": some shell calls run unguarded")
-    limit = REGISTRY[harness].claude_limits.get(group.event)
+    limit = REGISTRY[harness].hook_protocol.claude_limits.get(group.event)
     if limit:
         notes.insert(0, limit)
     route: Route = "degraded" if gap or limit else "adapted"

@@ -17,9 +17,9 @@ from uze.package.hooks import NATIVE_PREFIX
 
 _SPECIAL: Final = re.compile(r"[.^$*+?()\[\]{}|\\/]")
 
-# Per harness, each native tool name -> the portable aliases it stands for (`tools` of its module).
+# Per harness, each native tool name -> the portable aliases it stands for (`hook_protocol.tools`).
 TOOL_NAMES: Final[dict[str, dict[str, tuple[str, ...]]]] = {
-    h.id: dict(h.tools) for h in REGISTRY.values() if h.tools
+    h.id: dict(h.hook_protocol.tools) for h in REGISTRY.values() if h.hook_protocol.tools
 }
 
 
@@ -59,5 +59,6 @@ def native_regex(names: tuple[str, ...] | None) -> str:
 # `tool_name` and a Claude group's `matcher` see): `claude_tools` of its module. Only the
 # harnesses with a translating wrapper for Claude-protocol hooks (uze/hooks/claude.py) have one.
 CLAUDE_TOOL_NAMES: Final[dict[str, dict[str, str]]] = {
-    h.id: dict(h.claude_tools) for h in REGISTRY.values() if h.claude_tools
+    h.id: dict(h.hook_protocol.claude_tools)
+    for h in REGISTRY.values() if h.hook_protocol.claude_tools
 }

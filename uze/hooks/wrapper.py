@@ -46,15 +46,15 @@ def wrapper_config(
     """The data one wrapper embeds: harness, its answer style and input shape, events, effect,
     matcher, handlers, tool table."""
     found = REGISTRY.get(harness)
-    if found is None or not found.hook_answer:
+    if found is None or not found.hook_protocol.answer:
         raise ValueError(f"no hook wrapper for harness {harness!r}")
     native = hook_event(harness, event).native
     if native is None:
         raise ValueError(f"{harness} has no {event} event")
     return {
         "harness": harness,
-        "answer": found.hook_answer,
-        "input": found.hook_input,
+        "answer": found.hook_protocol.answer,
+        "input": found.hook_protocol.input,
         "event": event,
         "native_event": native,
         "effect": group.effect,
@@ -92,8 +92,8 @@ def claude_wrapper_config(
     return {
         "protocol": "claude",
         "harness": harness,
-        "answer": REGISTRY[harness].hook_answer,
-        "input": REGISTRY[harness].hook_input,
+        "answer": REGISTRY[harness].hook_protocol.answer,
+        "input": REGISTRY[harness].hook_protocol.input,
         "event": group.event,
         "native_event": native_event,
         "effect": "claude",

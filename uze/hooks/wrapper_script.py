@@ -263,7 +263,7 @@ def answer_antigravity(kind, detail):
     return {"decision": "allow"}, "", 0
 
 
-# Answer styles, named by each harness module's `hook_answer`.
+# Answer styles, named by each harness module's `hook_protocol.answer`.
 ANSWERS = {"claude": answer_claude, "gemini": answer_gemini, "exit2_pretool": answer_codex,
            "exit2": answer_exit2, "throw": answer_opencode, "decision": answer_antigravity}
 

@@ -42,7 +42,7 @@ def _skill_files(package: Package, skill: Skill, harnesses: tuple[str, ...],
     folder = labels.skill_folder_name(package, skill)
     keys: dict[str, object] = {}
     for harness in harnesses:
-        dialect = REGISTRY[harness].skill_dialect(skill.invoke)
+        dialect = REGISTRY[harness].skills.dialect(skill.invoke)
         keys.update(dialect.frontmatter)
         for rel, render in dialect.extra_files.items():
             files[rel] = render(files.get(rel))
@@ -62,7 +62,7 @@ def _skill_reads(b: Builder, harnesses: list[str], plugin: GeneratedPlugin | Non
     """The roots each harness reads skills from. With a plugin folder, the harness that loads
     it reads only the folder, and no other harness is served from the root that holds it: a
     skill folder written there would be a second, flat copy for the plugin's harness."""
-    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in harnesses}
+    reads = {h: REGISTRY[h].skills.roots(b.loc) for h in harnesses}
     if plugin is None:
         return reads
     return {h: (plugin.path,) if h == plugin.harness
@@ -75,7 +75,7 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
     folder, inside it (`skills/<skill>/`)."""
     supported = [h for h in b.harnesses if lookup(h, "skill").route != "unsupported"]
     reads = _skill_reads(b, supported, plugin)
-    dedupes = {h for h in supported if REGISTRY[h].dedupes_skills}
+    dedupes = {h for h in supported if REGISTRY[h].skills.dedupes}
     choice = choose_roots(reads, dedupes)
     for skill in b.package.skills:
         feature = invoke_feature(skill.invoke)
@@ -161,9 +161,9 @@ def _command_roots(b: Builder) -> tuple[RootChoice, dict[str, Path]]:
     is degraded and says so (ADR 0070)."""
     skilled = [h for h in b.harnesses if h not in SURFACES
                and lookup(h, "command").route != "unsupported"]
-    reads = {h: REGISTRY[h].skill_roots(b.loc) for h in skilled}
-    dedupes = {h for h in skilled if REGISTRY[h].dedupes_skills}
-    surfaced = {h: REGISTRY[h].skill_roots(b.loc) for h in b.harnesses
+    reads = {h: REGISTRY[h].skills.roots(b.loc) for h in skilled}
+    dedupes = {h for h in skilled if REGISTRY[h].skills.dedupes}
+    surfaced = {h: REGISTRY[h].skills.roots(b.loc) for h in b.harnesses
                 if h in SURFACES and lookup(h, "command").route != "unsupported"}
     avoid = {root for roots in surfaced.values() for root in roots}
     apart = choose_roots({h: tuple(r for r in roots if r not in avoid)
@@ -200,7 +200,7 @@ def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[s
     """A user-only skill's files with its `invoke` policy in each harness's own terms."""
     keys: dict[str, object] = {}
     for harness in harnesses:
-        dialect = REGISTRY[harness].skill_dialect(InvokePolicy(model=False, user=True))
+        dialect = REGISTRY[harness].skills.dialect(InvokePolicy(model=False, user=True))
         keys.update(dialect.frontmatter)
         for rel, render in dialect.extra_files.items():
             files[rel] = render(files.get(rel))
@@ -226,11 +226,12 @@ def _plan_instructions(b: Builder, claude: str | None) -> None:
             "names for another harness", "uze/plan/planner.py")
     for harness in b.harnesses:
         if caps[harness].route != "unsupported":
-            files.setdefault(REGISTRY[harness].instructions_file(b.loc), []).append(harness)
+            files.setdefault(REGISTRY[harness].instructions.file(b.loc), []).append(harness)
     for harness in b.harnesses:
         cap = caps[harness]
-        path = REGISTRY[harness].instructions_file(b.loc) if cap.route != "unsupported" else None
-        also = [p for p in REGISTRY[harness].also_reads(b.loc) if p in files and p != path]
+        path = REGISTRY[harness].instructions.file(b.loc) if cap.route != "unsupported" else None
+        also = [p for p in REGISTRY[harness].instructions.also_reads(b.loc)
+                if p in files and p != path]
         if also:
             cap = Capability("degraded", f"it also reads {b.loc.display(also[0])}, which uze "
                              "writes for another harness: it sees these instructions twice",

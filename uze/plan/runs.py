@@ -130,7 +130,7 @@ def plan_hooks(b: Builder) -> None:
         if b.package.hooks is not None:
             delivered = deliver_hooks(harness, b.package.hooks, b.package.name, wrappers, root,
                                       written)
-        if not REGISTRY[harness].claude_hooks_verbatim:  # else verbatim: plan_claude_hooks
+        if not REGISTRY[harness].hook_protocol.claude_verbatim:  # else verbatim: plan_claude_hooks
             delivered += tuple(deliver_claude_group(harness, group, b.package.name, wrappers,
                                                     root, written) for group in claude)
         for d in delivered:
@@ -157,7 +157,7 @@ def plan_claude_hooks(b: Builder) -> None:
     root = plugin_root(b.loc, b.package.name)
     for harness in b.harnesses:
         target = REGISTRY[harness].hooks
-        if not REGISTRY[harness].claude_hooks_verbatim or target is None:
+        if not REGISTRY[harness].hook_protocol.claude_verbatim or target is None:
             continue
         settings = target.file(b.loc)
         for group in hooks.groups:

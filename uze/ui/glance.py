@@ -101,7 +101,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         marks = []
         for h, _ in used:
             routes, states = per.get(h, ([], []))
-            gated = h in REGISTRY and REGISTRY[h].hook_trust is not None
+            gated = h in REGISTRY and REGISTRY[h].trust.hook_trust is not None
             mark = harness_mark(routes, states, trust_waiting and gated)
             style = "red" if "!" in mark else _MARK_STYLE.get(mark[0], "")
             marks.append(Cell(mark, style))

@@ -97,8 +97,8 @@ def test_every_probe_a_harness_names_is_one_the_doctor_has_and_none_is_left_unna
     from uze.doctor.probes import PROBES, probes_of
     from uze.harnesses import REGISTRY
 
-    named = [name for h in REGISTRY.values() for name in h.probes]
+    named = [name for h in REGISTRY.values() for name in h.doctor.probes]
     assert sorted(named) == sorted(PROBES)
-    assert all(probes_of(h.probes) for h in REGISTRY.values() if h.probes)
+    assert all(probes_of(h.doctor.probes) for h in REGISTRY.values() if h.doctor.probes)
     with pytest.raises(KeyError, match="no such probe"):
         probes_of(("no such probe",))

@@ -51,7 +51,7 @@ def test_every_answer_style_a_harness_may_name_is_one_the_wrapper_has() -> None:
     from uze.hooks import wrapper_script
 
     assert set(wrapper_script.ANSWERS) == set(get_args(HookAnswer)) - {""}
-    assert {h.hook_answer for h in REGISTRY.values()} - {""} <= set(wrapper_script.ANSWERS)
+    assert {h.hook_protocol.answer for h in REGISTRY.values()} - {""} <= set(wrapper_script.ANSWERS)
 
 
 def test_the_seven_the_tests_describe_are_registered_in_registry_order() -> None:

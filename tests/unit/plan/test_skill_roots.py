@@ -83,7 +83,7 @@ def test_a_command_skill_goes_where_opencode_which_has_the_command_does_not_look
     plan = _plan(tmp_path, scope, ("codex", "kimi_code", "deepseek_harness", "opencode"),
                  **{"plugin.json": MANIFEST, "commands/tidy.md": COMMAND})
     rows = _rows(plan)
-    opencode_roots = set(REGISTRY["opencode"].skill_roots(plan.location))
+    opencode_roots = set(REGISTRY["opencode"].skills.roots(plan.location))
     for harness in ("codex", "kimi_code", "deepseek_harness"):
         target = rows[("command", harness)].path
         assert target is not None and target.parent not in opencode_roots, target
