@@ -3,6 +3,8 @@
 
 Usage: python scripts/update-evidence.py [RUN_FILE]   (default: the newest .cache/evidence run)
        python scripts/update-evidence.py --docs-only  (regenerate the docs from the evidence)
+       python scripts/update-evidence.py --environments  (record the facts of each environment
+           digest this machine reproduces, e.g. for records made before the facts were kept)
 
 A run file is written by every conformance session (tests/conformance/evidence.py); running
 the suite with UZE_RECORD_EVIDENCE=1 does this merge at the end of the session. ADR 0009.
@@ -19,13 +21,20 @@ from tests.conformance.evidence import (  # noqa: E402 - after the path of the r
     COMPATIBILITY_DOC,
     EVIDENCE_FILE,
     RUNS_DIR,
+    known_environments,
     publish,
 )
 from uze.doctor.compatibility import markdown  # noqa: E402
-from uze.doctor.evidence import load  # noqa: E402
+from uze.doctor.evidence import load, merge, save  # noqa: E402
 
 
 def main(args: list[str]) -> int:
+    if args == ["--environments"]:
+        evidence = load(EVIDENCE_FILE)
+        found = known_environments(list(evidence.records))
+        save(EVIDENCE_FILE, merge(evidence, (), found))
+        args = ["--docs-only"]
+        print(f"environments recorded: {sorted(found)}")
     if args == ["--docs-only"]:
         COMPATIBILITY_DOC.write_text(markdown(load(EVIDENCE_FILE)), encoding="utf-8")
         print(f"wrote {COMPATIBILITY_DOC}")

@@ -92,6 +92,7 @@ class EvidenceRun:
             harness=harness, harness_version=version, capability=capability,
             scope=_scope(scope), result=_result(result), detail=detail[:2000],
             environment=environment_digest(environment_facts(version)), uze_version=__version__,
+            permission=lab.PERMISSIONS[harness],
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as handle:
@@ -147,6 +148,18 @@ EVIDENCE_FILE = REPO / "uze" / "data" / "evidence.json"
 COMPATIBILITY_DOC = REPO / "docs" / "compatibility.md"
 
 
+def known_environments(records: list[Record]) -> dict[str, dict[str, str]]:
+    """The facts of each environment digest the records name that this machine reproduces
+    (the digest of its facts now is the one recorded), by digest."""
+    found = {}
+    for version in sorted({r.harness_version for r in records}):
+        facts = environment_facts(version)
+        digest = environment_digest(facts)
+        if any(r.environment == digest for r in records):
+            found[digest] = facts
+    return found
+
+
 def publish(run_file: Path) -> int:
     """Merge a run file into uze/data/evidence.json and regenerate docs/compatibility.md.
 
@@ -155,7 +168,7 @@ def publish(run_file: Path) -> int:
     from uze.doctor.compatibility import markdown  # the generator the docs test compares against
 
     records = read_run(run_file)
-    merged = merge(load(EVIDENCE_FILE), records)
+    merged = merge(load(EVIDENCE_FILE), records, known_environments(records))
     save(EVIDENCE_FILE, merged)
     COMPATIBILITY_DOC.parent.mkdir(parents=True, exist_ok=True)
     COMPATIBILITY_DOC.write_text(markdown(merged), encoding="utf-8")

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 
@@ -126,6 +126,22 @@ def harness_env(sandbox: Sandbox) -> dict[str, str]:
 def hook_log(sandbox: Sandbox) -> Path:
     """Where the package's SessionStart hook appends one line each time it runs."""
     return sandbox.root / "session-hook.log"
+
+
+# The permission state of every run per harness (what prepare_user_state and model_run grant),
+# kept in each evidence record (uze/doctor/evidence.py Record.permission, CAP-031).
+PERMISSIONS: Final = {
+    "claude_code": "workspace trusted (~/.claude.json hasTrustDialogAccepted); project MCP "
+                   "servers approved (enableAllProjectMcpServers); model turns: --allowedTools "
+                   "Bash, each permission question answered yes by a scripted user",
+    "codex": "project trusted (user config.toml trust_level = \"trusted\"); hooks trusted "
+             "(hooks.state trusted_hash) before a hook run; model turns: exec -s "
+             "danger-full-access",
+    "gemini_cli": "workspace trusted (GEMINI_CLI_TRUST_WORKSPACE=true); model turns: "
+                  "--approval-mode yolo",
+    "opencode": "no trust gate (OpenCode has none); model turns: opencode run, default "
+                "permissions",
+}
 
 
 def prepare_user_state(sandbox: Sandbox) -> None:

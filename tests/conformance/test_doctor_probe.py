@@ -71,3 +71,47 @@ def test_doctor_probe_sees_each_item_uze_installed_and_a_deleted_skill_as_missin
     codex = {r["capability"]: r["result"] for r in local["records"]
              if r["harness"] == "codex" and r["scope"] == "project"}
     assert codex["skill.discovery"] == "failed" and codex["agent.discovery"] == "passed"
+
+
+def test_doctor_probe_in_a_project_nobody_trusted_reads_denied_or_unverified_never_failed(
+    lab: Lab,
+) -> None:
+    """Codex and Gemini CLI skip an untrusted project's items (probes 3.1, 4.1): doctor says so
+    in their own words, `denied` or `unverified`, never `failed` or missing (CAP-004, CAP-021)."""
+    for binary in ("codex", "gemini"):
+        require(binary)
+    lab.install("codex,gemini_cli", "project")
+    (lab.sandbox.home / ".codex" / "config.toml").write_text("", encoding="utf-8")  # untrusted
+    env = harness_env(lab.sandbox)
+    del env["GEMINI_CLI_TRUST_WORKSPACE"]  # Gemini CLI's folder trust as installed: on
+    env["PATH"] = f"{BIN_DIR}{os.pathsep}{env['PATH']}"
+    result = run_uze("doctor", "--probe", "--json", cwd=lab.sandbox.project, env=env)
+    assert result.returncode == 0, result.stderr
+    records = {h["id"]: h for h in json.loads(result.stdout)["harnesses"]}
+    words = {
+        "codex": "To load project-local config, hooks, and exec policies, add "
+                 f"{lab.sandbox.project} as a trusted project",
+        "gemini_cli": "Skipping project agents due to untrusted folder.",
+    }
+    hidden = {"codex": {"agent", "mcp", "hook"}, "gemini_cli": {"skill"}}
+    for harness, said in words.items():
+        record = records[harness]
+        assert "failed" not in json.dumps(record["checks"]), record["checks"]
+        assert record["discovery"] in ("denied", "unverified"), record
+        assert "not_discoverable" not in record["problems"], record
+        assert "workspace_untrusted" in record["problems"], record
+        states = {p["kind"]: p for p in record["probe"]}
+        for item in record["probe"]:
+            assert item["state"] in ("found", "denied", "unverified"), item
+            if item["kind"] in hidden[harness]:
+                assert item["state"] == "denied" and said in item["note"], item
+        assert record["checks"]["discovery"]["status"] == "denied"
+        assert said in record["checks"]["discovery"]["reason"]
+        if harness == "codex":  # an untrusted project's skills and AGENTS.md still load
+            assert states["skill"]["state"] == "found" and states["instructions"]["state"] == (
+                "found")
+    local = json.loads((lab.sandbox.uze_home / "evidence" / "local.json").read_text())
+    for r in local["records"]:
+        assert r["result"] in ("passed", "denied"), r
+        if r["result"] == "denied":  # the permission state of the run is the harness's words
+            assert words[r["harness"]] in r["permission"], r

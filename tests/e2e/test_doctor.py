@@ -14,6 +14,7 @@ import pytest
 from tests.conformance.lab import NODE_DIR, PINS, require
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
+from uze import __version__
 from uze.doctor.evidence import shipped
 from uze.harnesses import HARNESS_IDS
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.e2e
 RECORD_KEYS = {
     "id", "binary", "installed", "path", "version", "discovery", "behavior", "scopes",
     "skill_roots", "collisions", "checked_at", "evidence_id", "evidence", "status", "problems",
-    "notes",
+    "notes", "checks", "proven", "stale",
 }
 STATUSES = {"verified", "failed", "denied", "unverified"}
 SKILL = "---\nname: x\ndescription: a skill the user wrote\n---\nBody.\n"
@@ -42,11 +43,17 @@ def _bin(sandbox: Sandbox, links: dict[str, Path], scripts: dict[str, str] | Non
 def _doctor(uze: Uze, path: Path, *args: str) -> dict[str, Any]:
     env = {**os.environ, "PATH": str(path)}
     document = as_json(assert_ok(uze("doctor", "--json", *args, env=env)))
-    assert document["schema"] == 1
+    assert document["schema"] == 1 and document["uze_version"] == __version__
     assert [h["id"] for h in document["harnesses"]] == list(HARNESS_IDS)
     for record in document["harnesses"]:
         assert set(record) >= RECORD_KEYS, record
         assert record["discovery"] in STATUSES and record["behavior"] in STATUSES
+        assert set(record["checks"]) == {"installed", "version", "discovery", "behavior"}
+        for name, check in record["checks"].items():  # the protocol's words, each with why
+            assert check["status"] in STATUSES and (check["reason"] == "") == (
+                check["status"] == "verified"), (name, check)
+        assert record["checks"]["discovery"]["status"] == record["discovery"]
+        assert record["checks"]["behavior"]["status"] == record["behavior"]
     return {h["id"]: h for h in document["harnesses"]}
 
 
@@ -64,7 +71,13 @@ def test_with_two_real_harnesses_on_path_those_two_have_versions_and_evidence_th
     before = snapshot(sandbox)
     records = _doctor(uze, path)
     after = snapshot(sandbox)  # `opencode --version` itself fills ~/.cache/opencode: not ours
-    assert (after["project"], after["uze_home"]) == (before["project"], before["uze_home"])
+    assert after["project"] == before["project"]
+    cache = after["uze_home"].pop("cache/harness-versions.json")  # the versions found (ADR 0085)
+    assert {k: v for k, v in after["uze_home"].items() if k != "cache"} == before["uze_home"]
+    assert isinstance(cache, bytes)
+    kept = json.loads(cache.partition(b"\0")[0])["binaries"]
+    assert {name: entry["version"] for name, entry in kept.items()} == {
+        str(path / b): PINS[b].version for b in ("codex", "opencode")}
     shipped_ids = {r.evidence_id: r for r in shipped().records}
     for harness, binary in (("codex", "codex"), ("opencode", "opencode")):
         record = records[harness]
@@ -76,6 +89,12 @@ def test_with_two_real_harnesses_on_path_those_two_have_versions_and_evidence_th
             (r.harness, r.harness_version) == (harness, PINS[binary].version) for r in used
         )
         assert "not_installed" not in record["problems"]
+        assert {n: c["status"] for n, c in record["checks"].items()} == dict.fromkeys(
+            ("installed", "version", "discovery", "behavior"), "verified")
+        (proven,) = record["proven"]  # the evidence names its version, date and environment
+        assert proven["version"] == PINS[binary].version and record["stale"] is False
+        assert proven["checked_at"] == max(r.checked_at for r in used)
+        assert proven["environments"] and proven["permissions"]
     assert records["codex"]["discovery"] == "verified"  # backed in both scopes (test_evidence)
     for harness in set(HARNESS_IDS) - {"codex", "opencode"}:
         record = records[harness]
@@ -83,6 +102,9 @@ def test_with_two_real_harnesses_on_path_those_two_have_versions_and_evidence_th
         assert (record["discovery"], record["behavior"]) == ("unverified", "unverified")
         assert record["evidence_id"] is None and record["evidence"] == []
         assert record["problems"][0] == "not_installed" and record["status"] == "not_installed"
+        assert record["checks"]["installed"] == {
+            "status": "failed", "reason": f"`{record['binary']}` is not on PATH"}
+        assert record["checks"]["version"]["status"] == "unverified"
 
 
 def test_a_skill_name_in_two_roots_one_harness_reads_is_a_collision_for_that_harness_only(
@@ -144,7 +166,8 @@ def test_a_binary_that_prints_no_version_is_installed_with_no_version_and_nothin
     path = _bin(sandbox, {}, {"claude": 'echo "hello"'})
     record = _doctor(uze, path)["claude_code"]
     assert (record["installed"], record["version"]) == (True, None)
-    assert record["notes"] == [f"{path / 'claude'} --version printed no version"]
+    assert record["notes"] == [f"{path / 'claude'} --version printed no version: hello"]
+    assert record["checks"]["version"] == {"status": "failed", "reason": record["notes"][0]}
     assert (record["discovery"], record["behavior"], record["evidence_id"]) == (
         "unverified", "unverified", None)
     assert record["problems"] == ["discovery_unverified", "behavior_unverified"]
@@ -197,3 +220,44 @@ def test_unreadable_local_evidence_is_an_error_naming_the_file_and_nothing_is_wr
     assert f"uze: error: {local}: not an evidence file" in result.stderr
     assert "hint: delete it" in result.stderr
     assert snapshot(sandbox) == before
+
+
+COUNTING_CLAUDE = 'echo run >> "$0.calls"\necho "{version} (Claude Code)"'
+
+
+def test_a_second_doctor_asks_no_binary_its_version_until_the_binary_changes(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    proven = PINS["claude"].version  # the version the shipped evidence proves
+    path = _bin(sandbox, {}, {"claude": COUNTING_CLAUDE.format(version=proven)})
+    calls = path / "claude.calls"
+    first = _doctor(uze, path)["claude_code"]
+    assert first["version"] == proven and calls.read_text() == "run\n"
+    assert first["stale"] is False and first["checks"]["version"]["status"] == "verified"
+    again = _doctor(uze, path)["claude_code"]
+    assert again["version"] == proven and calls.read_text() == "run\n", "answered from the cache"
+    # another version installed: a new file (size and mtime move), asked again; its evidence
+    # is stale: the shipped records prove only the other version
+    script = path / "claude"
+    script.write_text(f"#!/bin/sh\n{COUNTING_CLAUDE.format(version='2.1.300')}\n",
+                      encoding="utf-8")
+    os.utime(script, ns=(1, 1))
+    newer = _doctor(uze, path)["claude_code"]
+    assert calls.read_text() == "run\nrun\n" and newer["version"] == "2.1.300"
+    assert newer["stale"] is True
+    assert [p["version"] for p in newer["proven"]] == [proven]
+    assert (newer["discovery"], newer["behavior"]) == ("unverified", "unverified")
+    assert newer["checks"]["discovery"]["reason"].startswith("stale:")
+    assert f"the evidence is for {proven}, not the installed 2.1.300" in newer["notes"][0]
+
+
+def test_a_harness_binary_the_user_may_not_run_is_installed_denied(
+    sandbox: Sandbox, uze: Uze
+) -> None:
+    path = _bin(sandbox, {}, {"gemini": "echo 0.61.0"})
+    (path / "gemini").chmod(0o644)
+    record = _doctor(uze, path)["gemini_cli"]
+    assert record["installed"] is False and record["version"] is None
+    assert record["checks"]["installed"] == {
+        "status": "denied", "reason": f"{path / 'gemini'} is not executable by this user"}
+    assert record["checks"]["version"]["status"] == "unverified"

@@ -1,17 +1,20 @@
 """`uze doctor`: one record per harness (docs/design.md): installed, version, what evidence
 proves for that exact version, the skill roots it reads here and the skill names they share.
 
-`verified` needs a `passed` record for the exact version found on PATH, in every scope
-considered (shipped evidence, or local evidence a `--probe` run recorded). `--probe` runs the
+Each record says, in the capability-map protocol's words (verified / failed / denied /
+unverified, ADR 0085), whether the harness is installed, whether its version could be read, and
+what discovery and behaviour evidence proves. `verified` needs a `passed` record for the exact
+version found on PATH, in every scope considered (shipped evidence, or local evidence a `--probe`
+run recorded); evidence of another version only is stale, so unverified. `--probe` runs the
 installed harness's own listing commands (uze/doctor/probes.py) and reports what it sees of
-each item the receipts say uze delivered. Nothing here prints.
+each item the receipts say uze delivered; an item a harness hides because the workspace is not
+trusted is `denied` with the harness's own words, never failed. Versions are cached by binary
+(uze/doctor/versions.py). Nothing here prints.
 """
 
 from __future__ import annotations
 
 import platform
-import re
-import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,8 +24,10 @@ import msgspec
 
 from uze import __version__
 from uze.doctor import compatibility, evidence
+from uze.doctor.compatibility import Proven
 from uze.doctor.evidence import Record, Status
-from uze.doctor.probes import ProbeItem, Runner, probe_env
+from uze.doctor.probes import UNTRUSTED, ProbeItem, Runner, probe_env
+from uze.doctor.versions import Check, VersionCache
 from uze.harnesses import REGISTRY
 from uze.harnesses.base import Harness
 from uze.location import Location
@@ -33,10 +38,10 @@ from uze.vocabulary import Scope
 
 Problem = Literal[
     "not_installed", "not_discoverable", "discovery_unverified", "collision",
-    "permission_denied", "behavior_failed", "behavior_unverified",
+    "workspace_untrusted", "permission_denied", "behavior_failed", "behavior_unverified",
 ]
 VERSION_TIMEOUT: Final = 20
-_VERSION: Final = re.compile(r"\d+\.\d+\.\d+")
+CHECKS: Final = ("installed", "version", "discovery", "behavior")
 
 
 class Collision(msgspec.Struct, frozen=True):
@@ -66,6 +71,9 @@ class HarnessRecord(msgspec.Struct, frozen=True):
     problems: tuple[Problem, ...]
     notes: tuple[str, ...] = ()
     probe: tuple[ProbeItem, ...] | None = None
+    checks: dict[str, Check] = msgspec.field(default_factory=dict)
+    proven: tuple[Proven, ...] = ()
+    stale: bool = False
 
     @property
     def status(self) -> str:
@@ -86,6 +94,9 @@ class HarnessRecord(msgspec.Struct, frozen=True):
             "checked_at": self.checked_at, "evidence_id": self.evidence_id,
             "evidence": list(self.evidence), "status": self.status,
             "problems": list(self.problems), "notes": list(self.notes),
+            "checks": {name: {"status": c.status, "reason": c.reason}
+                       for name, c in self.checks.items()},
+            "proven": [p.to_json() for p in self.proven], "stale": self.stale,
         }
         if self.probe is not None:
             doc["probe"] = [
@@ -104,8 +115,8 @@ class DoctorResult(msgspec.Struct, frozen=True):
     local_evidence: Path | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """`{"schema": 1, "harnesses": [record...]}` plus the project."""
-        return {"schema": 1, "project": str(self.project),
+        """`{"schema": 1, "harnesses": [record...]}` plus the project and the uze version."""
+        return {"schema": 1, "uze_version": __version__, "project": str(self.project),
                 "harnesses": [h.to_json() for h in self.harnesses]}
 
 
@@ -118,14 +129,7 @@ class _World(msgspec.Struct, frozen=True):
     checked_at: str
     run: Runner
     owned: frozenset[Path] = msgspec.field(default_factory=frozenset)
-
-
-def version_of(path: str, world: _World) -> str | None:
-    """The first x.y.z that `<binary> --version` prints, or None."""
-
-    result = world.run([path, "--version"], probe_env(world.paths.env), VERSION_TIMEOUT, None)
-    match = _VERSION.search(result.stdout) or _VERSION.search(result.stderr)
-    return match.group(0) if result.returncode == 0 and match else None
+    environments: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
 
 
 def _skill_names(root: Path) -> tuple[list[str], bool]:
@@ -191,12 +195,15 @@ def _problems(installed: bool, discovery: Status, behavior: Status,
               probe: Sequence[ProbeItem] | None) -> tuple[Problem, ...]:
     """Every problem, most severe first."""
     missing = any(p.state in ("missing", "duplicate") for p in probe or ())
+    untrusted = any(p.state == "denied" and p.note.startswith(UNTRUSTED) for p in probe or ())
+    refused = any(p.state == "denied" and not p.note.startswith(UNTRUSTED) for p in probe or ())
     checks: list[tuple[bool, Problem]] = [
         (not installed, "not_installed"),
         (installed and (discovery == "failed" or missing), "not_discoverable"),
         (any(not c.owned_by_uze for c in collisions), "collision"),
-        (not readable or "denied" in (discovery, behavior)
-         or any(p.state == "denied" for p in probe or ()), "permission_denied"),
+        (untrusted, "workspace_untrusted"),
+        (not readable or refused or ("denied" in (discovery, behavior) and not untrusted),
+         "permission_denied"),
         (installed and behavior == "failed", "behavior_failed"),
         (installed and discovery == "unverified" and not missing, "discovery_unverified"),
         (installed and behavior == "unverified", "behavior_unverified"),
@@ -204,10 +211,14 @@ def _problems(installed: bool, discovery: Status, behavior: Status,
     return tuple(problem for hit, problem in checks if hit)
 
 
-def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
-    path = shutil.which(harness.binary, path=world.paths.env.get("PATH", ""))
-    version = version_of(path, world) if path else None
-    notes = [f"{path} --version printed no version"] if path and version is None else []
+def _record(harness: Harness, world: _World, probe: bool, versions: VersionCache,
+            ) -> HarnessRecord:
+    env = probe_env(world.paths.env)
+    on_path = versions.find(harness.binary, world.paths.env.get("PATH", ""),
+                            lambda path: world.run([path, "--version"], env, VERSION_TIMEOUT,
+                                                   None))
+    path, version = on_path.path, on_path.version
+    notes = [on_path.version_check.reason] if path and version is None else []
     items = None
     if probe and path and version:
         from uze.doctor.probe_run import probe_harness
@@ -219,6 +230,15 @@ def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
     behavior, more = _status(harness.id, version, scopes, world, discovery=False)
     roots, collisions, readable = skill_roots(harness, world)
     used = sorted({r.evidence_id: r for r in (*found, *more)}.values(), key=lambda r: r.checked_at)
+    proven = compatibility.proven(world.records, world.environments, harness.id)
+    stale = version is not None and bool(proven) and all(p.version != version for p in proven)
+    if stale:
+        notes.append(f"the evidence is for {', '.join(p.version for p in proven)}, not the "
+                     f"installed {version}: stale, so unverified (docs/compatibility.md)")
+    unknown = "" if version else "not installed" if path is None else "no version to check"
+    checks = {"installed": on_path.installed, "version": on_path.version_check,
+              "discovery": Check(discovery, unknown or _why(discovery, items, stale)),
+              "behavior": Check(behavior, unknown or _why(behavior, None, stale))}
     return HarnessRecord(
         id=harness.id, binary=harness.binary, installed=path is not None, path=path,
         version=version, discovery=discovery, behavior=behavior, scopes=scopes,
@@ -227,7 +247,22 @@ def _record(harness: Harness, world: _World, probe: bool) -> HarnessRecord:
         evidence=tuple(r.evidence_id for r in used),
         problems=_problems(path is not None, discovery, behavior, collisions, readable, items),
         notes=tuple(notes), probe=tuple(items) if items is not None else None,
+        checks=checks, proven=proven, stale=stale,
     )
+
+
+def _why(status: Status, items: Sequence[ProbeItem] | None, stale: bool) -> str:
+    """The reason a discovery or behaviour status is not verified: the probe's own notes (the
+    harness's words for an untrusted workspace), stale evidence, or no passed record."""
+    if status == "verified":
+        return ""
+    said = sorted({p.note for p in items or () if p.state == status and p.note})
+    if said:
+        return "; ".join(said)
+    if stale:
+        return "stale: the evidence is for another version of the harness"
+    return {"failed": "a record of this version failed", "denied": "a record of this version "
+            "was denied"}.get(status, "no passed record for this version in every scope")
 
 
 def _with_local(world: _World, harness: str, version: str, items: Sequence[ProbeItem]) -> _World:
@@ -236,7 +271,7 @@ def _with_local(world: _World, harness: str, version: str, items: Sequence[Probe
     if records:
         evidence.add_local(world.paths, records)
     return _World(world.paths, world.scopes, (*world.records, *records), world.checked_at,
-                  world.run, world.owned)
+                  world.run, world.owned, world.environments)
 
 
 def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
@@ -256,9 +291,17 @@ def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
             harness=harness, harness_version=version, capability=f"{kind}.discovery",
             scope=scope, result=_result(found), environment=evidence.environment_digest(facts),
             uze_version=__version__, detail="; ".join(f"{i.name}: {i.state}" for i in found),
+            permission=_permission(found),
         )
         for (kind, scope), found in sorted(cells.items())
     ]
+
+
+def _permission(items: Sequence[ProbeItem]) -> str:
+    """The permission state of a probe run: the harness's words when it did not trust the
+    workspace, else the user's own settings (doctor grants and changes nothing)."""
+    said = sorted({i.note for i in items if i.note.startswith(UNTRUSTED)})
+    return "; ".join(said) or "as the user's own settings grant (uze doctor --probe changes none)"
 
 
 def _result(items: Sequence[ProbeItem]) -> evidence.Result:
@@ -283,14 +326,17 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
     scopes: dict[Scope, ScopeContext] = {
         s: open_scope(paths, s, project, cwd) for s in ("project", "user")
     }
-    records = (*evidence.shipped().records, *evidence.load(evidence.local_path(paths)).records)
+    shipped, local = evidence.shipped(), evidence.load(evidence.local_path(paths))
     now = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     if run is None:
         from uze.doctor.probe_run import run_command
 
         run = run_command
-    world = _World(paths, scopes, records, now, run, _owned(scopes))
-    found = tuple(_record(h, world, probe) for h in REGISTRY.values())
+    world = _World(paths, scopes, (*shipped.records, *local.records), now, run, _owned(scopes),
+                   {**shipped.environments, **local.environments})
+    versions = VersionCache(paths)
+    found = tuple(_record(h, world, probe, versions) for h in REGISTRY.values())
+    versions.save()
     return DoctorResult(scopes["project"].location.project, found,
                         evidence.local_path(paths) if probe else None)
 
@@ -305,6 +351,8 @@ def explain(record: HarnessRecord) -> list[str]:
             f"skill {c.name} is in {', '.join(c.roots)}"
             for c in record.collisions if not c.owned_by_uze
         ) + ": the harness reads more than one copy",
+        "workspace_untrusted": "the harness skips this project's items until you trust the "
+        "workspace (see the probe lines for its own words)",
         "permission_denied": "permission denied: a skill root or the harness refused access",
         "behavior_failed": "a behaviour contract failed for this version (docs/compatibility.md)",
         "discovery_unverified": f"no passed discovery evidence for {record.version}: "

@@ -9,9 +9,9 @@ the same kind's `<kind>.request` record: the model request is the stronger proof
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Final
+from typing import Any, Final
 
 import msgspec
 
@@ -183,6 +183,62 @@ def _why_not(harness: str, capability: str) -> str:
     return f"uze does not deliver a PreToolUse `{effect}` shell hook as native or adapted"
 
 
+class Proven(msgspec.Struct, frozen=True):
+    """What the evidence of one harness version rests on: when it was last checked, by which uze,
+    on which environments (facts, or the digest alone when none are known) and with which
+    permission states (CAP-006, CAP-031, CAP-040)."""
+
+    version: str
+    checked_at: str
+    uze_versions: tuple[str, ...]
+    environments: tuple[dict[str, str], ...]
+    permissions: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        """As `doctor --json` shows it."""
+        return {"version": self.version, "checked_at": self.checked_at,
+                "uze_versions": list(self.uze_versions),
+                "environments": [dict(e) for e in self.environments],
+                "permissions": list(self.permissions)}
+
+
+NOT_RECORDED: Final = "not recorded (made before records kept it)"
+
+
+def proven(records: Iterable[Record], environments: Mapping[str, Mapping[str, str]],
+           harness: str) -> tuple[Proven, ...]:
+    """Every version of `harness` the records prove something of, newest check first."""
+    by_version: dict[str, list[Record]] = {}
+    for record in records:
+        if record.harness == harness:
+            by_version.setdefault(record.harness_version, []).append(record)
+    found = []
+    for version, rows in by_version.items():
+        digests = sorted({r.environment for r in rows})
+        found.append(Proven(
+            version, max(r.checked_at for r in rows), tuple(sorted({r.uze_version for r in rows})),
+            tuple({"digest": d[:16], **environments.get(d, {})} for d in digests),
+            tuple(sorted({r.permission or NOT_RECORDED for r in rows}))))
+    return tuple(sorted(found, key=lambda p: p.checked_at, reverse=True))
+
+
+def _facts(environment: Mapping[str, str]) -> str:
+    shown = [f"{k} {v}" for k, v in environment.items() if k not in ("digest", "harness_version")]
+    return ", ".join(shown) or f"digest {environment['digest']} (facts not recorded)"
+
+
+def _proven_rows(evidence: EvidenceFile) -> list[str]:
+    rows = ["| harness | proven version | last checked (UTC) | uze | environment | permission "
+            "state of the runs |", "|---|---|---|---|---|---|"]
+    for harness in HARNESS_ORDER:
+        for p in proven(evidence.records, evidence.environments, harness):
+            rows.append(
+                f"| `{harness}` | {p.version} | {p.checked_at} | {', '.join(p.uze_versions)} | "
+                + _escape("; ".join(_facts(e) for e in p.environments)) + " | "
+                + _escape("; ".join(p.permissions)) + " |")
+    return rows
+
+
 def _escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -198,6 +254,17 @@ def markdown(evidence: EvidenceFile) -> str:
         "and the evidence id of the conformance record, or `unverified` with the reason. A cell",
         "uze claims (`uze doctor`, the capability map) counts as verified only when it passed.",
         "",
+        "## The evidence: versions, dates, environments",
+        "",
+        "Each harness version the records below prove something of, with the newest check,",
+        "the uze version that ran it, the environment (OS, Python, Node) and the permission",
+        "state the runs had (trust, approvals, permission mode). `uze doctor` calls evidence",
+        "for any other version than the installed one stale; `scripts/check-evidence.py`",
+        "(run in CI by tests/unit/doctor/test_release_evidence.py) fails when the pinned",
+        "harness versions of `scripts/install-harnesses.sh` have no evidence here.",
+        "",
+        *_proven_rows(evidence),
+        "",
     ]
     for harness in HARNESS_ORDER:
         out += [f"## `{harness}`", "", "| capability | route | project | user |",
@@ -209,3 +276,22 @@ def markdown(evidence: EvidenceFile) -> str:
             out.append(f"| `{capability}` | {route} | " + " | ".join(shown) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def release_gaps(evidence: EvidenceFile, pinned: Mapping[str, str]) -> list[str]:
+    """What the shipped evidence lacks for a release (CAP-040): per pinned harness version
+    (harness id -> version), that no record proves that version, or each claimed cell with no
+    record for it. Empty when the evidence is as new as the pins."""
+    gaps = []
+    for harness, version in pinned.items():
+        versions = [p.version for p in proven(evidence.records, evidence.environments, harness)]
+        if version not in versions:
+            gaps.append(f"{harness}: the shipped evidence proves {', '.join(versions) or 'no'} "
+                        f"version(s), the pinned version is {version}")
+            continue
+        gaps += [
+            f"{harness} {version}: no record of {capability} in {scope} scope"
+            for capability in claims(harness) for scope in SCOPES
+            if backing(evidence.records, harness, version, capability, scope) is None
+        ]
+    return gaps

@@ -77,6 +77,9 @@ class Record(BaseModel):
     environment: str = Field(pattern=r"^[0-9a-f]{64}$")
     uze_version: str
     checked_at: str
+    # The permission state of the run: what the user had granted the harness (workspace trust,
+    # approvals, the permission mode it ran in); "" in records made before it was kept.
+    permission: str = ""
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -91,6 +94,9 @@ class EvidenceFile(BaseModel):
 
     schema_version: int = SCHEMA_VERSION
     records: tuple[Record, ...] = ()
+    # The facts behind each environment digest the records name (OS, python, node, harness and
+    # uze versions); a digest no fact is known for is shown as the digest alone.
+    environments: dict[str, dict[str, str]] = Field(default_factory=dict)
 
 
 def environment_digest(facts: Mapping[str, str]) -> str:
@@ -109,8 +115,10 @@ def make_record(
     uze_version: str,
     detail: str = "",
     checked_at: datetime | None = None,
+    permission: str = "",
 ) -> Record:
-    """A record with its time (UTC, now by default) and its id: a digest of everything else.
+    """A record with its time (UTC, now by default) and its id: a digest of everything else
+    (the permission state only when there is one, so records made before it keep their ids).
 
     Raises ValueError for a capability or result outside the vocabulary.
     """
@@ -124,6 +132,8 @@ def make_record(
         "uze_version": uze_version,
         "checked_at": (checked_at or datetime.now(UTC)).strftime("%Y-%m-%dT%H:%M:%SZ"),
     }
+    if permission:
+        fields["permission"] = permission
     digest = blake3.blake3(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
     return Record.model_validate({"evidence_id": digest, **fields})
 
@@ -138,11 +148,17 @@ def collapse(records: Iterable[Record]) -> list[Record]:
     return sorted(best.values(), key=lambda r: r.key)
 
 
-def merge(base: EvidenceFile, run: Iterable[Record]) -> EvidenceFile:
-    """`base` with every key the run checked replaced by the run's record (worst per key)."""
+def merge(base: EvidenceFile, run: Iterable[Record],
+          environments: Mapping[str, Mapping[str, str]] | None = None) -> EvidenceFile:
+    """`base` with every key the run checked replaced by the run's record (worst per key), and
+    the facts of each environment a kept record names (`environments`: the run's)."""
     fresh = {r.key: r for r in collapse(run)}
     kept = [r for r in base.records if r.key not in fresh]
-    return EvidenceFile(records=tuple(sorted([*kept, *fresh.values()], key=lambda r: r.key)))
+    records = tuple(sorted([*kept, *fresh.values()], key=lambda r: r.key))
+    known = {**base.environments, **{k: dict(v) for k, v in (environments or {}).items()}}
+    named = {r.environment for r in records}
+    return EvidenceFile(records=records,
+                        environments={k: v for k, v in sorted(known.items()) if k in named})
 
 
 def dump(evidence: EvidenceFile) -> bytes:

@@ -22,6 +22,7 @@ import msgspec
 from uze import fs, portable
 from uze.doctor.probes import (
     PROBE_TIMEOUT,
+    UNTRUSTED,
     Probe,
     ProbeItem,
     ProbeState,
@@ -185,13 +186,20 @@ def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[E
     return found
 
 
-def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path,
-               run: Runner) -> dict[str, Seen] | str:
-    """What the probe shows per kind, or why it could not be read (prefixed `denied:`)."""
+class Shown(msgspec.Struct, frozen=True):
+    """One probe's outcome: what it shows per kind, or why it could not be read (prefixed
+    `denied:`); `untrusted`: the harness's own words when it ignored the project's items
+    because the workspace is not trusted ("" otherwise)."""
+
+    seen: dict[str, Seen] | str
+    untrusted: str = ""
+
+
+def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path, run: Runner) -> Shown:
+    """Run one probe in `project` and read it."""
     env = probe_env(paths.env) | {"PWD": str(project)}  # OpenCode takes its folder from PWD
     if probe.calls:
-        params: dict[str, Any] = {"cwds": [str(project)]}
-        calls = [(method, params) for method in probe.calls]
+        calls = [(method, params(str(project))) for method, params in probe.calls]
         result = rpc([binary, *probe.args], calls, env, PROBE_TIMEOUT, project)
     else:
         result = run([binary, *probe.args], env, PROBE_TIMEOUT, project)
@@ -199,11 +207,13 @@ def _run_probe(probe: Probe, binary: str, paths: Paths, project: Path,
     if result.returncode != 0:
         why = (result.stderr.strip() or result.stdout.strip()).splitlines()[:1]
         prefix = "denied: " if _DENIED.search(result.stderr) else ""
-        return f"{prefix}`{command}` exited {result.returncode}: {''.join(why)[:200]}"
+        return Shown(f"{prefix}`{command}` exited {result.returncode}: {''.join(why)[:200]}")
     try:
-        return probe.read(result)
-    except (ValueError, KeyError, StopIteration, OSError) as exc:
-        return f"`{command}` printed something uze cannot read ({type(exc).__name__}: {exc})"
+        untrusted = probe.untrusted(result) if probe.untrusted else ""
+        return Shown(probe.read(result), untrusted[:400])
+    except (ValueError, KeyError, IndexError, StopIteration, OSError, AttributeError) as exc:
+        return Shown(f"`{command}` printed something uze cannot read ({type(exc).__name__}: "
+                     f"{exc})")
 
 
 NOT_TRUSTED: Final = (
@@ -249,25 +259,35 @@ def probe_harness(harness: str, binary: str, paths: Paths,
     expected = expected_items(harness, scopes)
     project = next(iter(scopes.values())).location.project
     seen: dict[str, tuple[str, dict[str, Seen] | str, bool]] = {}
+    hidden: dict[str, str] = {}  # kind -> the harness's words: hidden in an untrusted project
     scratch: Path | None = None
     try:
         for probe in DOCTOR_PROBES.get(harness, ()):
-            if any(e.kind in probe.kinds for e in expected):
+            if any(e.kind in probe.kinds or e.kind in probe.gated for e in expected):
                 if probe.starts and scratch is None:
                     scratch = scratch_project(scopes)
                 where = scratch if probe.starts and scratch is not None else project
                 shown = _run_probe(probe, binary, paths, where, run)
-                seen |= {kind: (" ".join(probe.args), shown, probe.starts) for kind in probe.kinds}
+                seen |= {kind: (" ".join(probe.args), shown.seen, probe.starts)
+                         for kind in probe.kinds}
+                if shown.untrusted and not probe.starts:
+                    hidden |= dict.fromkeys(probe.gated, shown.untrusted)
     finally:
         if scratch is not None:
             fs.remove_tree(scratch)
-    return [_item(e, Path(binary).name, seen.get(e.kind)) for e in expected]
+    return [_item(e, Path(binary).name, seen.get(e.kind), hidden.get(e.kind, ""))
+            for e in expected]
 
 
 def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str, bool] | None,
-          ) -> ProbeItem:
+          untrusted: str = "") -> ProbeItem:
+    """What the listing shows of one expected item. `untrusted`: the harness's own words saying
+    it ignores the project's items of this kind until the user trusts the workspace; an item
+    then missing from a project is `denied` with those words, never missing (CAP-021)."""
     if found is None:
-        return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, "", NOT_PROBED)
+        said = f"; {UNTRUSTED}: {untrusted}" if untrusted and e.scope == "project" else ""
+        return ProbeItem(e.scope, e.kind, e.name, e.package, "unverified", None, "",
+                         NOT_PROBED + said)
     args, shown, in_scratch = found
     command = f"{binary} {args}"
     if in_scratch and e.scope == "project" and e.kind not in _INERT_KINDS:
@@ -284,6 +304,9 @@ def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str, boo
     once = n >= 1 if e.kind == "instructions" else n == 1  # one region per scope's file
     state: ProbeState = "found" if once else ("missing" if n == 0 else "duplicate")
     note = ""
+    if state == "missing" and untrusted and e.scope == "project":
+        return ProbeItem(e.scope, e.kind, e.name, e.package, "denied", 0, command,
+                         f"{UNTRUSTED}: {untrusted}")
     if state == "found" and seen.connected is not None and e.name not in seen.connected:
         note = "listed but not connected"
     return ProbeItem(e.scope, e.kind, e.name, e.package, state, n, command, note)

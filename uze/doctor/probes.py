@@ -259,11 +259,24 @@ class Probe(msgspec.Struct, frozen=True):
     args: tuple[str, ...]
     kinds: tuple[str, ...]
     read: Callable[[subprocess.CompletedProcess[str]], dict[str, Seen]]
-    calls: tuple[str, ...] = ()  # JSON-RPC methods (params: the project as `cwds`)
+    # JSON-RPC methods, each with its params given the project's path
+    calls: tuple[tuple[str, Callable[[str], dict[str, Any]]], ...] = ()
     # Whether the command may start what the folder it runs in configures: MCP servers it
     # connects (`claude mcp list`, `-p /context`, `gemini mcp list`), hooks, OpenCode plugins
     # (loaded by every `opencode` command). Such a probe runs in a scratch project (ADR 0021).
     starts: bool = False
+    # The harness's own words when it ignores the project's items because the user has not
+    # trusted the workspace ("" when it does not), and the kinds it then hides (probes 3.1, 4.1).
+    untrusted: Callable[[subprocess.CompletedProcess[str]], str] | None = None
+    gated: tuple[str, ...] = ()
+
+
+def _cwds(project: str) -> dict[str, Any]:
+    return {"cwds": [project]}
+
+
+def _layers(project: str) -> dict[str, Any]:
+    return {"cwd": project, "includeLayers": True}
 
 
 def claude_context_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
@@ -286,10 +299,32 @@ _WRAPPER: Final = re.compile(r"/hooks/([^/]+)/[a-z_]+/([^/'\"\s]+)\.py")
 
 
 def codex_app_seen(result: subprocess.CompletedProcess[str]) -> dict[str, Seen]:
-    skills, hooks = (answer["data"][0] for answer in json.loads(result.stdout))
+    skills, hooks = (answer["data"][0] for answer in json.loads(result.stdout)[:2])
     commands = [h["command"] for h in hooks["hooks"]]
     wrappers = count(f"{m[1]}/{m[2]}" for c in commands if (m := _WRAPPER.search(c)))
     return {"skill": codex_skills(skills), "hook": Seen(wrappers, "\n".join(commands))}
+
+
+def codex_untrusted(result: subprocess.CompletedProcess[str]) -> str:
+    """app-server `config/read` with its layers: Codex's own reason for ignoring a project's
+    `.codex/` layer (the project is not trusted), or "" (probes 3.1)."""
+    answers = json.loads(result.stdout)
+    layers = (answers[2].get("layers") or []) if len(answers) > 2 else []
+    return " ".join(
+        str(layer["disabledReason"]) for layer in layers
+        if (layer.get("name") or {}).get("type") == "project" and layer.get("disabledReason")
+    )
+
+
+_GEMINI_UNTRUSTED: Final = re.compile(r"untrusted folder|folder is not trusted|not running in a "
+                                      r"trusted directory", re.IGNORECASE)
+
+
+def gemini_untrusted(result: subprocess.CompletedProcess[str]) -> str:
+    """Gemini CLI's own lines saying it skipped the project's items (folder trust, probes 4.1),
+    e.g. "Skipping project agents due to untrusted folder. ...", or ""."""
+    said = ANSI.sub("", result.stderr).splitlines()
+    return " ".join(line.strip() for line in said if _GEMINI_UNTRUSTED.search(line))
 
 
 def one_kind(kind: str, reader: Callable[[str], Seen], *, stderr: bool = False) -> Callable[
@@ -303,12 +338,18 @@ PROBES: Final[Mapping[str, Probe]] = {
     "claude -p /context": Probe(CLAUDE_CONTEXT, ("skill", "agent", "instructions"),
                                 claude_context_seen, starts=True),
     "claude mcp list": Probe(CLAUDE_MCP, ("mcp",), one_kind("mcp", claude_mcp), starts=True),
+    # an untrusted project's .codex/ layer (MCP servers, hooks, agents) is not loaded; its
+    # skills and AGENTS.md are (probes 3.1)
     "codex app-server": Probe(CODEX_APP_SERVER, ("skill", "hook"), codex_app_seen,
-                              ("skills/list", "hooks/list")),
+                              (("skills/list", _cwds), ("hooks/list", _cwds),
+                               ("config/read", _layers)),
+                              untrusted=codex_untrusted, gated=("agent", "mcp", "hook")),
     "codex debug prompt-input": Probe(CODEX_PROMPT_INPUT, ("agent", "instructions"),
                                       codex_prompt_seen),
     "codex mcp list": Probe(CODEX_MCP, ("mcp",), one_kind("mcp", codex_mcp)),
-    "gemini skills list": Probe(GEMINI_SKILLS, ("skill",), one_kind("skill", gemini_skills)),
+    # in an untrusted folder project skills, agents and hooks are skipped (probes 4.1)
+    "gemini skills list": Probe(GEMINI_SKILLS, ("skill",), one_kind("skill", gemini_skills),
+                                untrusted=gemini_untrusted, gated=("skill", "agent", "hook")),
     "gemini mcp list": Probe(GEMINI_MCP, ("mcp",), one_kind("mcp", gemini_mcp, stderr=True),
                              starts=True),
     "opencode debug skill": Probe(OPENCODE_SKILLS, ("skill",),
@@ -328,6 +369,7 @@ def probes_of(names: Iterable[str]) -> tuple[Probe, ...]:
 
 
 
+UNTRUSTED: Final = "the harness skips the project's items until the user trusts the workspace"
 ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]
 
 
