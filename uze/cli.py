@@ -177,6 +177,8 @@ def _annotation(typer: Any, param: Param) -> tuple[Any, Any]:
     import inspect  # start-up: only the typer app reads signatures
     if param.kind == "flag":
         return Annotated[bool, typer.Option(param.flag, help=param.help)], False
+    if param.kind == "texts":
+        return Annotated[list[str] | None, typer.Option(param.flag, help=param.help)], None
     if param.kind in ("text", "path"):
         kind: Any = Path if param.kind == "path" else str
         kind = kind if param.default is not None else kind | None

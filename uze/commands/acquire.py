@@ -15,6 +15,7 @@ from uze.commands import declare
 from uze.commands.declared import keep_unknown
 from uze.paths import Paths
 from uze.policy import load_policy
+from uze.sources.catalog import CATALOGS
 from uze.sources.spec import Source, parse_source
 from uze.state.context import (
     Created,
@@ -54,10 +55,13 @@ class Outcome(msgspec.Struct, frozen=True):
     notes: tuple[str, ...] = ()
 
 
-def parse(paths: Paths, text: str, cwd: Path, ref: str = "", subdirectory: str = "") -> Source:
-    """Parse SOURCE with `UZE_GITHUB_URL` as the shorthand's host."""
+def parse(paths: Paths, text: str, cwd: Path, ref: str = "", subdirectory: str = "",
+          plugin: str = "", skills: tuple[str, ...] = ()) -> Source:
+    """Parse SOURCE with `UZE_GITHUB_URL` as the shorthand's host (`plugin` and `skills`: the
+    `--plugin` and `--skill` options)."""
     return parse_source(text, cwd=cwd, ref=ref, subdirectory=subdirectory,
-                        github=paths.env.get("UZE_GITHUB_URL", ""))
+                        github=paths.env.get("UZE_GITHUB_URL", ""), plugin=plugin,
+                        skills=skills)
 
 
 @contextlib.contextmanager
@@ -71,12 +75,6 @@ def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
     project (`declare.check_inside`). The organisation policy (uze.policy) is asked first: a
     refused source is never fetched."""
     _obey_policy(paths, source, cwd, commit, pinned)
-    if source.kind == "folder":
-        folder, pin = declare.folder_pin(source, ctx, cwd)
-        if not typed:
-            declare.check_inside(ctx, folder, source.location)
-        yield folder, pin
-        return
     if source.kind == "marketplace":
         from uze.commands.marketplace import entry_checkout
 
@@ -84,10 +82,35 @@ def materialised(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
                             pinned=pinned) as found:
             yield found
         return
+    if source.kind == "folder":
+        folder, pin = declare.folder_pin(source, ctx, cwd)
+        if not typed:
+            declare.check_inside(ctx, folder, source.location)
+        with _chosen(paths, source, folder, pin, commit, cache, cwd) as found:
+            yield found
+        return
     from uze.sources.mirrors import fetched
 
-    with fetched(paths, source, commit, cache=cache) as (folder, resolved):
-        yield folder, declare.git_pin(source, resolved)
+    with fetched(paths, source, commit, cache=cache) as (folder, resolved), \
+            _chosen(paths, source, folder, declare.git_pin(source, resolved), commit, cache,
+                    cwd) as found:
+        yield found
+
+
+@contextlib.contextmanager
+def _chosen(paths: Paths, source: Source, folder: Path, pin: declare.Pin, commit: str,
+            cache: bool, cwd: Path) -> Iterator[tuple[Path, declare.Pin]]:
+    """`folder` and `pin` as the source chooses (`uze.commands.published`): asked only of a
+    source that chooses a plugin or skills, or whose root holds a catalog, so a package's
+    re-install loads none of it."""
+    if not (source.plugin or source.skills
+            or any((folder / rel).is_file() for rel in CATALOGS)):
+        yield folder, pin
+        return
+    from uze.commands.published import chosen
+
+    with chosen(paths, source, folder, pin, commit=commit, cache=cache, cwd=cwd) as found:
+        yield found
 
 
 def _obey_policy(paths: Paths, source: Source, cwd: Path, commit: str,
@@ -141,8 +164,8 @@ def _check_origin(paths: Paths, folder: Path, pin: declare.Pin, options: Options
     ctx = open_scope(paths, options.scope, options.project, cwd)
     pins = declare.read_pair(ctx)[1]
     if not any(declare.moved_origin(p, msgspec.structs.replace(
-            p, source=pin.source, subdirectory=pin.subdirectory, marketplace=pin.marketplace))
-            for p in pins.values()):
+            p, source=pin.source, subdirectory=pin.subdirectory, marketplace=pin.marketplace,
+            plugin=pin.plugin)) for p in pins.values()):
         return
     from uze.package import read_package
 
@@ -150,7 +173,7 @@ def _check_origin(paths: Paths, folder: Path, pin: declare.Pin, options: Options
     if name in pins:
         probe = msgspec.structs.replace(pins[name], source=pin.source,
                                         subdirectory=pin.subdirectory, marketplace=pin.marketplace,
-                                        ref=pin.ref)
+                                        ref=pin.ref, plugin=pin.plugin, skills=list(pin.skills))
         declare.provenance(pins[name], probe, replace=False)
 
 
@@ -172,10 +195,11 @@ def _record_unchanged(paths: Paths, receipt: Receipt, options: Options, cwd: Pat
 
 
 def install_source(paths: Paths, text: str, options: Options, cwd: Path, *, ref: str = "",
-                   subdirectory: str = "") -> Outcome:
+                   subdirectory: str = "", plugin: str = "", skills: tuple[str, ...] = ()
+                   ) -> Outcome:
     """`uze install SOURCE`. Writes nothing on error or dry run (a git source's mirror is a
     cache: a dry run that needs one fetches into a temporary one)."""
-    source = parse(paths, text, cwd, ref, subdirectory)
+    source = parse(paths, text, cwd, ref, subdirectory, plugin, skills)
     ctx = open_scope(paths, options.scope, options.project, cwd)
     with materialised(paths, source, ctx, cwd, cache=not options.dry_run,
                       typed=True) as (folder, pin):

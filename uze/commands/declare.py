@@ -21,7 +21,7 @@ from uze.sources import merge
 from uze.sources.lockfile import LockedPackage, dump_lock, read_lock
 from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
 from uze.sources.markers import has_markers
-from uze.sources.spec import Source
+from uze.sources.spec import Source, selection
 from uze.state.context import Created, ScopeContext
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ class Pin(msgspec.Struct, frozen=True):
     commit: str = ""
     marketplace: str = ""
     reproducible: bool = True
+    plugin: str = ""  # the plugin of the marketplace at the source's root (adr/0075)
+    skills: tuple[str, ...] = ()  # only these skills (adr/0076)
 
 
 def scope_files(ctx: ScopeContext) -> tuple[Path, Path]:
@@ -114,14 +116,18 @@ def folder_pin(source: Source, ctx: ScopeContext, cwd: Path) -> tuple[Path, Pin]
     path = ctx.paths.home / text[2:] if text.startswith("~/") else cwd / text
     path = Path(os.path.normpath(path.absolute()))
     if ctx.scope == "user":
-        return path, Pin(path.as_posix(), path.as_posix())
+        chosen = selection(source.plugin, source.skills)
+        return path, Pin(path.as_posix() + chosen, path.as_posix(), plugin=source.plugin,
+                         skills=source.skills)
     inside = path.is_relative_to(ctx.location.project)
     rel = Path(os.path.relpath(path, ctx.location.project)).as_posix()
     declared = "./" + rel if inside else rel
     if not inside and path.is_relative_to(ctx.paths.home):
         declared = "~/" + path.relative_to(ctx.paths.home).as_posix()
     declared = "." if declared == "./." else declared
-    return path, Pin(declared, declared, reproducible=inside)
+    chosen = selection(source.plugin, source.skills)
+    return path, Pin(declared + chosen, declared, reproducible=inside, plugin=source.plugin,
+                     skills=source.skills)
 
 
 def check_inside(ctx: ScopeContext, folder: Path, named: str) -> None:
@@ -138,7 +144,7 @@ def check_inside(ctx: ScopeContext, folder: Path, named: str) -> None:
 def git_pin(source: Source, commit: str) -> Pin:
     """The pin of a git source at `commit`."""
     return Pin(source.canonical(), "git+" + source.location, source.ref, source.subdirectory,
-               commit)
+               commit, plugin=source.plugin, skills=source.skills)
 
 
 def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
@@ -146,8 +152,8 @@ def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
     return LockedPackage(
         name=receipt.name, version=receipt.version, source=pin.source, ref=pin.ref,
         subdirectory=pin.subdirectory, commit=pin.commit, tree=receipt.tree,
-        marketplace=pin.marketplace, harnesses=sorted(receipt.harnesses),
-        reproducible=pin.reproducible,
+        marketplace=pin.marketplace, plugin=pin.plugin, skills=list(pin.skills),
+        harnesses=sorted(receipt.harnesses), reproducible=pin.reproducible,
     )
 
 
@@ -173,8 +179,8 @@ def moved_origin(old: LockedPackage, new: LockedPackage) -> bool:
     package being developed moves between folders)."""
     if _is_folder(old) and _is_folder(new):
         return False
-    return (old.source, old.subdirectory, old.marketplace) != \
-        (new.source, new.subdirectory, new.marketplace)
+    return (old.source, old.subdirectory, old.marketplace, old.plugin) != \
+        (new.source, new.subdirectory, new.marketplace, new.plugin)
 
 
 def provenance(old: LockedPackage | None, new: LockedPackage, replace: bool) -> list[str]:

@@ -5,8 +5,9 @@ Registered marketplaces are this user's: `$UZE_HOME/marketplaces/registry.json` 
 one's source and the commit its catalog was read at, and `$UZE_HOME/marketplaces/<name>.json`
 keeps the catalog's bytes, so `search` and `install NAME@MARKET` read no network. An entry is
 installed from its own source; the lock records the marketplace and that source, so a teammate
-reproduces it from the lock even without the marketplace registered (a `strict: false` entry,
-whose plugin manifest the catalog holds, needs the marketplace).
+reproduces it from the lock even without the marketplace registered (an entry the catalog
+shapes, `strict: false` or listing skills, commands or agents, needs the marketplace; its
+copy is made by `uze.commands.selection`, adr/0075).
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import shutil
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -24,6 +23,7 @@ import msgspec
 
 from uze import fs
 from uze.commands import declare
+from uze.commands.selection import narrowed
 from uze.errors import UzeError, did_you_mean
 from uze.paths import Paths
 from uze.policy import load_policy
@@ -253,27 +253,6 @@ def entry_source(paths: Paths, source: Source) -> Source:
 
 
 @contextlib.contextmanager
-def _strict_false(folder: Path, entry: Entry) -> Iterator[Path]:
-    """A copy of `folder` with the plugin manifest a `strict: false` entry stands for; `folder`
-    itself when it is not a folder, or nests too deeply to copy (the reader then refuses it,
-    naming the problem)."""
-    from uze.package.tree import folder_too_deep
-
-    if folder.is_symlink() or not folder.is_dir() or folder_too_deep(folder):
-        yield folder
-        return
-    if (folder / ".claude-plugin" / "plugin.json").exists():
-        raise UzeError(f"{entry.name}: a strict: false entry, but the plugin ships its own "
-                       ".claude-plugin/plugin.json", hint="ask the marketplace to fix the entry")
-    with tempfile.TemporaryDirectory(prefix="uze-entry-") as scratch:
-        copy = Path(scratch) / "package"
-        shutil.copytree(folder, copy, symlinks=True, ignore=shutil.ignore_patterns(".git"))
-        body = json.dumps(entry.manifest, indent=2, sort_keys=True) + "\n"
-        fs.atomic_write(copy / ".claude-plugin" / "plugin.json", body.encode(), durable=False)
-        yield copy
-
-
-@contextlib.contextmanager
 def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *,
                    commit: str = "", cache: bool = True, pinned: Source | None = None,
                    ) -> Iterator[tuple[Path, declare.Pin]]:
@@ -298,12 +277,11 @@ def entry_checkout(paths: Paths, source: Source, ctx: ScopeContext, cwd: Path, *
 
             folder, resolved = stack.enter_context(fetched(paths, own, commit, cache=cache))
             pin = declare.git_pin(own, resolved)
-        if entry is not None and not entry.strict:
-            folder = stack.enter_context(_strict_false(folder, entry))
+        folder = stack.enter_context(narrowed(folder, entry, source.skills))
         _check_name(folder, source)
         yield folder, msgspec.structs.replace(
-            pin, declared=f"{source.location}@{source.marketplace}",
-            marketplace=source.marketplace)
+            pin, declared=source.canonical(), marketplace=source.marketplace,
+            skills=source.skills)
 
 
 def _shown(source: Source) -> str:

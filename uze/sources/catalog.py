@@ -8,6 +8,11 @@ with an optional `ref` and `sha` (the sha wins: it is the pin the catalog gives)
 path inside a git marketplace is the same repository, at the marketplace's commit, in that
 subdirectory. Other kinds (npm, pip) are listed but cannot be installed. A catalog is input
 from elsewhere: every field is type-checked, and paths must stay inside the marketplace.
+
+`metadata.pluginRoot` is applied once, as Claude Code applies it (2.1.332; adr/0075): only a
+bare name (`formatter`, no `/`) resolves under it; `./plugins/formatter` is relative to the
+marketplace root whatever `pluginRoot` says, and a bare name without a usable `pluginRoot` is
+listed but cannot be installed.
 """
 
 from __future__ import annotations
@@ -29,8 +34,13 @@ COMPONENTS: Final = ("commands", "agents", "skills", "hooks", "mcpServers", "out
                      "lspServers")
 _DESCRIBE: Final = ("name", "version", "description", "author", "homepage", "repository",
                     "license", "keywords")
+# The component lists an entry may name, strict or not (uze.commands.selection honours them).
+LISTS: Final = ("skills", "commands", "agents")
 # A GitHub repository: exactly `owner/repo`, never a path (ADR 0057).
 _OWNER_REPO: Final = re.compile(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?\Z)[A-Za-z0-9_.-]+")
+# A bare source name, the only kind `metadata.pluginRoot` applies to (Claude Code 2.1.332).
+_BARE: Final = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*")
+_NO_ROOT: Final = "a bare source name, and the marketplace sets no usable metadata.pluginRoot"
 
 
 class Entry(msgspec.Struct, frozen=True):
@@ -44,6 +54,7 @@ class Entry(msgspec.Struct, frozen=True):
     why: str = ""
     strict: bool = True
     manifest: dict[str, Any] = {}  # the plugin.json a `strict: false` entry stands for
+    lists: dict[str, Any] = {}  # its `skills`/`commands`/`agents` fields, as the catalog gives them
 
 
 class Catalog(msgspec.Struct, frozen=True):
@@ -69,9 +80,29 @@ def _relative(base: Source, path: str, where: str) -> Source:
     return Source("git", base.location, base.ref, sub, fetch_url=base.fetch_url)
 
 
-def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Source | None, str]:
-    """The Source of one entry's `source` field, or (None, why it cannot be installed)."""
+def plugin_root(metadata: Any) -> str | None:
+    """`metadata.pluginRoot` normalised as Claude Code reads it ("" for the marketplace root),
+    None when it is missing or not a relative path inside the marketplace."""
+    raw = metadata.get("pluginRoot") if isinstance(metadata, dict) else None
+    if not isinstance(raw, str) or not raw or raw.startswith("/") or "\\" in raw or ":" in raw:
+        return None
+    text = raw.removeprefix("./").rstrip("/")
+    if text in ("", "."):
+        return ""
+    if any(part in ("", ".", "..") for part in text.split("/")):
+        return None
+    return text
+
+
+def _entry_source(raw: Any, base: Source, github: str, where: str, root: str | None
+                  ) -> tuple[Source | None, str]:
+    """The Source of one entry's `source` field, or (None, why it cannot be installed); `root`
+    is the catalog's `plugin_root`."""
     if isinstance(raw, str):
+        if _BARE.fullmatch(raw) and ".." not in raw:
+            if root is None:
+                return None, _NO_ROOT
+            return _relative(base, f"{root}/{raw}" if root else raw, where), ""
         return _relative(base, raw, where), ""
     if not isinstance(raw, dict) or not isinstance(raw.get("source"), str):
         raise UsageError(f"{where}: source must be a path or an object with a `source` kind",
@@ -95,11 +126,11 @@ def _entry_source(raw: Any, base: Source, github: str, where: str) -> tuple[Sour
     return None, f"a {kind} source (uze installs folders and git repositories)"
 
 
-def _entry(raw: Any, base: Source, github: str, where: str) -> Entry:
+def _entry(raw: Any, base: Source, github: str, where: str, root: str | None) -> Entry:
     if not isinstance(raw, dict) or not isinstance(raw.get("name"), str):
         raise UsageError(f"{where}: each plugin needs a name", hint="check the marketplace")
     try:
-        source, why = _entry_source(raw.get("source"), base, github, f"{where}.source")
+        source, why = _entry_source(raw.get("source"), base, github, f"{where}.source", root)
     except UsageError as exc:  # parse_source's message names the value, not the entry
         if where in exc.message:
             raise
@@ -108,8 +139,9 @@ def _entry(raw: Any, base: Source, github: str, where: str) -> Entry:
     manifest = {} if strict else {k: raw[k] for k in (*_DESCRIBE, *COMPONENTS) if k in raw}
     listed = raw.get("keywords") or raw.get("tags") or []
     keywords = tuple(k for k in listed if isinstance(k, str)) if isinstance(listed, list) else ()
+    lists = {k: raw[k] for k in LISTS if k in raw}
     return Entry(raw["name"], _text(raw.get("description")), _text(raw.get("version")), keywords,
-                 source, why, strict, manifest)
+                 source, why, strict, manifest, lists)
 
 
 def parse_catalog(raw: bytes, where: str, base: Source, github: str) -> Catalog:
@@ -124,12 +156,9 @@ def parse_catalog(raw: bytes, where: str, base: Source, github: str) -> Catalog:
     if not isinstance(data, dict) or not isinstance(data.get("plugins"), list):
         raise UzeError(f"{where}: a marketplace is an object with a `plugins` list",
                        hint="check the marketplace")
-    root = _text((data.get("metadata") or {}).get("pluginRoot")) if isinstance(
-        data.get("metadata"), dict) else ""
-    if root:
-        base = _relative(base, root, f"{where}: metadata.pluginRoot")
+    root = plugin_root(data.get("metadata"))
     try:
-        entries = tuple(_entry(item, base, github, f"{where}: plugins[{i}]")
+        entries = tuple(_entry(item, base, github, f"{where}: plugins[{i}]", root)
                         for i, item in enumerate(data["plugins"]))
     except UsageError as exc:
         raise UzeError(exc.message, hint="check the marketplace; uze reads only what it can "

@@ -8,6 +8,12 @@ or `file://` URL, an `https://` URL ending in `.git`, or `user@host:path.git` (s
 The canonical form of a git source is always `git+<url>[@ref][#subdirectory=path]` with the
 credentials taken out of the URL: what the manifest and the lock hold. The URL as given (with
 its credentials, if any) stays in memory, in `fetch_url`, for this command only.
+
+Any source may end in a selection (adr/0075, adr/0076): `#plugin=NAME` installs the plugin
+NAME of the marketplace at that source's root, `skill=NAME` (repeatable) only those skills of
+the package, joined by `&` (`git+<url>#subdirectory=m&plugin=docs&skill=pdf`,
+`./market#plugin=docs`, `docs@market#skill=pdf`); the options `--plugin` and `--skill` say the
+same.
 """
 
 from __future__ import annotations
@@ -34,6 +40,9 @@ _BAD_URL_CHARS: Final = re.compile(r"[\s\x00-\x1f\x7f#?]")
 # `user:password@host:path`: git reads it as host `user` and sends the rest, password included,
 # as the path; it is refused, never stored or passed on.
 _SCP_PASSWORD: Final = re.compile(r"(?:git\+)?[^\s/:@]+:[^\s/@]*@[A-Za-z0-9.-]+:")
+# A selection's values: a plugin as catalogs name them, a skill as packages name them.
+_SELECTED: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SELECTION: Final = re.compile(r"(?:plugin|skill)=[^&#]*(?:&(?:plugin|skill)=[^&#]*)*")
 
 
 class Source(msgspec.Struct, frozen=True):
@@ -47,6 +56,8 @@ class Source(msgspec.Struct, frozen=True):
     subdirectory: str = ""
     marketplace: str = ""
     fetch_url: str = ""
+    plugin: str = ""  # the marketplace plugin at this source's root, "" for the source itself
+    skills: tuple[str, ...] = ()  # only these skills of the package, () for all
 
     @property
     def url(self) -> str:
@@ -62,15 +73,25 @@ class Source(msgspec.Struct, frozen=True):
         return msgspec.structs.replace(self, ref=ref)
 
 
+def selection(plugin: str, skills: tuple[str, ...] | list[str], *, subdirectory: str = ""
+              ) -> str:
+    """The `#...` fragment that says a subdirectory, a plugin and skills ("" for none)."""
+    parts = [f"subdirectory={subdirectory}"] if subdirectory else []
+    parts += [f"plugin={plugin}"] if plugin else []
+    parts += [f"skill={skill}" for skill in skills]
+    return "#" + "&".join(parts) if parts else ""
+
+
 def format_source(source: Source) -> str:
     """Print a source canonically (see the module docstring)."""
+    chosen = selection(source.plugin, source.skills)
     if source.kind == "folder":
         text = source.location
-        return text if text.startswith(("/", "./", "../", "~")) else f"./{text}"
+        return (text if text.startswith(("/", "./", "../", "~")) else f"./{text}") + chosen
     if source.kind == "marketplace":
-        return f"{source.location}@{source.marketplace}"
+        return f"{source.location}@{source.marketplace}{chosen}"
     text = "git+" + source.location + (f"@{source.ref}" if source.ref else "")
-    return text + (f"#subdirectory={source.subdirectory}" if source.subdirectory else "")
+    return text + selection(source.plugin, source.skills, subdirectory=source.subdirectory)
 
 
 def _bad(text: str, why: str) -> UsageError:
@@ -145,16 +166,55 @@ def _git(text: str, url: str, ref: str, subdirectory: str) -> Source:
     return Source("git", location, ref, sub, fetch_url="" if location == url else url)
 
 
-def _direct_reference(text: str, ref: str, subdirectory: str) -> Source:
+class _Chosen(msgspec.Struct, frozen=True):
+    """What a fragment and the options choose: a subdirectory, a plugin, skills."""
+
+    subdirectory: str = ""
+    plugin: str = ""
+    skills: tuple[str, ...] = ()
+
+
+def _fragment(text: str, fragment: str, *, git: bool) -> _Chosen:
+    """Read `key=value&...` (subdirectory only for a git source; plugin once; skill repeated)."""
+    found: dict[str, list[str]] = {}
+    for part in fragment.split("&"):
+        key, eq, value = part.partition("=")
+        if key not in (("subdirectory",) if git else ()) + ("plugin", "skill") or not eq \
+                or not value:
+            known = "subdirectory=<path>, plugin=<name> and skill=<name>" if git else \
+                "plugin=<name> and skill=<name>"
+            raise _bad(text, f"the fragment {part!r} is not understood (only {known})")
+        if key != "subdirectory" and not _SELECTED.fullmatch(value):
+            raise _bad(text, f"{value!r} is not a {key} name")
+        found.setdefault(key, []).append(value)
+    for key in ("subdirectory", "plugin"):
+        if len(found.get(key, ())) > 1:
+            raise _bad(text, f"say the {key} once")
+    return _Chosen(found.get("subdirectory", [""])[0], found.get("plugin", [""])[0],
+                   tuple(dict.fromkeys(found.get("skill", []))))
+
+
+def _chosen(text: str, given: _Chosen, options: _Chosen) -> _Chosen:
+    """The fragment's choice and the options', each said once."""
+    for key in ("subdirectory", "plugin", "skills"):
+        if getattr(given, key) and getattr(options, key):
+            raise _bad(text, f"say the {key.rstrip('s')} once (in the source or as an option)")
+    return _Chosen(given.subdirectory or options.subdirectory, given.plugin or options.plugin,
+                   given.skills or options.skills)
+
+
+def _direct_reference(text: str, ref: str, options: _Chosen) -> Source:
     body, _, fragment = text[4:].partition("#")
     url, at_ref = _split_url_ref(body)
-    if fragment:
-        key, _, value = fragment.partition("=")
-        if key != "subdirectory" or not value:
-            raise _bad(text, "the only fragment understood is #subdirectory=<path>")
-    if (ref and at_ref) or (subdirectory and fragment):
+    given = _fragment(text, fragment, git=True) if fragment else _Chosen()
+    if ref and at_ref:
         raise _bad(text, "say the ref and the subdirectory once (in the source or as options)")
-    return _git(text, url, at_ref or ref, fragment.partition("=")[2] or subdirectory)
+    chosen = _chosen(text, given, options)
+    return _choose(_git(text, url, at_ref or ref, chosen.subdirectory), chosen)
+
+
+def _choose(source: Source, chosen: _Chosen) -> Source:
+    return msgspec.structs.replace(source, plugin=chosen.plugin, skills=chosen.skills)
 
 
 def _is_plain_git_url(text: str) -> bool:
@@ -186,31 +246,56 @@ def _exists(path: Path) -> bool:
         return False
 
 
+def _split_selection(text: str, cwd: Path) -> tuple[str, str]:
+    """(source, selection fragment) of a source that is not `git+`: a trailing `#plugin=...`
+    or `#skill=...` (a folder of that very name stays a folder)."""
+    body, hash_, fragment = text.rpartition("#")
+    if not hash_ or not _SELECTION.fullmatch(fragment) or _exists(cwd / text):
+        return text, ""
+    return body, fragment
+
+
 def parse_source(
-    text: str, *, cwd: Path, ref: str = "", subdirectory: str = "", github: str = ""
+    text: str, *, cwd: Path, ref: str = "", subdirectory: str = "", github: str = "",
+    plugin: str = "", skills: tuple[str, ...] = (),
 ) -> Source:
     """Parse a SOURCE argument (see the module docstring). Raises UsageError, naming what is
-    wrong, for anything else; `ref` and `subdirectory` are the `--ref`/`--subdirectory` options."""
+    wrong, for anything else; `ref`, `subdirectory`, `plugin` and `skills` are the `--ref`,
+    `--subdirectory`, `--plugin` and `--skill` options."""
     if not text or "\0" in text:
         raise _bad(text, "it is empty")
+    for name in (*([plugin] if plugin else []), *skills):
+        if not _SELECTED.fullmatch(name):
+            raise _bad(text, f"{name!r} is not a plugin or skill name")
+    options = _Chosen(subdirectory, plugin, tuple(dict.fromkeys(skills)))
+    if text.startswith("git+"):
+        return _direct_reference(text, ref, options)
+    body, fragment = _split_selection(text, cwd)
+    chosen = _chosen(text, _fragment(text, fragment, git=False) if fragment else _Chosen(),
+                     options)
+    return _choose(_unselected(body, text, cwd, ref, chosen.subdirectory, github), chosen)
+
+
+def _unselected(text: str, given: str, cwd: Path, ref: str, subdirectory: str, github: str
+                ) -> Source:
+    """`parse_source` of a source that is not `git+`, its selection taken off (`given`: the
+    text as typed, for messages)."""
     if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or _exists(cwd / text):
         if ref or subdirectory:
-            raise _bad(text, "--ref and --subdirectory apply to git sources, not folders")
+            raise _bad(given, "--ref and --subdirectory apply to git sources, not folders")
         return Source("folder", text)
     if "://" not in text and _SCP_PASSWORD.match(text):
-        raise _bad(text, "a password in user:password@host:path would be sent as the path; "
-                         "use ssh://user@host/path with an SSH key, or https with git's "
-                         "credential helper")
-    if text.startswith("git+"):
-        return _direct_reference(text, ref, subdirectory)
+        raise _bad(given, "a password in user:password@host:path would be sent as the path; "
+                          "use ssh://user@host/path with an SSH key, or https with git's "
+                          "credential helper")
     if _is_plain_git_url(text):
-        return _git(text, text, ref, subdirectory)
+        return _git(given, text, ref, subdirectory)
     name, at, market = text.partition("@")
     if at and _NAME.fullmatch(name) and _NAME.fullmatch(market):
         if ref or subdirectory:
-            raise _bad(text, "--ref and --subdirectory do not apply to a marketplace plugin")
+            raise _bad(given, "--ref and --subdirectory do not apply to a marketplace plugin")
         return Source("marketplace", name, marketplace=market)
     found = _shorthand(text, ref, subdirectory, github or GITHUB)
     if found is None:
-        raise _bad(text, "no such folder, and not a git URL, owner/repo or plugin@marketplace")
+        raise _bad(given, "no such folder, and not a git URL, owner/repo or plugin@marketplace")
     return found

@@ -24,10 +24,11 @@ VERBS: Final = {verb.path: verb for verb in (
 
 
 def fast_call(args: list[str]) -> tuple[Verb, Call] | None:
-    """The verb and values of a plain command line of a `fast` verb: each option at most once,
-    as `--name VALUE` or a flag, and its argument. None for anything else, so typer decides: a
-    help flag, an unknown option, an `=` form, a repeated or empty value, a value that looks
-    like an option, a second or a missing argument."""
+    """The verb and values of a plain command line of a `fast` verb: each option at most once
+    (a `texts` option as often as given: a list), as `--name VALUE` or a flag, and its
+    argument. None for anything else, so typer decides: a help flag, an unknown option, an
+    `=` form, a repeated or empty value, a value that looks like an option, a second or a
+    missing argument."""
     verb = VERBS.get(args[0]) if args else None
     if verb is None or not verb.fast:
         return None
@@ -37,7 +38,7 @@ def fast_call(args: list[str]) -> tuple[Verb, Call] | None:
     rest = iter(args[1:])
     for token in rest:
         param = by_flag.get(token) if token.startswith("-") else argument
-        if param is None or param.dest in call:
+        if param is None or (param.dest in call and param.kind != "texts"):
             return None
         if param.kind == "flag":
             call[param.dest] = True
@@ -45,7 +46,8 @@ def fast_call(args: list[str]) -> tuple[Verb, Call] | None:
         value = next(rest, "") if param.flag else token
         if not value or value.startswith("-") or "\0" in value:
             return None
-        call[param.dest] = value
+        call[param.dest] = [*call.get(param.dest, []), value] if param.kind == "texts" \
+            else value
     if argument is not None and argument.default is ... and argument.dest not in call:
         return None
     return verb, {param.dest: call.get(param.dest, False if param.kind == "flag"

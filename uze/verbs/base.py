@@ -19,7 +19,7 @@ from uze.paths import Paths, marked_project
 
 Call = dict[str, Any]
 """A parsed command line: every parameter's `dest` with its value (the default if not given)."""
-ParamKind = Literal["flag", "text", "path", "argument", "path-argument", "arguments"]
+ParamKind = Literal["flag", "text", "texts", "path", "argument", "path-argument", "arguments"]
 
 
 class Param(msgspec.Struct, frozen=True):

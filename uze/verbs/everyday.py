@@ -35,6 +35,9 @@ def _install(call: Call) -> Any:
     if call["frozen"] and call["source"] is not None:
         raise UsageError("--frozen installs uze.lock: give no SOURCE",
                          hint="run `uze install --frozen` alone")
+    if call["source"] is None and (call["plugin"] or call["skill"]):
+        raise UsageError("--plugin and --skill choose from a SOURCE: give one",
+                         hint="uze install owner/repo --plugin NAME [--skill NAME ...]")
     from uze.commands.acquire import Options  # start-up: the install path loads on use
 
     options = Options(scope=scope(call), project=project(call), harness=call["harness"],
@@ -47,7 +50,8 @@ def _install(call: Call) -> Any:
     from uze.commands.acquire import install_source  # start-up: the install path loads on use
 
     return install_source(paths(), call["source"], options, Path.cwd(), ref=call["ref"],
-                          subdirectory=call["subdirectory"])
+                          subdirectory=call["subdirectory"], plugin=call["plugin"],
+                          skills=tuple(call["skill"] or ()))
 
 
 def _install_json(result: Any) -> dict[str, Any]:
@@ -77,6 +81,10 @@ INSTALL = Verb(
      Param("ref", "text", "Branch, tag or commit of a git source.", "--ref", ""),
      Param("subdirectory", "text", "The package's folder inside a git source.",
            "--subdirectory", ""),
+     Param("plugin", "text", "The plugin to install from the marketplace at SOURCE's root.",
+           "--plugin", ""),
+     Param("skill", "texts", "Install only this skill of the package (repeatable).", "--skill",
+           ()),
      Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),
