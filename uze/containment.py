@@ -58,7 +58,7 @@ def _project_tables() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     loc = Location("project", root, Paths(Path("/home"), Path("/uze-home"), {}))
     files, folders = _harness_places(loc)
     files |= {p for h in REGISTRY.values() for p in h.instructions.also_reads(loc)}
-    folders |= {root / ".uze" / "packages", root / ".uze" / "hooks"}
+    folders |= {root / ".uze" / "packages", root / ".uze" / "hooks", root / ".uze" / "tools"}
     named = {"uze.toml", "uze.lock"}  # the scope's manifest and lock (ADR 0024), created whole
     file_roots = frozenset({p.relative_to(root).as_posix() for p in files} | named)
     folder_roots = frozenset(p.relative_to(root).as_posix() for p in folders)
@@ -103,7 +103,7 @@ def _user_tables(paths: Paths) -> _Tables:
     harness's files and folders, as its module computes them."""
     loc = Location("user", paths.home, paths)
     files, folders = _harness_places(loc)
-    folders |= {paths.uze_home / "packages", paths.uze_home / "hooks"}
+    folders |= {paths.uze_home / "packages", paths.uze_home / "hooks", paths.uze_home / "tools"}
     return frozenset(files), frozenset(folders), frozenset(
         _ancestors([*files, *(folder / "x" for folder in folders)], paths))
 

@@ -55,8 +55,9 @@ _BY_KEY: Final = {
     "sandbox_mode": "permissions", "permission": "permissions", "permissions": "permissions",
     "inline shell": "shell",
 }
-_BY_KIND: Final = {"hook": "hooks", "mcp": "mcp", "lsp": "lsp", "monitor": "monitors",
-                   "bin": "bin"}
+# A package tool runs behind its generated MCP server (adr/0083): `mcp` denies it too.
+_BY_KIND: Final = {"hook": "hooks", "mcp": "mcp", "tool": "mcp", "lsp": "lsp",
+                   "monitor": "monitors", "bin": "bin"}
 _COMMIT: Final = re.compile(r"[0-9a-f]{40}")
 
 

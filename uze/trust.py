@@ -18,6 +18,7 @@ import msgspec
 from uze.harnesses import REGISTRY
 from uze.harnesses.base import INLINE_SHELL
 from uze.package import McpServer, Package
+from uze.package.tools import server_name
 from uze.projections.digest import content_digest
 
 _INLINE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
@@ -120,6 +121,16 @@ def command_run(package: Package, kind: str, name: str, command: str,
 def _server(package: Package, server: McpServer) -> Execution:
     return command_run(package, "mcp", server.name, server.command or "", server.args,
                        server.cwd or "", tuple(server.env))
+
+
+def _tools(package: Package, delivered_mcp: set[str]) -> list[Execution]:
+    """Each tool's command, where the package's tool server is delivered (adr/0083): the
+    server runs it for the model, so it is listed like a server's command (kind `tool`)."""
+    server = server_name(package.name)
+    if server not in delivered_mcp:
+        return []
+    return [command_run(package, "tool", f"{tool.name} (MCP server {server})", tool.command,
+                        tool.args or ()) for tool in package.tools]
 
 
 def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
@@ -233,15 +244,17 @@ def executions(
     written: Mapping[str, frozenset[str]] | None = None,
     commands: set[str] | None = None,
 ) -> list[Execution]:
-    """What the package will run or allow: MCP servers, hook handlers, and every key of POWERS
-    that a delivered skill or agent declares. `skills` and `agents`: the names delivered per
-    harness; `written`: the agent keys uze writes per harness."""
+    """What the package will run or allow: MCP servers, the tools of its generated tool server,
+    hook handlers, and every key of POWERS that a delivered skill or agent declares. `skills`
+    and `agents`: the names delivered per harness; `written`: the agent keys uze writes per
+    harness."""
     servers = [
         _server(package, server)
         for server in package.mcp_servers
         if server.command and server.name in delivered_mcp
     ]
-    return (servers + _handlers(package, set(hooked)) + _claude_handlers(package, set(hooked))
+    return (servers + _tools(package, delivered_mcp) + _handlers(package, set(hooked))
+            + _claude_handlers(package, set(hooked))
             + _skill_powers(package, skills or {})
             + _agent_powers(package, agents or {}, written or {})
             + _command_lines(package, commands or set()))

@@ -54,9 +54,9 @@ def test_only_cli_imports_typer(path: Path) -> None:
 
 
 # The entry modules print (ADR 0037): cli.py every command's output and errors, __main__.py
-# `uze --version` alone. The hook wrapper is a program of its own that harnesses run, and
-# capabilities/table.py prints the README's table when run as a script.
-PRINTERS = {"cli.py", "__main__.py", "wrapper_script.py", "table.py"}
+# `uze --version` alone. The hook wrapper and the tool server are programs of their own that
+# harnesses run, and capabilities/table.py prints the README's table when run as a script.
+PRINTERS = {"cli.py", "__main__.py", "wrapper_script.py", "tool_server_script.py", "table.py"}
 
 
 def _prints(module: ast.Module) -> list[str]:
@@ -180,7 +180,7 @@ def test_only_the_transaction_commits_or_rolls_back(path: Path) -> None:
 
 # A generated program is one self-contained file: every hook wrapper embeds this one whole
 # (ADR 0008, ADR 0047), so it cannot be split into modules that import each other.
-ONE_FILE_PROGRAMS = {"uze/hooks/wrapper_script.py"}
+ONE_FILE_PROGRAMS = {"uze/hooks/wrapper_script.py", "uze/plan/tool_server_script.py"}
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: p.relative_to(SOURCE).as_posix())

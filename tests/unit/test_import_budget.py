@@ -344,6 +344,8 @@ LAZY_IMPORTS = {
     ("uze.plan.agents", "tomlkit"): TOMLKIT,
     ("uze.plan.planner", "uze.plan.runs"):
         "start-up: hook and MCP delivery loads only for a package with hooks or servers",
+    ("uze.plan.planner", "uze.plan.tools"):
+        "start-up: the generated tool server loads only for a package with tools.json",
     ("uze.plan.agents", "yaml"): "start-up: PyYAML loads only to write an agent (ADR 0051)",
     ("uze.plan.commands", "yaml"): "start-up: PyYAML loads only to write a command (ADR 0051)",
     ("uze.projections.frontmatter", "yaml"):

@@ -92,3 +92,12 @@ def read_by_models(skills: Iterable[Skill], agents: Iterable[Agent], commands: I
 def hidden_warnings(warnings: Iterable[str]) -> list[str]:
     """The warnings of `hidden_text` among a package's warnings."""
     return [warning for warning in warnings if f": {PREFIX}" in warning]
+
+
+def hidden_in(location: str, values: Mapping[str, str]) -> list[str]:
+    """One `location: key: hides text from a reader: what` warning per hiding place in each
+    decoded value: text a model reads that its file may only spell as an escape (a JSON
+    `\\u202e`), such as a tool's description and input schema in tools.json."""
+    return [f"{location}: {key}: {PREFIX}{what}" for key, text in values.items()
+            for _offset, what in sorted(_findings(text, markdown=False))]
+

@@ -10,6 +10,7 @@ import msgspec
 from uze.package.claude_hooks import ClaudeHookGroup, ClaudeHooks
 from uze.package.hooks import HookGroup, HookHandler, HooksFile
 from uze.package.manifest import Manifest, McpServer
+from uze.package.tools import Tool
 from uze.package.tree import PackageFile
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "Package",
     "PackageFile",
     "Skill",
+    "Tool",
 ]
 
 
@@ -125,14 +127,15 @@ class Package(msgspec.Struct, frozen=True):
     warnings: tuple[str, ...] = ()
     claude_hooks: ClaudeHooks | None = None
     commands: tuple[Command, ...] = ()
+    tools: tuple[Tool, ...] = ()  # tools.json: served by one generated MCP server (adr/0083)
 
     @property
     def is_empty(self) -> bool:
         """Whether the package carries no resource at all (no instructions, skill, agent,
-        command, MCP server or hook group): installing it would deliver nothing."""
+        command, MCP server, tool or hook group): installing it would deliver nothing."""
         groups = self.claude_hooks.groups if self.claude_hooks is not None else ()
         return not (self.instructions or self.skills or self.agents or self.commands
-                    or self.mcp_servers or self.hooks is not None or groups)
+                    or self.mcp_servers or self.tools or self.hooks is not None or groups)
 
     @property
     def name(self) -> str:

@@ -5,6 +5,7 @@ The PackageInvalid lists every problem at once. Reading never writes anything.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
@@ -17,10 +18,11 @@ from uze.package.commands import validate_commands
 from uze.package.config_files import validate_claude_hooks, validate_hooks, validate_mcp
 from uze.package.context import read_context
 from uze.package.gemini import read_extension
-from uze.package.hidden import hidden_text, read_by_models
-from uze.package.issues import issue
+from uze.package.hidden import hidden_in, hidden_text, read_by_models
+from uze.package.issues import issue, key_path
 from uze.package.layout import ComponentPaths, Layout, component_paths, detect_layout
 from uze.package.model import Command, Manifest, McpServer, Package
+from uze.package.tools import TOOLS_FILE, read_tools
 from uze.package.tree import Tree, read_tree
 from uze.package.validate import (
     validate_agents,
@@ -119,9 +121,15 @@ def read_package(
     mcp_servers = read.servers if read.servers is not None else validate_mcp(
         tree, layout, paths, issues, warnings)
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
+    # tools.json is the portable format's own (adr/0083): a published plugin's is a file
+    tools = () if layout.published else read_tools(
+        tree, manifest.name if manifest is not None else None, mcp_servers, issues)
     claude_default = layout.hooks if layout.hooks_are_claude else None
     claude_hooks = validate_claude_hooks(tree, claude_default, paths, issues, warnings)
     warnings += hidden_text(tree.files, read_by_models(skills, agents, commands, instructions))
+    warnings += hidden_in(TOOLS_FILE, {  # what a model reads of a tool, decoded
+        key_path(["tools", i]): f"{t.description}\n{json.dumps(t.input_schema, ensure_ascii=False)}"
+        for i, t in enumerate(tools)})
     if extra_warnings is not None:
         warnings += extra_warnings(tree, instructions.files if instructions else ())
     if strict:
@@ -140,6 +148,7 @@ def read_package(
         warnings=tuple(warnings),
         claude_hooks=claude_hooks,
         commands=commands,
+        tools=tools,
     )
     if deliverable and package.warnings and package.is_empty:
         raise PackageInvalid(source, [*package.warnings, issue(".", NOTHING)])

@@ -314,12 +314,15 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         _plan_agent(rest, agent, plugin)
     if plugin is not None and (folder := plugin.artifact()) is not None:
         b.artifacts.append(folder)
-    if package.mcp_servers or package.hooks is not None or package.claude_hooks is not None:
+    if (package.mcp_servers or package.tools or package.hooks is not None
+            or package.claude_hooks is not None):
         # start-up: hook and server delivery (wrappers, shell quoting) load only for a package
         # that has hooks or servers (ADR 0051)
         from uze.plan.runs import plan_claude_hooks, plan_hooks, plan_mcp
+        from uze.plan.tools import plan_tools
 
         plan_mcp(rest)
+        plan_tools(rest)
         plan_hooks(rest)
         plan_claude_hooks(rest)
     rewrite_plan(package, b.projections, b.artifacts)

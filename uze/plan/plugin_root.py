@@ -32,6 +32,13 @@ def hook_folder(loc: Location, package: str) -> Path:
     return loc.paths.uze_home / "hooks" / package
 
 
+def tool_folder(loc: Location, package: str) -> Path:
+    """Where the generated MCP server of a package's tools lives (owned by its receipt)."""
+    if loc.scope == "project":
+        return loc.project / ".uze" / "tools" / package
+    return loc.paths.uze_home / "tools" / package
+
+
 def as_written(loc: Location, path: Path, form: str | None) -> str | None:
     """`path` (a place uze writes inside the project) as a project-scope entry names it: the
     harness's form of the project root (`.`, `${CLAUDE_PROJECT_DIR}`, adr/0039) joined to the

@@ -17,8 +17,8 @@ from uze.hooks.delivery import (
     opencode_bridge,
 )
 from uze.hooks.opencode_plugin import plugin_file_name
-from uze.package import Package
-from uze.plan.builder import Builder
+from uze.package import McpServer, Package
+from uze.plan.builder import Builder, worst
 from uze.plan.model import PlannedElement, PlannedEntry, PlannedFile, PlannedTree
 from uze.plan.plugin_root import as_written, hook_folder, plugin_root, resolve_server
 from uze.projections.config_entry import format_key_path
@@ -53,34 +53,42 @@ def _machine_bound(b: Builder, harness: str, cap: Capability, what: str) -> Capa
 
 
 def plan_mcp(b: Builder) -> None:
+    """Each MCP server of the package into each harness's MCP config."""
     root = plugin_root(b.loc, b.package.name)
-    users: list[str] = []
-    for portable in b.package.mcp_servers:
-        for harness in b.harnesses:
-            written = as_written(b.loc, root, REGISTRY[harness].project_forms.mcp)
-            server, needs_root = resolve_server(portable, written or str(root))
-            cap, target = _mcp_cap(b, harness), REGISTRY[harness].mcp
-            if needs_root and written is None:
-                cap = _machine_bound(b, harness, cap, "the server's command")
-            if cap.route == "unsupported" or target is None:
-                b.add("mcp", server.name, harness, cap, None)
-                continue
-            dialect = target.dialect if target.expands_defaults else without_defaults(
-                harness, target.dialect)
-            translated = dialect(server)
-            cap = _translated_cap(cap, harness, translated)
-            if translated.value is None:
-                b.add("mcp", server.name, harness, cap, None)
-                continue
-            path, key = target.file(b.loc), target.key(b.loc, server.name)
-            b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}",
-                  label=server.name)
-            b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key,
-                                            translated.value, (harness,)))
-            if needs_root and harness not in users:
-                users.append(harness)
+    users = [harness for portable in b.package.mcp_servers for harness in b.harnesses
+             if plan_server(b, portable, harness, root)]
     if users:
-        plan_package_copy(b, root, tuple(users))
+        plan_package_copy(b, root, tuple(dict.fromkeys(users)))
+
+
+def plan_server(b: Builder, portable: McpServer, harness: str, root: Path,
+                note: Capability | None = None) -> bool:
+    """One server's projection (kind `mcp`) for `harness` and the config entry that carries
+    it, `${PLUGIN_ROOT}` resolved to `root`; `note` is a route the server takes at best (a
+    generated server is `adapted`). True if the entry is planned and names `root`."""
+    written = as_written(b.loc, root, REGISTRY[harness].project_forms.mcp)
+    server, needs_root = resolve_server(portable, written or str(root))
+    cap, target = _mcp_cap(b, harness), REGISTRY[harness].mcp
+    if note is not None and cap.route != "unsupported":
+        cap = worst(cap, note)
+    if needs_root and written is None:
+        cap = _machine_bound(b, harness, cap, "the server's command")
+    if cap.route == "unsupported" or target is None:
+        b.add("mcp", server.name, harness, cap, None)
+        return False
+    dialect = target.dialect if target.expands_defaults else without_defaults(
+        harness, target.dialect)
+    translated = dialect(server)
+    cap = _translated_cap(cap, harness, translated)
+    if translated.value is None:
+        b.add("mcp", server.name, harness, cap, None)
+        return False
+    path, key = target.file(b.loc), target.key(b.loc, server.name)
+    b.add("mcp", server.name, harness, cap, path, suffix=f"#{format_key_path(key)}",
+          label=server.name)
+    b.artifacts.append(PlannedEntry(path, b.loc.display(path), target.fmt, key,
+                                    translated.value, (harness,)))
+    return needs_root
 
 
 def _plan_hook_group(b: Builder, harness: str, d: GroupDelivery, wrappers: Path) -> bool:
