@@ -33,10 +33,11 @@ _MODULE_ONLY: Final = re.compile(
 
 
 @functools.cache
-def script_body() -> str:
-    """What follows the `CONFIG = ...` line of every wrapper: `wrapper_script.py` from its
-    `uze:script-begin` line on, less the lines only the importable module needs."""
-    text = SCRIPT.read_text(encoding="utf-8").split("# uze:script-begin\n", 1)[1]
+def runtime_body(script: Path) -> str:
+    """What follows the `CONFIG = ...` line of a generated program: its runtime module `script`
+    from the `uze:script-begin` line on, less the lines only the importable module needs (the
+    hook wrappers' `wrapper_script.py`, the tool servers' `tool_server_script.py`)."""
+    text = script.read_text(encoding="utf-8").split("# uze:script-begin\n", 1)[1]
     return "\n" + _MODULE_ONLY.sub("", text)
 
 
@@ -112,7 +113,7 @@ def _script(config: dict[str, object], label: str, harness: str, event: str) -> 
         "# this file and replaces or removes it; it needs only Python 3.8+ and its stdlib.\n"
         f"CONFIG = __import__('json').loads({json.dumps(config, sort_keys=True)!r})\n"
     )
-    return (header + script_body()).encode("utf-8")
+    return (header + runtime_body(SCRIPT)).encode("utf-8")
 
 
 def render_claude_wrapper(

@@ -9,29 +9,16 @@ Pure but for reading uze's own `tool_server_script.py`, once.
 
 from __future__ import annotations
 
-import functools
 import json
-import re
 from pathlib import Path
 from typing import Final
 
+from uze.hooks.wrapper import runtime_body
 from uze.package import Package
 from uze.package.tools import server_name
 
 SERVER_FILE: Final = "server.py"
 SCRIPT: Final = Path(__file__).with_name("tool_server_script.py")
-_MODULE_ONLY: Final = re.compile(
-    r"^# uze:module-only-begin.*?^# uze:module-only-end\n\n|^[^\n]*  # uze:module-only\n",
-    re.M | re.S,
-)
-
-
-@functools.cache
-def script_body() -> str:
-    """What follows the `CONFIG = ...` line of every server: `tool_server_script.py` from its
-    `uze:script-begin` line on, less the lines only the importable module needs."""
-    text = SCRIPT.read_text(encoding="utf-8").split("# uze:script-begin\n", 1)[1]
-    return "\n" + _MODULE_ONLY.sub("", text)
 
 
 def server_config(package: Package, plugin_root: str) -> dict[str, object]:
@@ -60,4 +47,4 @@ def render_server(package: Package, plugin_root: str) -> bytes:
         "# only Python 3.8+ and its stdlib.\n"
         f"CONFIG = __import__('json').loads({config!r})\n"
     )
-    return (header + script_body()).encode("utf-8")
+    return (header + runtime_body(SCRIPT)).encode("utf-8")
