@@ -24,7 +24,7 @@ from tests.conformance.evidence import (  # noqa: E402 - after the path of the r
     known_environments,
     publish,
 )
-from uze.doctor.compatibility import markdown  # noqa: E402
+from uze.doctor.compatibility import markdown, with_audit  # noqa: E402
 from uze.doctor.evidence import load, merge, save  # noqa: E402
 
 
@@ -36,7 +36,9 @@ def main(args: list[str]) -> int:
         args = ["--docs-only"]
         print(f"environments recorded: {sorted(found)}")
     if args == ["--docs-only"]:
-        COMPATIBILITY_DOC.write_text(markdown(load(EVIDENCE_FILE)), encoding="utf-8")
+        current = COMPATIBILITY_DOC.read_text(encoding="utf-8")
+        COMPATIBILITY_DOC.write_text(with_audit(markdown(load(EVIDENCE_FILE)), current),
+                                     encoding="utf-8")
         print(f"wrote {COMPATIBILITY_DOC}")
         return 0
     runs = [Path(a) for a in args] or sorted(RUNS_DIR.glob("run-*.jsonl"))[-1:]

@@ -165,11 +165,15 @@ def publish(run_file: Path) -> int:
 
     Returns how many records of the run were merged.
     """
-    from uze.doctor.compatibility import markdown  # the generator the docs test compares against
+    from uze.doctor.compatibility import (  # the generator the docs test compares against
+        markdown,
+        with_audit,
+    )
 
     records = read_run(run_file)
     merged = merge(load(EVIDENCE_FILE), records, known_environments(records))
     save(EVIDENCE_FILE, merged)
     COMPATIBILITY_DOC.parent.mkdir(parents=True, exist_ok=True)
-    COMPATIBILITY_DOC.write_text(markdown(merged), encoding="utf-8")
+    current = COMPATIBILITY_DOC.read_text(encoding="utf-8") if COMPATIBILITY_DOC.is_file() else ""
+    COMPATIBILITY_DOC.write_text(with_audit(markdown(merged), current), encoding="utf-8")
     return len(records)

@@ -202,6 +202,9 @@ class Proven(msgspec.Struct, frozen=True):
                 "permissions": list(self.permissions)}
 
 
+# The hand-written audit that follows the generated table in docs/compatibility.md; the
+# generator keeps it as it is (`with_audit`).
+AUDIT_HEADING: Final = "\n## Audit: every item of the capability map, and the test that shows it"
 NOT_RECORDED: Final = "not recorded (made before records kept it)"
 
 
@@ -223,7 +226,8 @@ def proven(records: Iterable[Record], environments: Mapping[str, Mapping[str, st
 
 
 def _facts(environment: Mapping[str, str]) -> str:
-    shown = [f"{k} {v}" for k, v in environment.items() if k not in ("digest", "harness_version")]
+    shown = [f"{k} {v}" for k, v in sorted(environment.items())
+             if k not in ("digest", "harness_version")]
     return ", ".join(shown) or f"digest {environment['digest']} (facts not recorded)"
 
 
@@ -276,6 +280,12 @@ def markdown(evidence: EvidenceFile) -> str:
             out.append(f"| `{capability}` | {route} | " + " | ".join(shown) + " |")
         out.append("")
     return "\n".join(out)
+
+
+def with_audit(generated: str, current: str) -> str:
+    """The generated table followed by the audit section of `current` (the file as it is)."""
+    _, heading, audit = current.partition(AUDIT_HEADING)
+    return generated + heading + audit
 
 
 def release_gaps(evidence: EvidenceFile, pinned: Mapping[str, str]) -> list[str]:

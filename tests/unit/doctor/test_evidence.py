@@ -11,7 +11,7 @@ import pytest
 from tests.conformance.lab import PINS
 from tests.conformance.oracles import REAL_HARNESSES
 from tests.helpers import REPO
-from uze.doctor.compatibility import backing, claims, markdown, status
+from uze.doctor.compatibility import AUDIT_HEADING, backing, claims, markdown, status
 from uze.doctor.evidence import (
     CAPABILITY_IDS,
     NOT_RUNNABLE,
@@ -50,6 +50,21 @@ def test_record_id_is_a_digest_of_every_field_and_changes_with_any_of_them() -> 
     others = {_rec(result="failed").evidence_id, _rec(scope="user").evidence_id,
               _rec(version="1.0.1").evidence_id, _rec(minute=1).evidence_id}
     assert first.evidence_id not in others and len(others) == 4
+
+
+def test_the_permission_state_is_kept_and_enters_the_id_only_when_there_is_one() -> None:
+    before = _rec()  # made as before records kept a permission state: the same id as ever
+    trusted = make_record(**{**_fields(), "permission": "workspace trusted"})
+    other = make_record(**{**_fields(), "permission": "workspace not trusted"})
+    assert before.permission == "" and trusted.permission == "workspace trusted"
+    assert len({before.evidence_id, trusted.evidence_id, other.evidence_id}) == 3
+    assert make_record(**_fields()).evidence_id == before.evidence_id
+
+
+def _fields() -> dict[str, object]:
+    return {"harness": "codex", "harness_version": "1.0.0", "capability": "skill.discovery",
+            "scope": "project", "result": "passed", "environment": ENV, "uze_version": "0.1.0",
+            "checked_at": datetime(2026, 1, 1, 0, 0, tzinfo=UTC)}
 
 
 def test_environment_digest_depends_on_every_fact() -> None:
@@ -131,7 +146,15 @@ def test_the_committed_evidence_is_what_the_package_ships() -> None:
 
 def test_docs_compatibility_md_is_what_the_generator_makes_of_the_committed_evidence() -> None:
     doc = (REPO / "docs" / "compatibility.md").read_text(encoding="utf-8")
-    assert doc == markdown(shipped()), "run `python scripts/update-evidence.py --docs-only`"
+    generated, heading, _ = doc.partition(AUDIT_HEADING)  # the hand-written audit follows
+    assert heading and generated == markdown(shipped()), (
+        "run `python scripts/update-evidence.py --docs-only`")
+    evidence = shipped()  # the evidence names each proven version, its date and environment
+    for harness in REAL_HARNESSES:
+        version = PINS[REAL_HARNESSES[harness].binary].version
+        newest = max(r.checked_at for r in evidence.records if r.harness == harness)
+        assert any(line.startswith(f"| `{harness}` | {version} | {newest} | 0.1.0 | ")
+                   for line in doc.splitlines()), harness
     for harness in HARNESS_IDS:
         assert f"## `{harness}`" in doc
     for harness, reason in NOT_RUNNABLE.items():
