@@ -3,7 +3,7 @@ faster for the large documents uze writes (receipts and tree manifests of big pa
 
 msgspec encodes and indents in C where `json.dumps` with `indent` runs its pure-Python encoder
 (a receipt of 2,000 skill files: 0.5 ms instead of 6 ms). The two agree byte for byte on
-documents of str, int, bool, None, lists and str-keyed dicts whose output is ASCII (no DEL:
+documents of str, int, bool, None, lists (tuples) and str-keyed dicts whose output is ASCII (no DEL:
 `json.dumps` escapes it); anything else (a float, non-ASCII text) goes through `json.dumps`,
 so the bytes never depend on which encoder ran (ADR 0052).
 """
@@ -30,7 +30,8 @@ def dumps(value: Any, *, ensure_ascii: bool = True) -> bytes:
 
 
 def _plain(value: Any) -> bool:
-    """Whether `value` holds only str, int (not float), bool, None, lists and str-keyed dicts."""
+    """Whether `value` holds only str, int (not float), bool, None, lists, tuples and
+    str-keyed dicts."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -40,7 +41,7 @@ def _plain(value: Any) -> bool:
                 if type(key) is not str:
                     return False
             stack.extend(item.values())
-        elif kind is list:
+        elif kind is list or kind is tuple:  # both encoders write a tuple as a list
             stack.extend(item)
         elif kind not in _PLAIN:
             return False

@@ -14,6 +14,7 @@ folder is no longer a plugin, so Claude Code stops loading a package that was un
 
 from __future__ import annotations
 
+import stat
 from collections.abc import Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeGuard
@@ -41,11 +42,12 @@ def owner(target: str, keys: Collection[str]) -> tuple[str, str] | None:
     longest key that is a folder above it, with the path below; None when neither."""
     if target in keys:
         return target, ""
-    above = [k for k in keys if target.startswith(f"{k}/")]
-    if not above:
-        return None
-    key = max(above, key=len)
-    return key, target[len(key) + 1:]
+    key = target
+    while "/" in key:  # the folders above it, nearest first: the longest key that is one
+        key = key.rpartition("/")[0]
+        if key in keys:
+            return key, target[len(key) + 1:]
+    return None
 
 
 def _within(rel: str, part: str) -> bool:
@@ -54,9 +56,8 @@ def _within(rel: str, part: str) -> bool:
 
 def _live(folder: Path, hashes: DigestCache) -> dict[str, str | None]:
     """Each file below `folder` -> its digest (None for a link, never followed)."""
-    return {rel: None if item.is_symlink() else hashes.digest(item.path,
-                                                               item.stat(follow_symlinks=False))
-            for rel, item in tree.list_files(folder).items()}
+    return {rel: None if stat.S_ISLNK(st.st_mode) else hashes.digest(path, st)
+            for rel, (path, st) in hashes.files(folder).items()}
 
 
 def _state(files: dict[str, str], live: dict[str, str | None], rels: set[str]) -> LiveState:

@@ -14,6 +14,7 @@ from uze.commands.declared import QUIET, Declared, Unreadable, declared_rows
 from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
+from uze.projections import snapshot
 from uze.state.consent import accepted
 from uze.state.context import ScopeContext, locked, open_scope, sweep_stamps
 from uze.vocabulary import LiveState, State
@@ -85,18 +86,22 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
                     ) -> tuple[PackageStatus, list[Difference]]:
     # The kinds build receipt records: they load once there is a receipt (ADR 0015).
     from uze.artifacts import parts
-    from uze.artifacts.registry import inspect_record, record_key
+    from uze.artifacts.registry import record_key
 
     records = {record_key(a): a for a in receipt.artifacts}
-    owners = {p.target: parts.owner(p.target, records) for p in receipt.projections}
+    owned: dict[str, set[str]] = {}  # artifact key -> the parts of it projections name
+    for target in {p.target for p in receipt.projections}:
+        above = parts.owner(target, records)
+        if above is not None:
+            owned.setdefault(above[0], set()).add(above[1])
     live: dict[str, tuple[Artifact, LiveState]] = {}  # a plugin folder's part by its own key
     for key, record in records.items():
-        mine = {found[1] for found in owners.values() if found and found[0] == key}
+        mine = owned.get(key, set())
         if parts.is_parted(record) and mine - {""}:
             live |= {f"{key}/{part}" if part else key: (record, state)
                      for part, state in parts.states(ctx, record, mine).items()}
         else:
-            live[key] = (record, inspect_record(ctx, record))
+            live[key] = (record, _inspect(ctx, record))
     states: tuple[State, ...] = tuple(
         "undelivered" if p.route == "unsupported" else live.get(p.target, (None, "missing"))[1]
         for p in receipt.projections
@@ -112,6 +117,51 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
                               f"{receipt.name} runs commands you have not accepted here",
                               f"`uze uninstall {receipt.name}`, then `uze install` (it asks)"))
     return found, out
+
+
+def _inspect(ctx: ScopeContext, record: Artifact) -> LiveState:
+    """`inspect_record`, trusting what an earlier status found in a shared file (an entry, a
+    hook group, a region) while that file's stat is unchanged (ADR 0081): status on 200
+    packages then looks up each package's part of the settings files by one `lstat` of each
+    file, not by parsing and hashing it again."""
+    from uze.artifacts.registry import inspect_record
+
+    key = _memo_key(record)
+    if key is None:
+        return inspect_record(ctx, record)
+    path = _resolved(ctx, record.target)
+    st = snapshot.lstat(path)  # before the file is read (snapshot.read keeps that order)
+    if st is not None and ctx.hashes.was_matched(path, st, key):
+        return "matched"
+    state = inspect_record(ctx, record)
+    if st is not None and state == "matched":
+        ctx.hashes.matched(path, st, key)
+    return state
+
+
+def _memo_key(record: Artifact) -> str | None:
+    """What makes a record of a shared file `matched` (its place in the file and the digest
+    of what uze wrote there), as one string; None for the kinds the digest cache covers file
+    by file (folders, whole files)."""
+    if record.type == "entry" or record.type == "element":
+        fields: list[object] = [record.type, record.format, record.key_path, record.digest]
+    elif record.type == "region":
+        fields = [record.type, record.region, record.digest]
+    else:
+        return None
+    return msgspec.json.encode(fields).decode()
+
+
+_RESOLVED: dict[tuple[Path, Path, str], Path] = {}
+
+
+def _resolved(ctx: ScopeContext, target: str) -> Path:
+    """`ctx.location.resolve(target)`, once per target (many packages share a settings file)."""
+    key = (ctx.location.project, ctx.paths.home, target)
+    found = _RESOLVED.get(key)
+    if found is None:
+        found = _RESOLVED[key] = ctx.location.resolve(target)
+    return found
 
 
 # Files in a folder that declare what runs (MCP servers, hooks): Claude plugin manifests too.
@@ -209,6 +259,12 @@ def status(
             with locked(ctx, store=False):
                 pass
         sweep_stamps(ctx)
+    with snapshot.held():  # each shared config file read once, not once per package
+        return _status(paths, name, scope, contexts, check)
+
+
+def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeContext],
+            check: bool) -> StatusResult:
     found: list[PackageStatus] = []
     rows: list[Declared] = []
     differences: list[Difference] = []

@@ -28,10 +28,10 @@ from uze.projections.config_entry import (
     _decode,
     _load,
     _lookup,
-    _plain,
     _refuse_null,
     add_entry,
     format_key_path,
+    plain_document,
     remove_entry,
 )
 from uze.projections.config_json import Node
@@ -91,7 +91,7 @@ class ElementInfo(msgspec.Struct, frozen=True):
 def read_array(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> list[object]:
     """The elements at `key_path` ([] when missing). Raises ConfigUnreadable, NotAnArray."""
     _check(fmt, key_path)
-    found = _lookup(_plain(_decode(data), fmt), key_path)
+    found = _lookup(plain_document(data, fmt), key_path)
     if found is MISSING:
         return []
     if not isinstance(found, list):

@@ -122,17 +122,40 @@ def _plain(text: str, fmt: str) -> object:
     return found
 
 
+_DOCUMENTS: dict[tuple[int, str], tuple[bytes, object]] = {}
+
+
+def plain_document(data: bytes, fmt: str) -> object:
+    """`_plain(_decode(data), fmt)`, remembered for the very same bytes object: inside
+    `snapshot.held` every reader of a shared file gets the one `bytes` read, so status decodes
+    and hashes a settings file of 200 packages' entries once, not once per entry. The bytes are
+    kept with the result, so an id is never reused while remembered."""
+    key = (id(data), fmt)
+    found = _DOCUMENTS.get(key)
+    if found is not None and found[0] is data:
+        return found[1]
+    document = _plain(_decode(data), fmt)
+    if len(_DOCUMENTS) >= _PARSED_MAX:
+        _DOCUMENTS.clear()
+    _DOCUMENTS[key] = (data, document)
+    return document
+
+
 def _nested_within(value: object) -> bool:
     """Whether no value inside `value` (at depth 0) is deeper than config_json.MAX_DEPTH: a
-    settings file of many packages has thousands of brackets but a depth of five or six."""
-    pending = [(value, 0)]
-    while pending:
-        node, depth = pending.pop()
-        children = node.values() if isinstance(node, dict) else node if isinstance(node, list) \
-            else ()
-        if children and depth >= config_json.MAX_DEPTH:
-            return False
-        pending.extend((child, depth + 1) for child in children)
+    settings file of many packages has thousands of brackets but a depth of five or six.
+    Level by level, looking at containers only (status reads such files for every package)."""
+    level: list[dict[str, object] | list[object]] = \
+        [value] if isinstance(value, dict | list) else []
+    depth = 0
+    while level:
+        below: list[dict[str, object] | list[object]] = []
+        for node in level:
+            children = node.values() if isinstance(node, dict) else node
+            if children and depth >= config_json.MAX_DEPTH:
+                return False
+            below += [child for child in children if isinstance(child, dict | list)]
+        level, depth = below, depth + 1
     return True
 
 
@@ -148,14 +171,14 @@ def _lookup(plain: object, key_path: KeyPath) -> object:
 def read_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath) -> object:
     """The value at `key_path` as plain Python, or `MISSING`. Raises ConfigUnreadable."""
     _check(fmt, key_path)
-    return _lookup(_plain(_decode(data), fmt), key_path)
+    return _lookup(plain_document(data, fmt), key_path)
 
 
 def read_document(data: bytes, fmt: ConfigFormat) -> object:
     """The whole document as plain Python (empty bytes: `{}`). Raises ConfigUnreadable."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown config format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    return _plain(_decode(data), fmt)
+    return plain_document(data, fmt)
 
 
 def _first_new_key(plain: object, key_path: KeyPath) -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
+from uze.projections import snapshot
 from uze.projections.config_entry import ConfigUnreadable, KeyPathBlocked, UnsafeEdit
 from uze.projections.entry import is_hollow, value_digest
 from uze.transaction import Transaction
@@ -18,7 +19,7 @@ from uze.vocabulary import ConfigFormat, LiveState
 
 
 def _read(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""
+    return snapshot.read(path)
 
 
 def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[object]:
@@ -46,7 +47,7 @@ def _digests(items: list[object]) -> frozenset[str]:
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
             marker: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
+    if snapshot.shape(path) == "other":  # a link or a folder
         return "conflict"
     try:
         items = _items(path, fmt, key_path)

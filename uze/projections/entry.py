@@ -12,6 +12,7 @@ from typing import Final
 
 from uze.errors import ConfigBroken, ConfigShape, ValueInTheWay
 from uze.projections import config_entry as ce
+from uze.projections import snapshot
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
 from uze.vocabulary import ConfigFormat, LiveState
@@ -52,7 +53,7 @@ def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
 
 
 def _read(path: Path) -> bytes:
-    return path.read_bytes() if path.exists() else b""
+    return snapshot.read(path)
 
 
 def read_value(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> object:
@@ -95,7 +96,7 @@ def check_reachable(
 
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
-    if path.is_symlink() or (path.exists() and not path.is_file()):
+    if snapshot.shape(path) == "other":  # a link or a folder
         return "conflict"
     try:
         value = ce.read_entry(_read(path), fmt, key_path)

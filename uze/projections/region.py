@@ -128,7 +128,7 @@ def insert_region(text: bytes, region_id: str, body: bytes) -> tuple[bytes, byte
 
 def region_body(text: bytes, region_id: str) -> bytes | None:
     """The body bytes of region `region_id`, or None when absent. Raises BrokenMarkers."""
-    span = scan_regions(text).get(region_id)
+    span = _scan(text).get(region_id)  # read only: no copy of every region of a shared file
     return None if span is None else text[span.body_start : span.body_end]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from uze.errors import MarkersBroken
-from uze.projections import region
+from uze.projections import region, snapshot
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
 from uze.vocabulary import LiveState
@@ -26,7 +26,7 @@ def inspect(path: Path, region_id: str, digest: str) -> LiveState:
     if not path.is_file():
         return "missing"
     try:
-        body = region.region_body(path.read_bytes(), region_id)
+        body = region.region_body(snapshot.read(path), region_id)
     except region.BrokenMarkers:
         return "blocked"
     if body is None:

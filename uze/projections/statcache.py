@@ -16,27 +16,41 @@ forced back with `touch -d`/`os.utime`) is still read and seen.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
+import stat
 import time
 from pathlib import Path
 from typing import Final
 
+import msgspec
 from blake3 import blake3
 
 from uze import fs
 from uze.projections.digest import content_digest
 
-SCHEMA: Final = 1
+SCHEMA: Final = 2
 _FINE_NS: Final = 100_000_000  # the kernel's coarse file clock lags by at most a tick (<= 10 ms)
 _COARSE_NS: Final = 2_000_000_000  # FAT keeps 2 s, HFS+ and ext3 1 s
 _SECOND: Final = 1_000_000_000
-Entry = list[int | str]  # dev, ino, size, mtime_ns, ctime_ns, digest
+StatKey = tuple[int, int, int, int, int]
+Entry = tuple[int, int, int, int, int, str]  # dev, ino, size, mtime_ns, ctime_ns, what it holds
+_SEP: Final = "\0"  # no file name holds NUL
 
 
-def stat_key(st: os.stat_result) -> list[int]:
+class _File(msgspec.Struct, forbid_unknown_fields=True):
+    """The cache file's body: `entries` (a file's digest), `folders` (a folder's names) and
+    `matched` (the record keys found as uze wrote them in a shared file), each by absolute
+    path with the stat it was seen with; names and keys joined by NUL."""
+
+    schema: int
+    entries: dict[str, Entry] = {}
+    folders: dict[str, Entry] = {}
+    matched: dict[str, Entry] = {}
+
+
+def stat_key(st: os.stat_result) -> StatKey:
     """The stat fields an unchanged file keeps: device, inode, size, mtime and ctime (ns)."""
-    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def settled(st: os.stat_result, started_ns: int) -> bool:
@@ -54,8 +68,15 @@ def read_file(path: str) -> bytes:
         return handle.read()
 
 
+def list_folder(path: str) -> list[str]:
+    """The names in the folder `path` (one place, so tests can count what is listed)."""
+    return os.listdir(path)  # noqa: PTH208 (names as str: no Path per entry)
+
+
 class DigestCache:
-    """Content digests by absolute path, trusted only while the stat is unchanged."""
+    """What uze's files hold, by absolute path, trusted only while the stat is unchanged:
+    a file's content digest, a folder's names (ADR 0081), and which records were found as
+    uze wrote them in a shared file (ADR 0081)."""
 
     def __init__(self, path: Path | None, *, started_ns: int | None = None) -> None:
         """Use the cache file `path` (None: remember nothing); nothing is read until first use.
@@ -64,22 +85,85 @@ class DigestCache:
         """
         self.path = path
         self._started = time.time_ns() if started_ns is None else started_ns
-        self._known: dict[str, Entry] | None = None
+        self._known: _File | None = None
         self._seen: dict[str, Entry] = {}
+        self._folders: dict[str, Entry] = {}
+        self._matched: dict[str, tuple[os.stat_result, set[str]]] = {}
+        self._keys: dict[str, frozenset[str]] = {}  # the cache file's matched keys, split
 
     def digest(self, path: Path | str, st: os.stat_result) -> str:
         """`content_digest` of the regular file `path`, whose `lstat` is `st` (a str path spares
         a Path per file on the hot loop of status)."""
         name = os.fspath(path)
         key = stat_key(st)
-        known = self._seen.get(name) or self._entries().get(name)
+        known = self._seen.get(name) or self._file().entries.get(name)
         if known is not None and known[:5] == key:
             self._seen[name] = known
-            return str(known[5])
+            return known[5]
         digest = content_digest(read_file(name))
         if self._settled(st):
-            self._seen[name] = [*key, digest]
+            self._seen[name] = (*key, digest)
         return digest
+
+    def files(self, folder: Path | str) -> dict[str, tuple[str, os.stat_result]]:
+        """Every regular file and link below the folder `folder` (links never followed) by
+        POSIX relative path, with its path and `lstat`; other kinds of file are left out.
+        A folder whose stat is unchanged since it was listed is not listed again: adding,
+        removing or renaming a name in a folder moves its mtime and ctime. Iterative: a folder
+        nested thousands of levels deep is walked, not a RecursionError. Raises OSError for
+        `folder` itself (missing, not a folder)."""
+        found: dict[str, tuple[str, os.stat_result]] = {}
+        top = os.fspath(folder)
+        pending = [(top, "", os.lstat(top))]
+        while pending:
+            current, prefix, st = pending.pop()
+            for name in self._names(current, st):
+                path = f"{current}/{name}"
+                try:
+                    info = os.lstat(path)
+                except FileNotFoundError:  # removed since the folder was listed
+                    continue
+                if stat.S_ISDIR(info.st_mode):
+                    pending.append((path, f"{prefix}{name}/", info))
+                elif stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode):
+                    found[prefix + name] = (path, info)
+        return found
+
+    def _names(self, folder: str, st: os.stat_result) -> list[str]:
+        """The names in `folder`, whose `lstat` (taken before this) is `st`."""
+        key = stat_key(st)
+        known = self._folders.get(folder) or self._file().folders.get(folder)
+        if known is not None and known[:5] == key:
+            self._folders[folder] = known
+            return known[5].split(_SEP) if known[5] else []
+        names = list_folder(folder)
+        if self._settled(st):
+            self._folders[folder] = (*key, _SEP.join(sorted(names)))
+        return names
+
+    def was_matched(self, path: Path | str, st: os.stat_result, key: str) -> bool:
+        """Whether the record `key` was found as uze wrote it in the regular file `path` when
+        that file had the `lstat` `st` it has now."""
+        name = os.fspath(path)
+        known = self._file().matched.get(name)
+        if known is None or not stat.S_ISREG(st.st_mode) or known[:5] != stat_key(st):
+            return False
+        keys = self._keys.get(name)
+        if keys is None:
+            keys = self._keys[name] = frozenset(known[5].split(_SEP))
+        if key not in keys:
+            return False
+        self._matched.setdefault(name, (st, set()))[1].add(key)  # still true: kept on save
+        return True
+
+    def matched(self, path: Path | str, st: os.stat_result, key: str) -> None:
+        """Remember that the record `key` was found as uze wrote it in the regular file `path`,
+        read after its `lstat` gave `st` (only if the file was settled then: the racy rule)."""
+        if stat.S_ISREG(st.st_mode) and self._settled(st):
+            name = os.fspath(path)
+            entry = self._matched.setdefault(name, (st, set()))
+            if stat_key(entry[0]) == stat_key(st):
+                entry[1].add(key)
 
     def save(self, *, merge: bool) -> None:
         """Write what this command verified (`merge`: keep the other entries too).
@@ -89,46 +173,53 @@ class DigestCache:
         """
         if self.path is None:
             return
-        known = self._entries()
-        entries = {**known, **self._seen} if merge else dict(self._seen)
-        if entries == known:
+        known = self._file()
+        matched = {name: (*stat_key(st), _SEP.join(sorted(keys)))
+                   for name, (st, keys) in self._matched.items()}
+        if merge:
+            for name, entry in matched.items():  # the same file unchanged: every key found
+                old = known.matched.get(name)
+                if old is not None and old[:5] == entry[:5]:
+                    matched[name] = (*entry[:5], _SEP.join(sorted(
+                        {*old[5].split(_SEP), *entry[5].split(_SEP)})))
+            body = _File(SCHEMA, {**known.entries, **self._seen},
+                         {**known.folders, **self._folders}, {**known.matched, **matched})
+        else:
+            body = _File(SCHEMA, dict(self._seen), dict(self._folders), matched)
+        if body == known:
             return
-        body = json.dumps({"schema": SCHEMA, "entries": entries}, separators=(",", ":"),
-                          sort_keys=True)
-        data = f"{blake3(body.encode()).hexdigest()}\n{body}\n".encode()
+        text = msgspec.json.encode(body, order="sorted")
+        data = blake3(text).hexdigest().encode() + b"\n" + text + b"\n"
         with contextlib.suppress(OSError):
             fs.replace_unsynced(self.path, data)
 
     def _settled(self, st: os.stat_result) -> bool:
         return settled(st, self._started)
 
-    def _entries(self) -> dict[str, Entry]:
+    def _file(self) -> _File:
         if self._known is None:
             self._known = _load(self.path)
         return self._known
 
 
-def _load(path: Path | None) -> dict[str, Entry]:
-    """The entries of a cache file; anything unreadable, damaged or unknown counts as empty."""
+_DECODER: Final = msgspec.json.Decoder(_File)
+
+
+def _load(path: Path | None) -> _File:
+    """The cache file; anything unreadable, damaged or of another schema counts as empty."""
     try:
         raw = path.read_bytes() if path is not None else b""
-        check, _, body = raw.partition(b"\n")
-        if not body or blake3(body.rstrip(b"\n")).hexdigest().encode() != check:
-            return {}
-        document = json.loads(body)
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
-        return {}
-    entries = document.get("entries")
-    if not isinstance(entries, dict):
-        return {}
-    return {name: entry for name, entry in entries.items() if _well_formed(entry)}
-
-
-def _well_formed(entry: object) -> bool:
-    return (isinstance(entry, list) and len(entry) == 6 and isinstance(entry[5], str)
-            and all(isinstance(field, int) for field in entry[:5]))
+    except OSError:
+        return _File(SCHEMA)
+    check, _, body = raw.partition(b"\n")
+    body = body.rstrip(b"\n")
+    if not body or blake3(body).hexdigest().encode() != check:
+        return _File(SCHEMA)
+    try:
+        found = _DECODER.decode(body)
+    except msgspec.DecodeError:  # damage the checksum missed, or another shape
+        return _File(SCHEMA)
+    return found if found.schema == SCHEMA else _File(SCHEMA)
 
 
 def cache_file(uze_home: Path, scope_key: str) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,19 +34,21 @@ def inspect(folder: Path, digests: Mapping[str, str],
             hashes: DigestCache | None = None) -> LiveState:
     """`matched` | `missing` | `drifted` | `conflict` for a folder uze wrote with `digests`.
 
-    With `hashes`, a file whose stat is unchanged since it was last hashed is not read again.
+    With `hashes`, a file whose stat is unchanged since it was last hashed is not read again,
+    nor a folder listed again whose stat is unchanged since it was listed (ADR 0081).
     """
-    if not folder.exists() and not folder.is_symlink():
+    try:
+        mode = os.lstat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
         return "missing"
-    if folder.is_symlink() or not folder.is_dir():
+    if not stat.S_ISDIR(mode):  # a file, or a link (never followed)
         return "conflict"
-    live = list_files(folder)
+    hashes = hashes or DigestCache(None)
+    live = hashes.files(folder)
     if live.keys() != digests.keys():
         return "drifted"
-    hashes = hashes or DigestCache(None)
-    for rel, item in live.items():
-        if item.is_symlink() or hashes.digest(
-                item.path, item.stat(follow_symlinks=False)) != digests[rel]:
+    for rel, (path, st) in live.items():
+        if stat.S_ISLNK(st.st_mode) or hashes.digest(path, st) != digests[rel]:
             return "drifted"
     return "matched"
 

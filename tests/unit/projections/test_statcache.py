@@ -108,7 +108,7 @@ def test_whole_second_timestamps_need_two_seconds_to_settle() -> None:
     assert DigestCache(None, started_ns=10 * SECOND + 100_000_002)._settled(fine)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "newer", "empty"])
+@pytest.mark.parametrize("damage", ["flip", "truncate", "garbage", "newer", "older", "empty"])
 def test_a_damaged_cache_only_costs_a_re_read(
     work: tuple[Path, Path], reads: list[Path], damage: str
 ) -> None:
@@ -122,8 +122,10 @@ def test_a_damaged_cache_only_costs_a_re_read(
         "flip": data.replace(content_digest(b"Do the thing.\n").encode(), wrong.encode()),
         "truncate": data[: len(data) // 2],
         "garbage": b"\x00\xff not a cache",
-        "newer": (statcache.blake3(b'{"schema":2,"entries":{}}').hexdigest().encode()
-                  + b'\n{"schema":2,"entries":{}}\n'),
+        "newer": (statcache.blake3(b'{"schema":3,"entries":{}}').hexdigest().encode()
+                  + b'\n{"schema":3,"entries":{}}\n'),
+        "older": (statcache.blake3(b'{"entries":{},"schema":1}').hexdigest().encode()
+                  + b'\n{"entries":{},"schema":1}\n'),  # before folders and matched keys
         "empty": b"",
     }[damage]
     cache_path.write_bytes(damaged)
@@ -168,6 +170,98 @@ def test_save_keeps_only_what_was_seen_unless_merging(work: tuple[Path, Path]) -
     only_target = DigestCache(cache_path, started_ns=_later(other))
     _digest(only_target, target)
     only_target.save(merge=True)
-    assert str(other) in statcache._load(cache_path)
+    assert str(other) in statcache._load(cache_path).entries
     only_target.save(merge=False)
-    assert set(statcache._load(cache_path)) == {str(target)}
+    assert set(statcache._load(cache_path).entries) == {str(target)}
+
+
+@pytest.fixture
+def listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every folder the cache lists, in order."""
+    seen: list[str] = []
+    real = statcache.list_folder
+
+    def counting(path: str) -> list[str]:
+        seen.append(Path(path).name)
+        return real(path)
+
+    monkeypatch.setattr(statcache, "list_folder", counting)
+    return seen
+
+
+def test_a_settled_folder_is_listed_once_then_known_by_its_stat_and_any_new_name_is_seen(
+    work: tuple[Path, Path], listed: list[str]
+) -> None:
+    """ADR 0081: adding, removing or renaming a name moves the folder's mtime and ctime."""
+    target, cache_path = work
+    (target.parent / "refs").mkdir()
+    (target.parent / "refs" / "a.md").write_bytes(b"a")
+    digests = {"SKILL.md": content_digest(b"Do the thing.\n"), "refs/a.md": content_digest(b"a")}
+    first = DigestCache(cache_path, started_ns=_later(target.parent / "refs"))
+    assert tree.inspect(target.parent, digests, first) == "matched"
+    first.save(merge=False)
+    assert listed == ["skill", "refs"]
+
+    second = DigestCache(cache_path, started_ns=_later(target.parent / "refs", 5))
+    assert tree.inspect(target.parent, digests, second) == "matched"
+    assert listed == ["skill", "refs"]  # neither listed again
+
+    (target.parent / "refs" / "b.md").write_bytes(b"b")  # a name more, one level down
+    third = DigestCache(cache_path, started_ns=_later(target.parent / "refs", 5))
+    assert tree.inspect(target.parent, digests, third) == "drifted"
+    assert listed == ["skill", "refs", "refs"]  # only the folder that changed
+    (target.parent / "refs" / "b.md").rename(target.parent / "b.md")
+    assert tree.inspect(target.parent, digests, DigestCache(cache_path)) == "drifted"
+
+
+def test_a_folder_changed_in_the_racy_window_is_listed_again(work: tuple[Path, Path],
+                                                             listed: list[str]) -> None:
+    target, cache_path = work
+    racy = DigestCache(cache_path, started_ns=target.parent.lstat().st_ctime_ns + 1000)
+    tree.inspect(target.parent, {"SKILL.md": content_digest(b"Do the thing.\n")}, racy)
+    racy.save(merge=False)
+    tree.inspect(target.parent, {}, DigestCache(cache_path, started_ns=_later(target)))
+    assert listed == ["skill", "skill"]
+
+
+def test_a_record_found_in_a_settled_shared_file_is_trusted_while_its_stat_is_unchanged(
+    tmp_path: Path,
+) -> None:
+    """ADR 0081: status remembers which records it found as uze wrote them in a shared
+    file; any write to the file (even one that keeps its size and mtime) forgets them."""
+    shared = tmp_path / "settings.json"
+    shared.write_bytes(b'{"mcpServers": {"a": 1}}')
+    cache_path = tmp_path / "cache" / "digests.json"
+    first = DigestCache(cache_path, started_ns=_later(shared))
+    st = shared.lstat()
+    assert not first.was_matched(shared, st, "a")
+    first.matched(shared, st, "a")
+    first.save(merge=False)
+
+    second = DigestCache(cache_path, started_ns=_later(shared, 5))
+    assert second.was_matched(shared, shared.lstat(), "a")
+    assert not second.was_matched(shared, shared.lstat(), "b")  # never found there
+    second.save(merge=False)  # what it trusted it keeps
+    assert DigestCache(cache_path).was_matched(shared, shared.lstat(), "a")
+
+    before = shared.stat()
+    shared.write_bytes(b'{"mcpServers": {"a": 2}}')  # same size
+    os.utime(shared, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert not DigestCache(cache_path).was_matched(shared, shared.lstat(), "a")
+
+
+def test_a_record_in_a_link_or_a_racy_file_is_never_remembered(tmp_path: Path) -> None:
+    shared = tmp_path / "settings.json"
+    shared.write_bytes(b"{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(shared)
+    cache_path = tmp_path / "digests.json"
+    racy = DigestCache(cache_path, started_ns=shared.lstat().st_ctime_ns + 1000)
+    racy.matched(shared, shared.lstat(), "a")
+    racy.matched(link, link.lstat(), "a")
+    racy.save(merge=False)
+    later = DigestCache(cache_path, started_ns=_later(shared, 5))
+    assert not later.was_matched(shared, shared.lstat(), "a")
+    later.matched(link, link.lstat(), "a")
+    later.save(merge=False)
+    assert not DigestCache(cache_path).was_matched(link, link.lstat(), "a")

@@ -1,0 +1,75 @@
+"""Shared files read once per read-only command (issue 32 item 2).
+
+`uze status` inspects every package's entries, hook groups and regions, and most of them live
+in the same few shared files (`opencode.json`, `.mcp.json`, AGENTS.md, ...), each holding every
+package's part: reading the whole file again for each artifact made status quadratic in the
+number of packages. Inside `held()` a file is looked at (`lstat`) once and read once, its stat
+always taken before its bytes, and both are handed to every later reader (the same `bytes`
+object, so the parses memoised by content find it by identity); a command that writes never
+enters it, so a writer always reads what is on disk now.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Literal
+
+Shape = Literal["file", "missing", "other"]
+_held: dict[str, bytes] | None = None
+_stats: dict[str, os.stat_result | None] = {}
+
+
+@contextlib.contextmanager
+def held() -> Iterator[None]:
+    """Within this block, `read` reads and `lstat` looks at each file once (for commands
+    that write nothing)."""
+    global _held
+    outer, _held = _held, {} if _held is None else _held
+    try:
+        yield
+    finally:
+        _held = outer
+        if outer is None:
+            _stats.clear()
+
+
+def lstat(path: Path) -> os.stat_result | None:
+    """`os.lstat(path)`, None when nothing is there; inside `held()` the first one taken
+    (before any `read` of the file)."""
+    name = os.fspath(path)
+    if _held is not None and name in _stats:
+        return _stats[name]
+    try:
+        found: os.stat_result | None = os.lstat(name)
+    except (FileNotFoundError, NotADirectoryError):
+        found = None
+    if _held is not None:
+        _stats[name] = found
+    return found
+
+
+def shape(path: Path) -> Shape:
+    """What is at `path`, links not followed: a regular `file`, nothing (`missing`), or
+    anything else, a link or a folder (`other`)."""
+    found = lstat(path)
+    if found is None:
+        return "missing"
+    return "file" if stat.S_ISREG(found.st_mode) else "other"
+
+
+def read(path: Path) -> bytes:
+    """The bytes of the file at `path`, b"" when nothing is there (raises OSError as
+    `Path.read_bytes` does for anything else); inside `held()` the bytes first read, read
+    after its `lstat`."""
+    if _held is None:
+        return path.read_bytes() if path.exists() else b""
+    name = os.fspath(path)
+    found = _held.get(name)
+    if found is None:
+        lstat(path)
+        found = _held[name] = path.read_bytes() if path.exists() else b""
+    return found
