@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import EVERY_KIND, Uze, as_json, assert_ok, snapshot
+from tests.helpers import build_tree, run_uze
 
 pytestmark = pytest.mark.e2e
 
@@ -103,3 +105,98 @@ def test_doctor_says_a_line_shared_by_harnesses_once(sandbox: Sandbox, uze: Uze)
     document = as_json(assert_ok(uze("doctor", "--json", env=env)))
     assert [h["installed"] for h in document["harnesses"]] == [False] * 7
     assert json.dumps(document)  # the document is unchanged in shape
+
+
+# --------------------------------------------------------------------------- many packages
+
+NOTES = {"plugins/notes/plugin.json": '{"name": "notes", "version": "1.0.0"}\n',
+         "plugins/notes/skills/tips/SKILL.md":
+             "---\nname: tips\ndescription: Tips.\n---\nThe tips.\n"}
+
+
+def _blocks(text: str) -> dict[str, list[str]]:
+    """The per-harness lines under each package's line (`name version: ...` or `name: ...`)."""
+    found: dict[str, list[str]] = {}
+    name = ""
+    for line in text.splitlines():
+        head = re.match(r"^([a-z][a-z0-9-]*)(?: [0-9][^ :]*)?: ", line)
+        if head:
+            name = head[1]
+            found[name] = []
+        elif name and re.match(r"^  [a-z_]+: \d+ delivered", line):
+            found[name].append(line)
+    return found
+
+
+def _declared(sandbox: Sandbox) -> dict[str, list[str]]:
+    """every-kind and notes declared in the project's uze.toml (nothing locked); the lines per
+    harness a single install of each prints, installed in a project of its own."""
+    shutil.copytree(EVERY_KIND, sandbox.project / "plugins/every-kind")
+    build_tree(sandbox.project, NOTES)
+    (sandbox.project / "uze.toml").write_text(
+        '[packages]\nevery-kind = "./plugins/every-kind"\nnotes = "./plugins/notes"\n')
+    alone = sandbox.root / "alone"
+    (alone / ".uze").mkdir(parents=True)
+    single = {}
+    for name in ("every-kind", "notes"):
+        text = assert_ok(run_uze("install", sandbox.project / "plugins" / name, *ALL,
+                                 "--project", alone, cwd=alone)).stdout
+        single[name] = [line for line in text.splitlines() if _harness_lines(line)]
+    return single
+
+
+def test_a_converge_prints_each_packages_lines_per_harness_as_a_single_install_does(
+    sandbox: Sandbox, uze: Uze,
+) -> None:
+    single = _declared(sandbox)
+    assert len(single["every-kind"]) == 7 and len(single["notes"]) == 7
+
+    first = assert_ok(uze("install", *ALL)).stdout
+    assert "every-kind 1.2.3: installed (./plugins/every-kind)" in first
+    assert _blocks(first) == single
+    again = assert_ok(uze("install")).stdout  # from the receipts: nothing written
+    assert "notes 1.0.0: already installed (./plugins/notes)" in again
+    assert _blocks(again) == single
+    assert "┏" not in again
+    document = as_json(assert_ok(uze("install", "--json")))
+    rows = {p["name"]: p["projections"] for p in document["packages"]}
+    assert {r["harness"] for r in rows["notes"]} == set(_harness_lines("\n".join(single["notes"])))
+    flat = " ".join(again.split())
+    reasons = {r["reason"] for r in rows["every-kind"] if r["route"] in ("degraded", "unsupported")}
+    assert reasons and "Degraded (delivered, part of the meaning lost), by reason:" in again
+    for reason in reasons:  # each reason once, its rows named with their package
+        assert flat.count(" ".join(reason.split())) == 1, reason
+    assert "codex: skill helper (every-kind)" in flat
+    assert "Claude Code loads a project's plugins" not in flat  # a native row's reason
+    assert "Every projection, its route and target: `uze status NAME` or --verbose" in again
+
+    verbose = assert_ok(uze("install", "--verbose")).stdout
+    assert verbose.count("┏") == 2 and "unchanged" in verbose and "Degraded" not in verbose
+    quiet = uze("install", "--quiet")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+
+
+def test_update_prints_the_lines_per_harness_of_each_package_it_moves(
+    sandbox: Sandbox, uze: Uze,
+) -> None:
+    single = _declared(sandbox)
+    assert_ok(uze("install", *ALL, "--quiet"))
+    skill = sandbox.project / "plugins/notes/skills/tips/SKILL.md"
+    skill.write_text(skill.read_text() + "More tips.\n")
+
+    moved = assert_ok(uze("update")).stdout
+    assert re.search(r"^every-kind 1\.2\.3: up to date \([0-9a-f]{12}\)$", moved, re.M)
+    assert re.search(r"^notes: 1\.0\.0 -> 1\.0\.0 \([0-9a-f]{12} -> [0-9a-f]{12}\)$", moved, re.M)
+    assert _blocks(moved) == {"every-kind": [], "notes": single["notes"]}
+    assert "Every projection, its route and target: `uze status NAME` or --verbose" in moved
+    assert (sandbox.project / ".claude/skills/notes/skills/tips/SKILL.md").read_text().endswith(
+        "More tips.\n")
+
+    skill.write_text(skill.read_text() + "Even more.\n")
+    verbose = assert_ok(uze("update", "--verbose")).stdout
+    assert verbose.count("┏") == 1 and "replace" in verbose and "tips" in verbose
+    skill.write_text(skill.read_text() + "And more.\n")
+    before = (sandbox.project / "uze.lock").read_text()
+    quiet = uze("update", "--quiet")
+    assert (quiet.returncode, quiet.stdout, quiet.stderr) == (0, "", "")
+    assert (sandbox.project / "uze.lock").read_text() != before  # it did move the pin

@@ -443,6 +443,8 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.ui.console"): RICH,
     ("uze.verbs.everyday", "uze.ui.render"): RICH,
     ("uze.verbs.everyday", "uze.ui.summary"): OWN,
+    ("uze.verbs.everyday", "uze.ui.many"): OWN,
+    ("uze.ui.many", "uze.ui.render"): RICH,
 }
 SOURCE = Path(__file__).parents[2] / "uze"
 

@@ -11,6 +11,7 @@ resolves and never writes the lock: a declaration the lock does not answer is an
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
 from uze.commands.declared import opaque_harnesses
 from uze.errors import ConsentRequired, TrustRequired, UzeError
+from uze.install.rows import Row, planned_rows, recorded_rows
 from uze.paths import Paths
 from uze.sources.lockfile import LockedPackage, dump_lock
 from uze.sources.spec import Source
@@ -38,6 +40,13 @@ class Converged(msgspec.Struct, frozen=True):
     commit: str
     tree: str
     notes: tuple[str, ...] = ()  # each edit kept, or put back with --force (ADR 0064)
+    projections: tuple[Row, ...] = ()  # its routes, as `install --json` (uze.install.rows)
+
+    def head(self) -> str:
+        """Its line: what converging did, from where."""
+        did = "already installed" if self.action == "present" else self.action
+        return (f"{self.name} {self.version}: {did}"
+                f" ({self.source}{' at ' + self.commit[:12] if self.commit else ''})")
 
 
 class Resolved(msgspec.Struct, frozen=True):
@@ -57,18 +66,11 @@ class ConvergeResult(msgspec.Struct, frozen=True):
     merged: tuple[Resolved, ...] = ()
     notes: tuple[str, ...] = ()  # harness ids of the lock this uze skipped (ADR 0062)
 
-    def lines(self) -> list[str]:
-        """The human report, one line per package."""
-        out = []
-        for p in self.packages:
-            out.append(f"{p.name} {p.version}: "
-                       f"{'already installed' if p.action == 'present' else p.action}"
-                       f" ({p.source}{' at ' + p.commit[:12] if p.commit else ''})")
-            out += [f"  {note}" for note in p.notes]
-        out += [f"{name}: no longer declared; unpinned" for name in self.dropped]
-        out += [f"{m.file}: merge conflict resolved"
-                + (f" ({', '.join(m.taken)})" if m.taken else "") for m in self.merged]
-        return out or ["nothing declared in uze.toml"]
+    def tail(self) -> list[str]:
+        """The lines after the packages': pins dropped and merge conflicts resolved."""
+        out = [f"{name}: no longer declared; unpinned" for name in self.dropped]
+        return out + [f"{m.file}: merge conflict resolved"
+                      + (f" ({', '.join(m.taken)})" if m.taken else "") for m in self.merged]
 
 
 def converge_json(result: ConvergeResult) -> dict[str, Any]:
@@ -78,10 +80,10 @@ def converge_json(result: ConvergeResult) -> dict[str, Any]:
             "packages": [msgspec.to_builtins(p) for p in result.packages]}
 
 
-def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> tuple[str, ...] | None:
+def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> Converged | None:
     """None unless the package is installed at its pin with every artifact as uze wrote it or
     edited (kept: the user's, ADR 0064; with `force`, an edited one is put back, so not
-    present); else a note per edited artifact."""
+    present); else the package, a note per edited artifact, its routes as installed."""
     from uze.artifacts import registry as kinds
     from uze.install.edits import UNCONSENTED, edit_notes
 
@@ -95,7 +97,8 @@ def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> tuple[str, .
         return None
     kept = [Action(key, "kept", UNCONSENTED if key in receipt.unconsented else "edited; kept")
             for key, state in states.items() if state == "drifted"]
-    return tuple(edit_notes(ctx, kept, receipt.artifacts))
+    return _converged(pin, "present", tuple(edit_notes(ctx, kept, receipt.artifacts)),
+                      recorded_rows(receipt))
 
 
 def _check_frozen(declared: dict[str, str], pins: dict[str, LockedPackage],
@@ -229,7 +232,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
     present = {n: _present(ctx, usable[n], options.force) for n in declared
                if n in usable and n not in skipped}
     todo = [n for n in declared if n not in skipped and present.get(n) is None]
-    done = [_converged(usable[n], "present", present.get(n) or ()) for n in declared
+    done = [present.get(n) or _converged(usable[n], "present") for n in declared
             if n not in todo]
     with contextlib.ExitStack() as stack:
         commits: dict[str, str] = {}
@@ -271,8 +274,10 @@ def _wanted(name: str, source: Source, pin: LockedPackage | None) -> Wanted:
                   declare.source_of(pin) if pin.marketplace else None)
 
 
-def _converged(pin: LockedPackage, action: str, notes: tuple[str, ...]) -> Converged:
-    return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree, notes)
+def _converged(pin: LockedPackage, action: str, notes: tuple[str, ...] = (),
+               rows: Iterable[Row] = ()) -> Converged:
+    return Converged(pin.name, action, pin.version, pin.declared(), pin.commit, pin.tree, notes,
+                     tuple(rows))
 
 
 def _installed(ctx: ScopeContext, outcome: Outcome, pin: declare.Pin) -> Converged:
@@ -281,7 +286,7 @@ def _installed(ctx: ScopeContext, outcome: Outcome, pin: declare.Pin) -> Converg
     plan, receipt = outcome.result.plan, outcome.result.receipt
     notes = edit_notes(ctx, outcome.result.actions, receipt.artifacts if receipt else ())
     return Converged(plan.package.name, "installed", plan.package.version, pin.declared,
-                     pin.commit, plan.tree, tuple(notes))
+                     pin.commit, plan.tree, tuple(notes), tuple(planned_rows(outcome.result)))
 
 
 def _write_clean(ctx: ScopeContext, clean: list[declare.Merged]) -> None:

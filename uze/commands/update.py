@@ -20,6 +20,7 @@ from uze.commands.acquire import Options, install_folder, materialised
 from uze.commands.declare import source_of
 from uze.commands.declared import opaque_harnesses
 from uze.errors import UzeError, did_you_mean
+from uze.install.rows import Row, planned_rows
 from uze.paths import Paths
 from uze.policy import load_policy
 from uze.sources.catalog import Catalog
@@ -41,6 +42,17 @@ class Drift(msgspec.Struct, frozen=True):
     state: str
     version: str = ""  # the version installed by update ("" otherwise)
     notes: tuple[str, ...] = ()  # each edit update kept, and where the new version is
+    projections: tuple[Row, ...] = ()  # the routes update installed (uze.install.rows)
+
+    def head(self) -> str:
+        """Its line: up to date, outdated, or updated from which to which."""
+        old = self.locked_commit[:12] or self.locked_tree[:12]
+        new = self.current_commit[:12] or self.current_tree[:12]
+        if self.state == "current":
+            return f"{self.name} {self.locked_version}: up to date ({old})"
+        if self.state == "updated":
+            return f"{self.name}: {self.locked_version} -> {self.version} ({old} -> {new})"
+        return f"{self.name} {self.locked_version}: {self.state} ({old} -> {new})"
 
 
 class DriftReport(msgspec.Struct, frozen=True):
@@ -56,17 +68,11 @@ class DriftReport(msgspec.Struct, frozen=True):
                 "packages": [msgspec.to_builtins(p) for p in self.packages]}
 
     def lines(self) -> list[str]:
-        """The human report, one line per package."""
+        """The human report of `outdated`, one line per package (`update`: uze.ui.team_view
+        adds each updated package's routes)."""
         out = []
         for p in self.packages:
-            old = p.locked_commit[:12] or p.locked_tree[:12]
-            new = p.current_commit[:12] or p.current_tree[:12]
-            if p.state == "current":
-                out.append(f"{p.name} {p.locked_version}: up to date ({old})")
-            elif p.state == "updated":
-                out.append(f"{p.name}: {p.locked_version} -> {p.version} ({old} -> {new})")
-            else:
-                out.append(f"{p.name} {p.locked_version}: {p.state} ({old} -> {new})")
+            out.append(p.head())
             out += [f"  {note}" for note in p.notes]
         return out or ["nothing pinned in uze.lock"]
 
@@ -178,5 +184,6 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
             report[report.index(drift)] = msgspec.structs.replace(
                 drift, state="updated", version=outcome.result.plan.package.version,
                 current_tree=outcome.result.plan.tree,
-                notes=tuple(kept_edits(ctx, outcome.result.actions)))
+                notes=tuple(kept_edits(ctx, outcome.result.actions)),
+                projections=tuple(planned_rows(outcome.result)))
     return DriftReport(tuple(report), options.dry_run, notes)

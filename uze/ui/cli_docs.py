@@ -76,9 +76,15 @@ NOTES: Final[dict[str, str]] = {
     "install": "It prints one line per harness (how many resources it gets, by route), then "
                "only what needs attention: each reason a resource is degraded or not "
                "delivered, once, with the resources it covers. `--verbose` (and `--dry-run`) "
-               "print the table of every projection; `--quiet` prints nothing but errors. On a "
-               "terminal, without `--json`, an install or uninstall that runs longer than half "
-               "a second shows its steps on standard error.",
+               "print the table of every projection; `--quiet` prints nothing but errors. With "
+               "no SOURCE it prints each declared package's line, the same lines per harness "
+               "under it, then what needs attention once for all of them, each resource named "
+               "with its package. On a terminal, without `--json`, an install or uninstall that "
+               "runs longer than half a second shows its steps on standard error.",
+    "update": "It prints a line per pinned package (up to date, or old -> new); under each "
+              "package it moved, one line per harness as `uze install` prints, then what needs "
+              "attention once. `--verbose` prints the table of every projection of each "
+              "package it moved; `--quiet` prints nothing but errors.",
 }
 
 EXIT_NOTES: Final[dict[str, str]] = {

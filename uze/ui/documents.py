@@ -5,26 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from uze.artifacts.parts import owner
+from uze.install.rows import planned_rows
 
 if TYPE_CHECKING:
     from uze.artifacts.kind import Action
     from uze.commands.check import CheckResult
     from uze.commands.uninstall import UninstallResult
     from uze.install.results import InstallResult
-
-
-def planned_rows(result: InstallResult) -> list[dict[str, Any]]:
-    """One row per projection, with the action on the artifact that carries it (the folder
-    around a part of a plugin folder, `uze.artifacts.parts`)."""
-    by_target = {a.target: a.action for a in result.actions}
-    rows = []
-    for p in result.plan.projections:
-        found = owner(p.target, by_target) if p.route != "unsupported" else None
-        rows.append({"kind": p.kind, "resource": p.resource, "harness": p.harness,
-                     "route": p.route, "reason": p.reason, "target": p.target, "label": p.label,
-                     "action": by_target[found[0]] if found else "none"})
-    return rows
 
 
 def install_json(result: InstallResult) -> dict[str, Any]:

@@ -10,10 +10,11 @@ from rich.console import RenderableType
 from rich.text import Text
 
 from uze.inert import inert
+from uze.install.rows import planned_rows
 from uze.ui import summary
 from uze.ui.console import Cell, add_row, new_table, styled_line
 from uze.ui.declared_view import STATE_WORDS, check_lines, difference_lines, fresh_clone_lines
-from uze.ui.documents import instructions_json, planned_rows
+from uze.ui.documents import instructions_json
 from uze.ui.glance import glance_view
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conf
                 "blocked": "red", "undelivered": "dim"}
 
 
-def _projection_table(rows: list[dict[str, Any]], last: str,
+def projection_table(rows: list[dict[str, Any]], last: str,
                       labels: bool = False) -> list[RenderableType]:
     """A table of projections, then each distinct reason once, numbered from the table.
 
@@ -73,7 +74,7 @@ def install_view(result: InstallResult, verbose: bool = False) -> list[Renderabl
     )]
     rows = planned_rows(result)
     if verbose:
-        out += _projection_table(rows, "action")
+        out += projection_table(rows, "action")
         out += delivery_summary(rows, result.plan.harnesses)
     else:
         out += [styled_line(line) for line in summary.harness_lines(rows, result.plan.harnesses)]
@@ -122,7 +123,7 @@ def status_view(result: StatusResult, *, full: bool = True) -> list[RenderableTy
         data = package.to_json()
         title = f"{data['name']} {data['version']} ({data['scope']} scope)"
         out.append(styled_line(title, style="bold"))
-        out += _projection_table(data["projections"], "state", labels=True)
+        out += projection_table(data["projections"], "state", labels=True)
         if data["executions"]:
             out.append(styled_line("Runs (accepted at install):"))
             out += [styled_line(f"  {line}") for line in data["executions"]]

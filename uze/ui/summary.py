@@ -33,14 +33,15 @@ def harness_lines(rows: Sequence[Mapping[str, Any]], harnesses: Iterable[str]) -
 
 
 def attention_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Each degraded or undelivered reason once, under it the rows it covers by harness."""
+    """Each degraded or undelivered reason once, under it the rows it covers by harness (each
+named `kind resource`, then `(package)` when a row has a `package` key)."""
     out: list[str] = []
     for route, title in ATTENTION:
         reasons: dict[str, dict[str, list[str]]] = {}
         for row in rows:
             if row["route"] == route:
                 where = reasons.setdefault(row["reason"] or "no reason given", {})
-                where.setdefault(row["harness"], []).append(f"{row['kind']} {row['resource']}")
+                where.setdefault(row["harness"], []).append(_item(row))
         if not reasons:
             continue
         out.append(title)
@@ -48,6 +49,11 @@ def attention_lines(rows: Sequence[Mapping[str, Any]]) -> list[str]:
             out.append(f"  {reason}")
             out.append("    " + "; ".join(f"{h}: {', '.join(items)}" for h, items in where.items()))
     return out
+
+
+def _item(row: Mapping[str, Any]) -> str:
+    """`kind resource`, and its package when the report covers several (`package` key)."""
+    return f"{row['kind']} {row['resource']}" + (f" ({row['package']})" if "package" in row else "")
 
 
 def group_lines(lines: Iterable[str]) -> list[str]:

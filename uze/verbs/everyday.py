@@ -63,12 +63,15 @@ def _install_json(result: Any) -> dict[str, Any]:
 
 
 def _install_view(result: Any, call: Call) -> list[Any]:
+    # --dry-run prints the whole plan (DESIGN section 2): every projection, route and target
+    verbose = call["verbose"] or call["dry_run"]
     if not hasattr(result, "result"):  # a converge
-        return list(result.lines())
+        from uze.ui.many import converge_view  # start-up: one command's view
+
+        return converge_view(result, verbose=verbose)
     from uze.ui.render import install_view  # start-up: rich loads only for a human view
 
-    # --dry-run prints the whole plan (DESIGN section 2): every projection, route and target
-    return install_view(result.result, verbose=call["verbose"] or call["dry_run"])
+    return install_view(result.result, verbose=verbose)
 
 
 INSTALL = Verb(
@@ -141,14 +144,21 @@ def _update(call: Call) -> Any:
     return update(paths(), tuple(call["names"] or ()), options, Path.cwd())
 
 
+def _update_view(result: Any, call: Call) -> list[Any]:
+    from uze.ui.many import update_view  # start-up: one command's view
+
+    return update_view(result, verbose=call["verbose"])
+
+
 OUTDATED = Verb(
     "outdated", "Show each pinned package against what its ref points at now; writes nothing.",
     (NAMES, PROJECT, SCOPE, JSON), _outdated, to_json, lines)
 UPDATE = Verb(
     "update", "Move pins to what each ref points at now and install there (shows old -> new).",
     (NAMES, PROJECT, SCOPE, DRY_RUN, JSON, FORCE,
-     Param("trust", "flag", "Accept the commands the new versions run.", "--trust"), QUIET),
-    _update, to_json, lines, asks=True, writes=True)
+     Param("trust", "flag", "Accept the commands the new versions run.", "--trust"), VERBOSE,
+     QUIET),
+    _update, to_json, _update_view, asks=True, writes=True)
 
 
 # --------------------------------------------------------------------------- status, list

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from uze.ui.console import Cell, add_row, new_table
-from uze.ui.render import _projection_table
+from uze.ui.render import projection_table
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 HEADERS = ("kind", "resource", "harness", "route", "state", "target", "note")
@@ -92,5 +92,5 @@ def test_a_hook_target_keeps_its_bracketed_element_in_the_status_table() -> None
     row = {"kind": "hook", "resource": "guard", "harness": "claude_code", "route": "native",
            "state": "matched", "target": ".claude/settings.json#hooks.PreToolUse[hello/guard]",
            "reason": ""}
-    table, *_notes = _projection_table([row], "state")
+    table, *_notes = projection_table([row], "state")
     assert ".claude/settings.json#hooks.PreToolUse[hello/guard]" in _print(table, 160, False)
