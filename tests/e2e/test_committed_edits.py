@@ -49,13 +49,14 @@ def _commit(project: Path, message: str) -> None:
 
 
 def _clone_with_edit(uze: Uze, sandbox: Sandbox, *, runs: bool,
-                     edits: dict[str, tuple[str, str]]) -> tuple[Path, dict[str, str]]:
+                     edits: dict[str, tuple[str, str]],
+                     harness: tuple[str, ...] = CODEX) -> tuple[Path, dict[str, str]]:
     """Alice's project with `edits` (file -> (old text, new text)) committed; Zoe's clone."""
     project = sandbox.project
     git("init", "-q", cwd=project)
     (project / ".gitignore").write_text(".uze/\n")
     _package(project, runs=runs)
-    assert_ok(uze("install", "./plugins/notes", *CODEX, "--trust"))
+    assert_ok(uze("install", "./plugins/notes", *harness, "--trust"))
     _commit(project, "notes")
     for rel, (old, new) in edits.items():
         text = (project / rel).read_text()
@@ -87,9 +88,9 @@ def test_a_committed_edit_is_kept_adopted_and_named_and_force_puts_the_locked_by
 
     done = uze("install", cwd=clone, env=zoe)
     assert done.returncode == 0, done.stderr
-    assert f"  {SKILL.rsplit('/', 1)[0]}: a committed edit (not as the locked package has it); " \
-        "kept and adopted as edited" in done.stdout
-    assert f"\n    {SKILL} (edited)\n" in done.stdout
+    assert f"\n  {SKILL}: a committed edit (not as the locked package has it); " \
+        "kept and adopted as edited" in done.stdout  # the file, not the folder holding it
+    assert f"  {SKILL.rsplit('/', 1)[0]}:" not in done.stdout
     assert (clone / SKILL).read_bytes() == committed
     assert _states(uze, clone, zoe) == {".agents/skills/notes-tips": "drifted"}
     assert "unconsented" not in _receipt(clone)
@@ -97,11 +98,11 @@ def test_a_committed_edit_is_kept_adopted_and_named_and_force_puts_the_locked_by
     again = uze("install", cwd=clone, env=zoe)  # kept edits are the user's: nothing to do
     assert again.returncode == 0, again.stderr
     assert "notes 1.0.0: already installed" in again.stdout
-    assert f"  {SKILL.rsplit('/', 1)[0]}: edited; kept\n    {SKILL} (edited)\n" in again.stdout
+    assert f"\n  {SKILL}: edited; kept\n" in again.stdout
 
     forced = uze("install", "--force", cwd=clone, env=zoe)
     assert forced.returncode == 0, forced.stderr
-    assert f"  {SKILL.rsplit('/', 1)[0]}: drifted; replaced (--force)" in forced.stdout
+    assert f"\n  {SKILL}: drifted; replaced (--force)\n" in forced.stdout
     assert b"The tips." in (clone / SKILL).read_bytes()
     assert _states(uze, clone, zoe) == {".agents/skills/notes-tips": "matched"}
     assert git("status", "--porcelain", cwd=clone) == f"M {SKILL}"
@@ -113,10 +114,27 @@ def test_force_on_the_first_install_of_a_clone_names_each_file_it_overwrote(
                                   edits={SKILL: ("The tips.", "Our team's tips.")})
     forced = uze("install", "--force", cwd=clone, env=zoe)
     assert forced.returncode == 0, forced.stderr
-    assert f"  {SKILL.rsplit('/', 1)[0]}: a committed edit; overwritten with the locked bytes " \
-        "(--force)" in forced.stdout
+    assert f"\n  {SKILL}: a committed edit; overwritten with the locked bytes (--force)\n" \
+        in forced.stdout  # each file it overwrote, not the folder
     assert b"The tips." in (clone / SKILL).read_bytes()
     assert _states(uze, clone, zoe) == {".agents/skills/notes-tips": "matched"}
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_the_first_install_of_a_clone_names_the_edited_file_inside_a_claude_plugin_folder(
+        uze: Uze, sandbox: Sandbox, force: bool) -> None:
+    skill = ".claude/skills/notes/skills/tips/SKILL.md"  # one part of the plugin folder
+    clone, zoe = _clone_with_edit(uze, sandbox, runs=False, harness=("--harness", "claude_code"),
+                                  edits={skill: ("The tips.", "Our team's tips.")})
+    done = uze("install", *(["--force"] if force else []), cwd=clone, env=zoe)
+    assert done.returncode == 0, done.stderr
+    what = ("a committed edit; overwritten with the locked bytes (--force)" if force else
+            "a committed edit (not as the locked package has it); kept and adopted as edited")
+    assert f"\n  {skill}: {what}" in done.stdout
+    assert ".claude/skills/notes:" not in done.stdout  # not the plugin folder
+    assert ((clone / skill).read_text().endswith("The tips.\n")) == force
+    states = _states(uze, clone, zoe)
+    assert states[".claude/skills/notes/skills/tips"] == ("matched" if force else "drifted")
 
 
 def test_an_edited_server_command_is_named_as_not_covered_by_this_users_consent(

@@ -151,13 +151,13 @@ def test_a_team_lives_by_uze_toml_and_uze_lock(uze: Uze, sandbox: Sandbox) -> No
         git("pull", "-q", cwd=theirs)
         kept = uze("install", cwd=theirs, env=mate)
         assert kept.returncode == 0, kept.stderr
-        assert ".claude/skills/gamma: edited; kept" in kept.stdout  # the folder holding it
+        assert f"  {skill}: edited; kept\n" in kept.stdout  # the file, not its folder
         assert (theirs / skill).read_text().endswith("our words\n")
         gate = uze("status", "--check", cwd=theirs, env=mate)
         assert gate.returncode == 1 and f"{skill} (edited)" in gate.stdout
         forced = uze("install", "--force", cwd=theirs, env=mate)
         assert forced.returncode == 0, forced.stderr
-        assert ".claude/skills/gamma" in forced.stdout
+        assert f"  {skill}: drifted; replaced (--force)\n" in forced.stdout
         assert (theirs / skill).read_bytes() == locked_bytes
         assert_ok(uze("status", "--check", cwd=theirs, env=mate))
         git("checkout", "-q", "--", skill, cwd=theirs)  # back to the team's committed edit

@@ -35,6 +35,7 @@ class Action(msgspec.Struct, frozen=True):
     action: vocabulary.Action
     detail: str = ""
     new_value: str = ""  # for a kept region or entry: what the new version would have written
+    files: tuple[str, ...] = ()  # a folder kept or put back: each file that differed, before
 
 
 class Kind(Protocol[P, R]):

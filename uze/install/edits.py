@@ -38,9 +38,18 @@ def adopted_action(ctx: ScopeContext, plan: Plan, adopted: Artifact, key: str,
     a committed edit, kept (with `force`: replaced)."""
     if kinds.inspect_record(ctx, adopted) == "matched":
         return Action(key, "unchanged", "already there as planned; adopted"), True
+    files = differing(ctx, adopted)
     if force:
-        return Action(key, "replace", COMMITTED_RESTORED), True
-    return Action(key, "kept", UNCONSENTED if plan.executions else COMMITTED_KEPT), False
+        return Action(key, "replace", COMMITTED_RESTORED, files=files), True
+    return Action(key, "kept", UNCONSENTED if plan.executions else COMMITTED_KEPT,
+                  files=files), False
+
+
+def differing(ctx: ScopeContext, record: Artifact) -> tuple[str, ...]:
+    """For a folder not as `record` has it: each file that differs (`edited_files`), read
+    before anything is written, so that a report can name the files an install kept or put
+    back; empty for any other artifact (its target names it)."""
+    return tuple(edited_files(ctx, record)[0]) if record.type == "tree" else ()
 
 
 def unconsented_keys(plan: Plan, actions: Sequence[Action], previous: Receipt | None
@@ -58,16 +67,19 @@ def unconsented_keys(plan: Plan, actions: Sequence[Action], previous: Receipt | 
 def edit_notes(ctx: ScopeContext, actions: Sequence[Action],
                records: Sequence[Artifact] = ()) -> list[str]:
     """One line per artifact an install kept as edited or put back with --force, for the
-    report of a converge; under a folder kept as edited, one indented line per file that differs
-    (`records`: the receipt's artifacts)."""
+    report of a converge: a folder's line names each file that differed (`Action.files`, or
+    read now from the receipt's record in `records`), not the folder; then each new version
+    waiting beside an edit."""
     folders = {kinds.record_key(r): r for r in records if r.type == "tree"}
     out = []
     for a in actions:
         if a.action in ("kept", "merge") or (a.action == "replace" and "--force" in a.detail):
             record = folders.get(a.target) if a.action != "replace" else None
-            changed, beside = edited_files(ctx, record) if record is not None else ([], [])
-            files = [*changed, *(f"{new} (a new version waiting)" for new in beside)]
-            out += [f"{a.target}: {a.detail}", *(f"  {file}" for file in files)]
+            changed, beside = (list(a.files), []) if a.files or record is None \
+                else edited_files(ctx, record)
+            out += [f"{file.removesuffix(' (edited)')}: {a.detail}" for file in changed] \
+                or [f"{a.target}: {a.detail}"]
+            out += [f"{new}: a new version waiting" for new in beside]
     return out
 
 

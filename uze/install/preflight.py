@@ -57,7 +57,8 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
     if state == "matched":
         return Step(Action(key, "unchanged" if same else "replace"), planned, old)
     if force:
-        return Step(Action(key, "replace", f"{state}; replaced (--force)"), planned, old)
+        return Step(Action(key, "replace", f"{state}; replaced (--force)",
+                           files=edits.differing(ctx, old)), planned, old)
     if same or state != "drifted":
         return Step(Action(key, "kept", f"{state} since install; kept"), None, old)
     if old.type != planned.type:  # a folder where a file was, or back: nothing to merge into

@@ -44,10 +44,15 @@ def instructions_json(package: object) -> dict[str, object] | None:
             "first_line": first[:120]}
 
 
-def action_json(action: Action) -> dict[str, str]:
-    out = {"target": action.target, "action": action.action, "detail": action.detail}
+def action_json(action: Action) -> dict[str, Any]:
+    """One action: its target, what was done and why; a kept value's new version; the files
+    of a folder that differed (kept, or put back with --force)."""
+    out: dict[str, Any] = {"target": action.target, "action": action.action,
+                           "detail": action.detail}
     if action.new_value:
         out["new_value"] = action.new_value
+    if action.files:
+        out["files"] = list(action.files)
     return out
 
 
