@@ -286,23 +286,18 @@ def remove_temps_of(path: Path) -> None:
 @contextlib.contextmanager
 def file_lock(path: Path, timeout: float) -> Iterator[None]:
     """Hold an exclusive lock on `path` for the block; raise LockBusy after `timeout` seconds.
-    filelock (`flock(2)`, Windows `LockFileEx`; dropped when the holder dies), imported only by
-    commands that write (ADR 0054); the holder's pid is kept beside it for the message. A lock
-    this process holds raises at once: filelock counts re-entry per object, not per path."""
+    `portable.lock_file` (`flock(2)`, Windows filelock; dropped when the holder dies; ADRs 0054,
+    0072); the holder's pid is kept beside it for the message. A lock this process holds raises
+    at once: the system would make it wait for itself."""
     if path in _HELD:
         raise RuntimeError(f"this process already holds the lock {path}")
-    from filelock import FileLock, Timeout  # here: only commands that write lock (ADR 0054)
-
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
-    lock = FileLock(path, timeout=timeout, mode=0o644)
+        release = portable.lock_file(str(path), timeout)
     owner = path.with_name(path.name + ".pid")
-    try:
-        with writing(path):
-            lock.acquire()
-    except Timeout:
+    if release is None:
         holder = owner.read_text(encoding="utf-8").strip() if owner.exists() else ""
-        raise LockBusy(path, f"pid {holder}" if holder else "") from None
+        raise LockBusy(path, f"pid {holder}" if holder else "")
     _HELD.add(path)
     try:
         _write_in_place(owner, f"{os.getpid()}\n".encode())
@@ -312,7 +307,7 @@ def file_lock(path: Path, timeout: float) -> Iterator[None]:
         try:
             remove_file(owner)
         finally:
-            lock.release()
+            release()
 
 
 def _write_in_place(path: Path, data: bytes) -> None:

@@ -22,7 +22,7 @@ from tests.conftest import Sandbox
 
 PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
 # Install-only modules and the libraries only install, the parser or the tables need (filelock:
-# only commands that write take a lock, ADR 0054). The harness modules (uze.harnesses.*) may
+# only Windows loads it, ADR 0072; POSIX takes flock itself). The harness modules (uze.harnesses.*) may
 # load: containment and the trust gate read them, and they import none of these (adr/0035).
 HEAVY = ("uze.plan.planner", "uze.commands.install", "uze.package", "uze.store",
          "uze.ui.cli_help", "uze.ui.render", "tomlkit", "yaml", "typer", "click", "rich",
@@ -103,7 +103,7 @@ def test_uninstall_imports_nothing_of_install_planning_or_package_reading(instal
     assert "uze.commands.uninstall" in loaded
     assert _heavy(loaded, ("uze.plan.planner", "uze.commands.install", "uze.package",
                            "uze.store", "yaml", "uze.ui.cli_help", "uze.ui.render", "typer",
-                           "click", "rich", "pydantic")) == []  # harness modules: see HEAVY
+                           "click", "rich", "pydantic", "filelock")) == []  # harnesses: HEAVY
     assert not (installed / ".uze" / "receipts" / "every-kind.json").exists()
 
 
@@ -118,7 +118,8 @@ def test_install_json_loads_neither_the_parser_nor_the_tables_nor_pydantic(
     loaded = json.loads(done.stdout)
     assert {"uze.commands.install", "uze.package.manifest", "uze.package.hooks"} <= set(loaded)
     assert _heavy(loaded, ("uze.ui.cli_help", "uze.ui.render", "typer", "click", "rich",
-                           "pydantic")) == []
+                           "pydantic", "filelock")) == []  # POSIX locks without it (ADR 0072)
+    assert "fcntl" in loaded
     assert (sandbox.project / ".uze" / "receipts" / "every-kind.json").exists()
 
 
@@ -332,7 +333,8 @@ TOMLKIT = "optional heavy dependency: tomlkit loads only to write TOML"
 HARNESS_YAML = "start-up: the registry imports harness modules; YAML loads only to render it"
 PLAIN_YAML = "start-up: PyYAML reads only frontmatter that is not plain `key: text` (ADR 0051)"
 LAZY_IMPORTS = {
-    ("uze.fs", "filelock"): "start-up: only commands that write take a lock (ADR 0054)",
+    ("uze.portable", "fcntl"): "start-up: only commands that write take a lock; Windows has none",
+    ("uze.portable", "filelock"): "start-up: Windows only; POSIX takes flock itself (ADR 0072)",
     ("uze.portable", "signal"): "start-up: only `uze doctor --probe` ends processes",
     ("uze.artifacts.config", "uze.trust"):
         "start-up: trust (it reads the package models) loads only to show a kept config value",

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from uze import fs, portable
+from uze.errors import LockBusy
 
 ROOT = Path(__file__).parents[2]
 # What Windows's `os` lacks among the names uze's code (or a library it imports) may touch.
@@ -86,6 +87,46 @@ def test_on_windows_a_mode_is_set_through_the_path_and_no_owner_is_kept(tmp_path
         os.close(fd)
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert target.stat().st_uid == os.geteuid()
+
+
+HOLD = ("import sys, time\nfrom pathlib import Path\nfrom uze import fs, portable\n"
+        "portable.POSIX = sys.argv[2] == 'posix'\n"
+        "with fs.file_lock(Path(sys.argv[1]), 5):\n"
+        " print('held', 'filelock' in sys.modules, flush=True)\n time.sleep(30)")
+
+
+@pytest.mark.parametrize(("holder", "asker"), [("posix", False), ("windows", True)])
+def test_the_posix_lock_and_filelock_exclude_each_other(tmp_path: Path, monkeypatch:
+                                                        pytest.MonkeyPatch, holder: str,
+                                                        asker: bool) -> None:
+    """POSIX takes flock itself, Windows filelock (ADR 0072); filelock takes flock on POSIX, so
+    a uze that locked through filelock (ADR 0054) and this one exclude each other."""
+    lock = tmp_path / "locks" / "p.lock"
+    held = subprocess.Popen([sys.executable, "-c", HOLD, str(lock), holder],
+                            stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    try:
+        assert held.stdout is not None  # filelock loads only on the Windows branch
+        assert held.stdout.readline() == f"held {holder == 'windows'}\n"
+        monkeypatch.setattr(portable, "POSIX", asker)
+        with pytest.raises(LockBusy, match=f"pid {held.pid}"), fs.file_lock(lock, 0.1):
+            pass  # pragma: no cover - never reached: the lock is held
+    finally:
+        held.kill()
+        held.wait()
+    with fs.file_lock(lock, timeout=5):  # the holder died: the system dropped its lock
+        assert lock.with_name("p.lock.pid").read_text(encoding="utf-8") == f"{os.getpid()}\n"
+    assert not lock.with_name("p.lock.pid").exists()
+
+
+@pytest.mark.usefixtures("windows")
+def test_on_windows_a_lock_is_taken_and_released_through_filelock(tmp_path: Path) -> None:
+    lock = tmp_path / "w.lock"
+    with fs.file_lock(lock, timeout=5):
+        assert portable.lock_file(str(lock), 0.1) is None  # held: another object waits in vain
+    release = portable.lock_file(str(lock), 0)  # released: free again
+    assert release is not None
+    release()
 
 
 @pytest.mark.usefixtures("windows")
