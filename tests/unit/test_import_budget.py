@@ -22,8 +22,9 @@ from tests.conftest import Sandbox
 
 PACKAGE = Path(__file__).parents[1] / "data" / "packages" / "every-kind"
 # Install-only modules and the libraries only install, the parser or the tables need (filelock:
-# only Windows loads it, ADR 0072; POSIX takes flock itself). The harness modules (uze.harnesses.*) may
-# load: containment and the trust gate read them, and they import none of these (adr/0035).
+# only Windows loads it, ADR 0072; POSIX takes flock itself). The harness modules
+# (uze.harnesses.*) may load: containment and the trust gate read them, and they import none of
+# these (adr/0035).
 HEAVY = ("uze.plan.planner", "uze.commands.install", "uze.package", "uze.store",
          "uze.ui.cli_help", "uze.ui.render", "tomlkit", "yaml", "typer", "click", "rich",
          "filelock")
