@@ -337,6 +337,8 @@ LAZY_IMPORTS = {
     ("uze.portable", "fcntl"): "start-up: only commands that write take a lock; Windows has none",
     ("uze.portable", "filelock"): "start-up: Windows only; POSIX takes flock itself (ADR 0072)",
     ("uze.portable", "signal"): "start-up: only `uze doctor --probe` ends processes",
+    ("uze.doctor.versions", "concurrent.futures"):
+        "start-up: threads only when doctor asks several binaries their versions",
     ("uze.artifacts.config", "uze.trust"):
         "start-up: trust (it reads the package models) loads only to show a kept config value",
     ("uze.__main__", "uze"): "start-up: `uze --version` imports nothing else",

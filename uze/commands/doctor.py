@@ -335,6 +335,9 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
     world = _World(paths, scopes, (*shipped.records, *local.records), now, run, _owned(scopes),
                    {**shipped.environments, **local.environments})
     versions = VersionCache(paths)
+    env = probe_env(paths.env)
+    versions.prefetch((h.binary for h in REGISTRY.values()), paths.env.get("PATH", ""),
+                      lambda path: run([path, "--version"], env, VERSION_TIMEOUT, None))
     found = tuple(_record(h, world, probe, versions) for h in REGISTRY.values())
     versions.save()
     return DoctorResult(scopes["project"].location.project, found,

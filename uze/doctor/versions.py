@@ -14,7 +14,7 @@ import contextlib
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -91,16 +91,33 @@ class VersionCache:
     def __init__(self, paths: Paths) -> None:
         self.path = cache_path(paths)
         self.binaries: dict[str, _Entry] = {}
+        self.asked: dict[str, subprocess.CompletedProcess[str]] = {}  # by prefetch
         self.changed = False
         with contextlib.suppress(OSError, msgspec.ValidationError, msgspec.DecodeError):
             found = msgspec.json.decode(self.path.read_bytes(), type=_CacheFile)
             if found.schema == CACHE_SCHEMA:
                 self.binaries = dict(found.binaries)
 
+    def prefetch(self, binaries: Iterable[str], search: str,
+                 ask: Callable[[str], subprocess.CompletedProcess[str]]) -> None:
+        """Ask every binary on `search` the cache does not know for its version at once, so a
+        first run costs the slowest harness, not the sum (each `--version` starts a node)."""
+        paths = [p for b in binaries if (p := shutil.which(b, path=search)) and not self._known(p)]
+        if len(paths) < 2:
+            return
+        from concurrent.futures import ThreadPoolExecutor  # start-up: only when versions are asked
+
+        with ThreadPoolExecutor(max_workers=len(paths)) as pool:
+            self.asked |= dict(zip(paths, pool.map(ask, paths), strict=True))
+
+    def _known(self, path: str) -> bool:
+        entry, identity = self.binaries.get(path), _identity(path)
+        return entry is not None and (entry.size, entry.mtime_ns, entry.real) == identity
+
     def find(self, binary: str, search: str,
              ask: Callable[[str], subprocess.CompletedProcess[str]]) -> Found:
         """The binary on `search` (a PATH value) and its version; `ask(path)` runs
-        `<path> --version` when the cache does not know this file."""
+        `<path> --version` when the cache does not know this file (and `prefetch` did not)."""
         path = shutil.which(binary, path=search)
         if path is None:
             blocked = _not_executable(binary, search)
@@ -109,12 +126,10 @@ class VersionCache:
                 return Found(None, None, denied, Check("unverified", "not installed"))
             return Found(None, None, Check("failed", f"`{binary}` is not on PATH"),
                          Check("unverified", "not installed"))
+        if self._known(path):
+            return Found(path, self.binaries[path].version, Check("verified"), Check("verified"))
         identity = _identity(path)
-        entry = self.binaries.get(path)
-        if identity is not None and entry is not None \
-                and (entry.size, entry.mtime_ns, entry.real) == identity:
-            return Found(path, entry.version, Check("verified"), Check("verified"))
-        result = ask(path)
+        result = self.asked.pop(path, None) or ask(path)
         match = _VERSION.search(result.stdout) or _VERSION.search(result.stderr)
         if result.returncode == 0 and match:
             if identity is not None:
