@@ -249,6 +249,8 @@ def test_a_second_doctor_asks_no_binary_its_version_until_the_binary_changes(
     assert (newer["discovery"], newer["behavior"]) == ("unverified", "unverified")
     assert newer["checks"]["discovery"]["reason"].startswith("stale:")
     assert f"the evidence is for {proven}, not the installed 2.1.300" in newer["notes"][0]
+    text = assert_ok(uze("doctor", env={**os.environ, "PATH": str(path)})).stdout
+    assert f"claude_code: {newer['notes'][0]}" in " ".join(text.split())
 
 
 def test_a_harness_binary_the_user_may_not_run_is_installed_denied(

@@ -345,7 +345,8 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
 
 
 def explain(record: HarnessRecord) -> list[str]:
-    """One line per problem, in words, with the next step."""
+    """One line per problem, in words, with the next step; then each note (a version that
+    could not be read, stale evidence)."""
     lines = {
         "not_installed": "not on PATH",
         "not_discoverable": "the harness does not list everything uze installed"
@@ -364,7 +365,8 @@ def explain(record: HarnessRecord) -> list[str]:
         "(what reaches the model, hooks)",
     }
     who = {"not_installed": f"{record.id} (`{record.binary}`)"}  # one line names them all
-    return [f"{who.get(p, record.id)}: {lines[p]}" for p in record.problems]
+    return [f"{who.get(p, record.id)}: {lines[p]}" for p in record.problems] + [
+        f"{record.id}: {note}" for note in record.notes]
 
 
 def probe_lines(record: HarnessRecord) -> list[str]:
