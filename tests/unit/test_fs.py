@@ -93,6 +93,15 @@ def test_asking_for_a_lock_this_process_holds_fails_at_once_instead_of_waiting(
         pass
 
 
+def test_a_link_planted_at_a_lock_file_is_refused_not_followed(folder: Path) -> None:
+    target = folder / "elsewhere"
+    lock = folder / "p.lock"
+    lock.symlink_to(target)
+    with pytest.raises(WriteFailed, match=r"p\.lock"), fs.file_lock(lock, timeout=1):
+        pass  # pragma: no cover - never reached: the link is refused
+    assert not target.exists() and lock.is_symlink()
+
+
 def test_remove_temp_files_removes_only_leftovers(folder: Path) -> None:
     (folder / f".a.md{fs.TEMP_MARK}x1").write_bytes(b"")
     (folder / "a.md").write_bytes(b"keep")
