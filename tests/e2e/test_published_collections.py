@@ -235,3 +235,38 @@ def test_a_folder_package_installs_a_subset_of_its_skills(uze: Uze, sandbox: San
     assert _skill_rows(uze, "kit") == {"codex": ["review"]}
     assert 'kit = "../kit#skill=review"' in (sandbox.project / "uze.toml").read_text()
     assert 'skills = ["review"]' in (sandbox.project / "uze.lock").read_text()
+
+
+def test_search_finds_a_plugin_by_the_skills_inside_it_offline(
+        uze: Uze, sandbox: Sandbox) -> None:
+    repo = _collection(sandbox)
+    assert_ok(uze("marketplace", "add", f"git+{repo.url}"))
+    shutil.rmtree(sandbox.root / "served")  # searching reads no network
+    found = as_json(assert_ok(uze("search", "slides", "--json")))["results"]
+    assert [(r["name"], r["skills"]) for r in found] == [("office-skills", ["slides"])]
+    by_description = as_json(assert_ok(uze("search", "THE ART SKILL", "--json")))["results"]
+    assert [(r["name"], r["skills"]) for r in by_description] == [("example-skills", ["art"])]
+    # the template no entry lists is in no plugin; a plugin's own words still match
+    assert as_json(assert_ok(uze("search", "template", "--json")))["results"] == []
+    shown = assert_ok(uze("search", "spreadsheets")).stdout
+    assert "office-skills@acme-agent-skills" in shown and "(skills:" not in shown
+    assert "(skills: testing)" in assert_ok(uze("search", "testing")).stdout
+    assert_ok(uze("marketplace", "remove", "acme-agent-skills"))
+    assert not (sandbox.uze_home / "marketplaces").exists()
+
+
+def test_a_repository_of_skill_folders_is_one_package_named_after_it(
+        uze: Uze, sandbox: Sandbox) -> None:
+    """No manifest, no catalog: `skills/<name>/SKILL.md` (or skill folders at the root) is a
+    package named after the repository, never `package`."""
+    nested = Repo(sandbox.root / "served" / "acme" / "team-skills.git")
+    nested.commit({"README.md": "# Our skills\n", "LICENSE": "MIT\n",
+                   **{f"skills/{n}/SKILL.md": _skill(n) for n in ("plan", "review")}})
+    flat = Repo(sandbox.root / "served" / "acme" / "flat_Skills.git")
+    flat.commit({f"{n}/SKILL.md": _skill(n) for n in ("draft", "polish")})
+    assert_ok(uze("install", f"git+{nested.url}", "--harness", "codex"))
+    assert _skill_rows(uze, "team-skills") == {"codex": ["plan", "review"]}
+    assert_ok(uze("install", f"git+{flat.url}", "--skill", "polish", "--harness", "codex"))
+    assert _skill_rows(uze, "flat-skills") == {"codex": ["polish"]}
+    listed = {p["name"] for p in as_json(assert_ok(uze("list", "--json")))["packages"]}
+    assert listed == {"team-skills", "flat-skills"}

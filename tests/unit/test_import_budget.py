@@ -391,6 +391,7 @@ LAZY_IMPORTS = {
     ("uze.commands.published", "uze.package"): READER,
     ("uze.commands.published", "uze.sources.mirrors"): GIT,
     ("uze.commands.selection", "uze.package"): READER,
+    ("uze.commands.skill_index", "uze.package.frontmatter"): READER,
     ("uze.commands.selection", "uze.package.tree"): READER,
     ("uze.commands.marketplace", "uze.sources.mirrors"): GIT,
     ("uze.install.reinstall", "uze.state.receipts"): RECEIPTS,

@@ -22,7 +22,7 @@ from typing import Any, Final
 import msgspec
 
 from uze import fs
-from uze.commands import declare
+from uze.commands import declare, skill_index
 from uze.commands.selection import narrowed
 from uze.errors import UzeError, did_you_mean
 from uze.paths import Paths
@@ -118,21 +118,35 @@ def add(paths: Paths, text: str, name: str | None, cwd: Path) -> tuple[str, Cata
     """Register the marketplace at `text` (under `name`, default the catalog's own name)."""
     base = _base(paths, text, cwd)
     load_policy(paths).check_source(base, cwd, locked=True)  # a catalog is not a package
-    with _read(paths, base) as (_root, commit, rel, raw):
+    with _read(paths, base) as (root, commit, rel, raw):
         found = Registered(base.canonical() if base.kind == "git" else base.location, commit, rel)
         catalog = _catalog(paths, "?", found, raw)
         chosen = name or catalog.name
         if not chosen or not _is_name(chosen):
             raise UzeError(f"invalid marketplace name {chosen!r}",
                            hint="name it: uze marketplace add SOURCE --name my-market")
+        index = _index(paths, root, raw)
         with _locked(paths) as registry:
             taken = registry.marketplaces.get(chosen)
             if taken is not None and taken.source != found.source:
                 raise UzeError(f"a marketplace named {chosen} is already registered",
                                hint="remove it first, or add this one with --name")
-            fs.atomic_write(_folder(paths) / f"{chosen}.json", raw)
+            _keep(paths, chosen, raw, index)
             _save(paths, Registry(marketplaces={**registry.marketplaces, chosen: found}))
     return chosen, _catalog(paths, chosen, found, raw)
+
+
+def _index(paths: Paths, root: Path, raw: bytes) -> bytes:
+    """The skill index (`uze.commands.skill_index`) of the marketplace checked out at `root`."""
+    local = parse_catalog(raw, f"marketplace at {root}", skill_index.local_base(root),
+                          _github(paths))
+    return skill_index.dumps(skill_index.build(root, local))
+
+
+def _keep(paths: Paths, name: str, raw: bytes, index: bytes) -> None:
+    """Cache a marketplace's catalog bytes and its skill index (under the registry's lock)."""
+    fs.atomic_write(_folder(paths) / f"{name}.json", raw)
+    fs.atomic_write(_folder(paths) / f"{name}.skills.json", index)
 
 
 def _is_name(text: str) -> bool:
@@ -150,6 +164,8 @@ def remove(paths: Paths, name: str) -> None:
         else:
             fs.remove_file(_folder(paths) / "registry.json")
         fs.remove_file(_folder(paths) / f"{name}.json")
+        if (_folder(paths) / f"{name}.skills.json").exists():
+            fs.remove_file(_folder(paths) / f"{name}.skills.json")
         fs.remove_dir_if_empty(_folder(paths))
 
 
@@ -163,10 +179,11 @@ def update(paths: Paths, names: tuple[str, ...]) -> list[tuple[str, str, str]]:
         if found is None:
             raise _unknown(name, registry)
         base = parse_source(found.source, cwd=Path("/"), github=_github(paths))
-        with _read(paths, base) as (_root, commit, rel, raw):
+        with _read(paths, base) as (root, commit, rel, raw):
             _catalog(paths, name, msgspec.structs.replace(found, commit=commit, catalog=rel), raw)
+            index = _index(paths, root, raw)
             with _locked(paths) as current:
-                fs.atomic_write(_folder(paths) / f"{name}.json", raw)
+                _keep(paths, name, raw, index)
                 updated = msgspec.structs.replace(found, commit=commit, catalog=rel)
                 _save(paths, Registry(marketplaces={**current.marketplaces, name: updated}))
         moved.append((name, found.commit, commit))
@@ -202,12 +219,26 @@ def catalogs(paths: Paths) -> list[tuple[str, Registered, Catalog]]:
     return found
 
 
-def search(paths: Paths, term: str) -> list[tuple[str, Entry]]:
-    """Entries whose name, description or keywords hold `term` (case-insensitive), offline."""
+def search(paths: Paths, term: str) -> list[tuple[str, Entry, tuple[str, ...]]]:
+    """Entries whose name, description or keywords hold `term` (case-insensitive), or one of
+    whose skills does by name or description (those skills named), offline."""
     needle = term.lower()
-    return [(market, e) for market, _r, catalog in catalogs(paths) for e in catalog.entries
-            if needle in e.name.lower() or needle in e.description.lower()
-            or any(needle in k.lower() for k in e.keywords)]
+    found = []
+    for market, _r, catalog in catalogs(paths):
+        index = _skills(paths, market)
+        for e in catalog.entries:
+            skills = tuple(s["name"] for s in index.get(e.name, ())
+                           if needle in s["name"].lower() or needle in s["description"].lower())
+            if skills or needle in e.name.lower() or needle in e.description.lower() \
+                    or any(needle in k.lower() for k in e.keywords):
+                found.append((market, e, skills))
+    return found
+
+
+def _skills(paths: Paths, market: str) -> skill_index.Index:
+    """The cached skill index of `market` ({} before one was built: `marketplace update`)."""
+    path = _folder(paths) / f"{market}.skills.json"
+    return skill_index.loads(path.read_bytes()) if path.is_file() else {}
 
 
 def _unknown(name: str, registry: Registry,

@@ -143,12 +143,12 @@ def narrowed(folder: Path, entry: Entry | None = None, skills: tuple[str, ...] =
         yield folder
         return
     with tempfile.TemporaryDirectory(prefix="uze-entry-") as scratch:
-        current = folder
+        current = folder  # each copy keeps the folder's name: a bare package's name
         if entry is not None and _needs_copy(entry):
-            current = Path(scratch) / "package"
+            current = Path(scratch) / "entry" / folder.name
             _entry_copy(folder, current, entry)
         if skills:
-            chosen = Path(scratch) / "chosen"
+            chosen = Path(scratch) / "chosen" / folder.name
             _skills_copy(current, chosen, skills)
             current = chosen
         yield current

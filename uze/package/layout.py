@@ -4,7 +4,8 @@ Seven layouts are read (docs/package-format.md): a portable package (`plugin.jso
 root), a Claude-native plugin (`.claude-plugin/plugin.json`), both at once (the root manifest
 names the package, the Claude files still count), a Codex plugin (`.codex-plugin/plugin.json`,
 uze.package.codex), a Gemini CLI extension (`gemini-extension.json`, uze.package.gemini), a
-folder that is one skill (`SKILL.md` at its root) and a folder of skills with no manifest.
+folder that is one skill (`SKILL.md` at its root) and a folder of skills with no manifest
+(skill folders at its root, else under `skills/`: a skill repository, named after it).
 Reading is lenient about vocabulary: a Claude manifest's unknown keys and a component path
 that names nothing are warnings, never a refusal; a path that leaves the package is refused.
 """
@@ -96,7 +97,7 @@ def detect_layout(tree: Tree) -> Layout:
         return GEMINI
     if SKILL_FILE in tree.seen:
         return Layout("", "", "", False, bare="skill")
-    if _skill_folders(tree, ""):
+    if _skill_folders(tree, "") or _skill_folders(tree, "skills"):
         return Layout("", "", "", False, bare="skills")
     return PORTABLE
 
@@ -210,8 +211,8 @@ def skill_folders(tree: Tree, layout: Layout, paths: ComponentPaths) -> list[str
     folder of skills), the root (one-skill layout) or the root's skill folders. Sorted, unique."""
     if layout.bare == "skill":
         return [""]
-    if layout.bare == "skills":
-        return _skill_folders(tree, "")
+    if layout.bare == "skills":  # root skill folders, else those of `skills/`
+        return _skill_folders(tree, "") or _skill_folders(tree, "skills")
     found = set(_skill_folders(tree, "skills"))
     for path in paths.skills:
         if f"{path}/{SKILL_FILE}" in tree.seen or (not path and SKILL_FILE in tree.seen):

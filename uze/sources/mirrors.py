@@ -250,13 +250,22 @@ def is_cached(paths: Paths, source: Source, commit: str) -> bool:
     return (cached / "HEAD").is_file() and has_commit(paths, cached, commit)
 
 
+def _folder_name(source: Source) -> str:
+    """The checkout's folder name: the subdirectory's last part, else the repository's name
+    (`skills` for .../anthropics/skills.git), what a package without a manifest is named
+    after; `package` when that is no usable name."""
+    last = source.subdirectory.rsplit("/", 1)[-1] or \
+        source.location.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1].removesuffix(".git")
+    return last if last not in ("", ".", "..") and "/" not in last else "package"
+
+
 @contextlib.contextmanager
 def _checked_out(paths: Paths, path: Path, source: Source, name: str, commit: str
                  ) -> Iterator[tuple[Path, str]]:
     fetch(paths, path, source, name, commit)
     commit = run_git(paths, ["rev-parse", f"{commit}^{{commit}}"], git_dir=path).strip()
     with tempfile.TemporaryDirectory(prefix="uze-src-") as scratch:
-        dest = Path(scratch) / "package"
+        dest = Path(scratch) / _folder_name(source)
         fs.make_dir(dest)
         checkout(paths, path, commit, source.subdirectory, dest)
         yield dest, commit

@@ -65,7 +65,9 @@ def _search(call: Call) -> Any:
 
 
 def _search_view(found: Any, call: Call) -> list[Any]:
-    lines = [f"{e.name}@{market}  {e.version or '-'}  {e.description}" for market, e in found]
+    lines = [f"{e.name}@{market}  {e.version or '-'}  {e.description}"
+             + (f"  (skills: {', '.join(skills)})" if skills else "")
+             for market, e, skills in found]
     return lines or [f"No plugin matches {call['term']!r}."]
 
 
@@ -90,12 +92,14 @@ MARKETPLACE = (
 )
 SEARCH = Verb(
     "search", "Search the registered marketplaces (offline, from their cached catalogs).",
-    (Param("term", "argument", "Text to find in plugin names, descriptions, keywords.",
-           default=...), JSON),
+    (Param("term", "argument", "Text to find in plugin names, descriptions, keywords, and in "
+                               "the names and descriptions of their skills.", default=...),
+     JSON),
     _search,
     lambda found: {"schema": 1, "results": [
         {"name": e.name, "marketplace": market, "description": e.description,
-         "version": e.version, "installable": e.source is not None} for market, e in found]},
+         "version": e.version, "installable": e.source is not None, "skills": list(skills)}
+        for market, e, skills in found]},
     _search_view)
 
 

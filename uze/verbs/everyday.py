@@ -76,8 +76,9 @@ def _install_view(result: Any, call: Call) -> list[Any]:
 
 INSTALL = Verb(
     "install", "Install a package (or, with no SOURCE, everything uze.toml and uze.lock say).",
-    (Param("source", "argument", "Folder, git URL, owner/repo[@ref] or plugin@marketplace "
-                                 "(none: install uze.toml + uze.lock)."),
+    (Param("source", "argument", "Folder, git URL, owner/repo[@ref] or plugin@marketplace, "
+                                 "any of them ending in #plugin=NAME&skill=NAME (none: install "
+                                 "uze.toml + uze.lock)."),
      PROJECT, SCOPE,
      Param("harness", "text", "H[,H...] or all (default: detected); an id, or its binary's "
                               "name (claude, gemini).", "--harness"),
