@@ -152,3 +152,79 @@ def test_both_branches_changing_one_package_is_an_error_naming_it_and_both_pins(
         f"feature pins ./plugins/base (version 1.0.0, tree {theirs.tree[:12]})" in failed.stderr
     assert "hint: in uze.lock, keep one side's entry" in failed.stderr
     assert snapshot(sandbox) == before
+
+
+def test_in_gits_default_style_a_package_one_branch_uninstalled_stays_uninstalled(
+        uze: Uze, sandbox: Sandbox) -> None:
+    """git's default conflict style writes no merge base: from the markers alone, `old` (which
+    main uninstalled, and feature left alone beside its new package) is on one side only and
+    would come back. uze reads git's index stages instead (adr/0073): the base says main
+    removed it, so it stays removed, and feature's package is taken."""
+    project = sandbox.project
+    _start(uze, project)
+    _package(project, "old", {"legacy": "The old skill."})
+    assert_ok(uze("install", "./plugins/old", *CODEX))
+    _commit(project, "old")
+    pinned = parse_lock((project / "uze.lock").read_bytes(), "uze.lock")
+    git("checkout", "-q", "-b", "feature", cwd=project)
+    _package(project, "new", {"fresh": "Feature's skill."})  # sorts right before `old`
+    assert_ok(uze("install", "./plugins/new", *CODEX))
+    _commit(project, "new")
+    git("checkout", "-q", "main", cwd=project)
+    assert_ok(uze("install", cwd=project))  # main's own files back in place
+    assert_ok(uze("uninstall", "old"))
+    _commit(project, "no more old")
+    assert "old" not in parse_lock((project / "uze.lock").read_bytes(), "uze.lock")
+    merged = _merge(project, "feature", "merge")
+    assert merged.returncode == 1, merged.stdout + merged.stderr
+    lock_text = (project / "uze.lock").read_bytes()
+    assert b"<<<<<<< HEAD\n" in lock_text and b"|||||||" not in lock_text  # no base in hunks
+
+    done = uze("install", "--json")
+    assert done.returncode == 0, done.stderr
+    report = as_json(done)
+    assert report["merged"] == [
+        {"file": name, "taken": ["new from feature", "old removed as HEAD has it"]}
+        for name in ("uze.toml", "uze.lock")]
+    assert (project / "uze.toml").read_bytes() == render_manifest(
+        {n: f"./plugins/{n}" for n in ("base", "new")})
+    pins = parse_lock((project / "uze.lock").read_bytes(), "uze.lock")
+    assert sorted(pins) == ["base", "new"] and pins["base"] == pinned["base"]
+    assert not (project / ".agents/skills/old-legacy").exists()
+    assert (project / ".agents/skills/new-fresh/SKILL.md").is_file()
+
+
+def test_reading_gits_stages_runs_nothing_the_projects_git_config_names(
+        uze: Uze, sandbox: Sandbox) -> None:
+    """uze asks the project's git for the stages of a conflicted file (adr/0073); a command the
+    project's .git/config names (an fsmonitor hook, which `git status` runs) never runs."""
+    project = sandbox.project
+    _start(uze, project)
+    git("checkout", "-q", "-b", "feature", cwd=project)
+    _package(project, "zeta", {"zed": "Feature's skill."})
+    assert_ok(uze("install", "./plugins/zeta", *CODEX))
+    _commit(project, "zeta")
+    git("checkout", "-q", "main", cwd=project)
+    _package(project, "mid", {"middle": "Main's skill."})
+    assert_ok(uze("install", "./plugins/mid", *CODEX))
+    _commit(project, "mid")
+    assert _merge(project, "feature", "merge").returncode == 1
+    ran = sandbox.root / "ran"
+    hook = sandbox.root / "hook.sh"
+    hook.write_text(f"#!/bin/sh\necho \"$@\" >> {ran}\n")
+    hook.chmod(0o755)
+    for key in ("core.fsmonitor", "core.pager", "core.sshCommand", "core.editor"):
+        git("config", key, hook, cwd=project)
+    git("config", "filter.evil.process", hook, cwd=project)
+    (project / ".gitattributes").write_text("* filter=evil\n")
+    subprocess.run(["git", "status"], cwd=project, capture_output=True, check=False,
+                   timeout=60)  # the hooks are live: git runs them here (and fails on them)
+    assert ran.is_file()
+    ran.unlink()
+
+    done = uze("install", "--json")
+    assert done.returncode == 0, done.stderr
+    assert as_json(done)["merged"] == [{"file": name, "taken": ["mid from HEAD",
+                                                                "zeta from feature"]}
+                                       for name in ("uze.toml", "uze.lock")]
+    assert not ran.exists()

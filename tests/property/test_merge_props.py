@@ -13,11 +13,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.gitserve import IDENTITY
 from uze.errors import UzeError
+from uze.paths import Paths
 from uze.sources.lockfile import LockedPackage, dump_lock, parse_lock
 from uze.sources.manifest import parse_manifest, render_manifest, updated_manifest
-from uze.sources.markers import has_markers, split_sides
-from uze.sources.merge import resolve_lock, resolve_manifest
+from uze.sources.markers import Sides, has_markers, split_sides
+from uze.sources.merge import resolve_lock, resolve_manifest, sides_of
+from uze.sources.stages import index_sides
 
 NAMES = [f"pkg-{c}" for c in "abcdefghijkl"]
 
@@ -144,6 +147,56 @@ def test_with_the_merge_base_a_removal_on_one_side_stays_removed(
     assert declared == {name: f"git+https://example.com/r.git@v{n}" for name, n in want.items()}
 
 
+def _git(*args: str, cwd: Path) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    return subprocess.run(["git", *IDENTITY, *args], cwd=cwd, env=env, capture_output=True,
+                          check=False, timeout=60)
+
+
+def git_merge(files: tuple[dict[str, bytes], dict[str, bytes], dict[str, bytes]], tmp: Path,
+              style: str) -> Path:
+    """A real repository where `main` (ours) merged `feature` (theirs), both from `base`, with
+    `merge.conflictStyle` `style`; its work tree, the conflicts left as git leaves them."""
+    base, ours, theirs = files
+    _git("init", "-q", str(tmp), cwd=tmp.parent)
+    for branch, content in (("main", base), ("feature", theirs), ("main", ours)):
+        if branch == "feature":
+            _git("checkout", "-q", "-b", "feature", cwd=tmp)
+        elif content is ours:
+            _git("checkout", "-q", "main", cwd=tmp)
+        for name, data in content.items():
+            (tmp / name).write_bytes(data)
+        _git("add", "-A", cwd=tmp)
+        _git("commit", "-q", "--allow-empty", "-m", branch, cwd=tmp)
+    merged = _git("-c", f"merge.conflictStyle={style}", "merge", "-q", "feature", cwd=tmp)
+    assert merged.returncode in (0, 1), merged.stderr
+    return tmp
+
+
+@given(history=histories(removals=True), style=st.sampled_from(["merge", "diff3", "zdiff3"]))
+def test_with_gits_index_every_merge_of_different_packages_resolves_in_every_style(
+        tmp_path_factory: pytest.TempPathFactory,
+        history: tuple[dict[str, int], dict[str, int], dict[str, int]], style: str) -> None:
+    """The markers alone cannot always say whose lines are whose (git's default style writes no
+    base, and merges lines outside its hunks on its own); git's stages can (adr/0073): every
+    merge of changes to different packages resolves to both sides' changes, nothing refused."""
+    want = _expected(*history)
+    files = tuple({"uze.lock": _lock(pins), "uze.toml": _manifest(pins)} for pins in history)
+    work = git_merge(files, tmp_path_factory.mktemp("repo"), style)  # type: ignore[arg-type]
+    paths = Paths(home=work, uze_home=work / ".uze-home", env=dict(os.environ))
+    for name, read, resolve in (("uze.lock", parse_lock, resolve_lock),
+                                ("uze.toml", parse_manifest, resolve_manifest)):
+        raw = (work / name).read_bytes()
+        if not has_markers(raw):  # git merged it cleanly: nothing for uze to do
+            found = read(raw, name)
+        else:
+            index = index_sides(paths, work / name)
+            assert index is not None
+            found = resolve(raw, name, index)[0]
+        assert found == ({n: _pin(n, i) for n, i in want.items()} if name == "uze.lock" else
+                         {n: f"git+https://example.com/r.git@v{i}" for n, i in want.items()})
+
+
 @given(history=histories(removals=False))
 def test_a_manifest_merge_of_added_packages_is_uzes_own_rendering_of_both(
         tmp_path_factory: pytest.TempPathFactory,
@@ -212,3 +265,19 @@ def test_crlf_lines_and_long_markers_split_like_git_writes_them() -> None:
     assert (sides.ours, sides.theirs, sides.base) == (b"x\r\na\r\ny\r\n", b"x\r\nb\r\ny\r\n",
                                                       b"x\r\ny\r\n")
     assert not has_markers(b'a = "<<<<<<< not a marker"\n')
+
+
+def test_a_file_edited_since_the_merge_is_read_from_its_markers_not_from_gits_stages() -> None:
+    """The index holds what the branches committed; a line in the working file that neither
+    committed is somebody's edit since the merge, and the index would silently drop it."""
+    ours, theirs = _lock({"pkg-a": 1}), _lock({"pkg-a": 1, "pkg-b": 2})
+    index = Sides(ours, theirs, _lock({"pkg-a": 1}), "", "")
+    raw = _lock({"pkg-a": 1}) + b"<<<<<<< HEAD\n=======\n[[package]]" + \
+        _lock({"pkg-b": 2}).split(b"[[package]]", 1)[1] + b">>>>>>> feature\n"
+    assert sides_of(raw, "uze.lock", index)[1]  # only committed lines: git's stages
+    edited = raw.replace(b'version = "1.2.0"', b'version = "9.9.9"')
+    assert edited != raw
+    sides, whole = sides_of(edited, "uze.lock", index)
+    assert not whole and sides.theirs_label == "feature"
+    taken = sides_of(raw, "uze.lock", index)[0]
+    assert (taken.ours, taken.theirs, taken.ours_label) == (ours, theirs, "HEAD")

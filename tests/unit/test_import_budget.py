@@ -372,6 +372,8 @@ LAZY_IMPORTS = {
     ("uze.commands.acquire", "uze.sources.mirrors"): GIT,
     ("uze.state.context", "uze.sources.mirrors"): GIT + " (or a killed one's scratch mirror)",
     ("uze.commands.declared", "uze.commands.declare"): DECLARED,
+    ("uze.commands.declare", "uze.sources.stages"):
+        "start-up: git is asked for a merge's stages only when uze.toml or uze.lock has markers",
     ("uze.commands.status", "uze.install.edits"): DRIFTED,
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
     **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):

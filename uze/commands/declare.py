@@ -20,7 +20,7 @@ from uze.errors import UzeError
 from uze.sources import merge
 from uze.sources.lockfile import LockedPackage, dump_lock, read_lock
 from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
-from uze.sources.markers import has_markers
+from uze.sources.markers import Sides, has_markers
 from uze.sources.spec import Source, selection
 from uze.state.context import Created, ScopeContext
 
@@ -83,7 +83,7 @@ class Merged(msgspec.Struct, frozen=True):
 
 
 def _resolved(ctx: ScopeContext, path: Path, read: Callable[[Path, str], dict[str, T]],
-              resolve: Callable[[bytes, str], merge.Resolved[T]],
+              resolve: Callable[[bytes, str, Sides | None], merge.Resolved[T]],
               clean: list[Merged]) -> dict[str, T]:
     try:
         raw = path.read_bytes()
@@ -91,7 +91,9 @@ def _resolved(ctx: ScopeContext, path: Path, read: Callable[[Path, str], dict[st
         return read(path, _where(ctx, path))
     if not has_markers(raw):
         return read(path, _where(ctx, path))
-    found = resolve(raw, _where(ctx, path))
+    from uze.sources.stages import index_sides
+
+    found = resolve(raw, _where(ctx, path), index_sides(ctx.paths, path))
     clean.append(Merged(path, found.clean, found.taken))
     return found.entries
 

@@ -123,6 +123,19 @@ def run_git(
     return out
 
 
+def local_bytes(paths: Paths, args: list[str], cwd: Path) -> bytes | None:
+    """The stdout of one hardened local git command run in `cwd`, bytes as git wrote them (no
+    newline translation), or None when git is not there or fails (`cwd` in no repository, a
+    repository git does not trust): the caller then does without git."""
+    try:
+        done = subprocess.run(["git", *_config(None), *args], cwd=cwd, env=_env(paths),
+                              capture_output=True, timeout=TIMEOUT, check=False,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
 def git_timeout(paths: Paths) -> float:
     """UZE_GIT_TIMEOUT: the seconds of silence a remote is given (default `SILENCE`)."""
     text = paths.env.get("UZE_GIT_TIMEOUT", "")

@@ -4,9 +4,12 @@ Each side of the conflict (`markers.split_sides`) is read and validated as the w
 branch committed. Package by package: the same on both sides, it is kept; on one side only, or
 changed on one side only, that side's entry is taken (the way pnpm and yarn merge their
 lockfiles); changed on both sides to different entries, it is a true conflict, and nothing is
-resolved: the error names every such package and both pins. With git's merge base in the hunks
-(`merge.conflictStyle diff3` or `zdiff3`), "changed" is measured against the base, so a package
-one side removed stays removed; without it, a package on one side only is taken, and one that
+resolved: the error names every such package and both pins. The sides are the whole files git
+keeps in its index for an unmerged file (`uze.sources.stages`, ADR 0073: stage 1 the base, 2
+ours, 3 theirs), whatever `merge.conflictStyle` wrote; without them (no repository, the file
+edited since the merge) they are put together from the markers. With the merge base (the
+index, or `diff3`/`zdiff3` hunks), "changed" is measured against the base, so a package one
+side removed stays removed; without it, a package on one side only is taken, and one that
 differs on both sides is a conflict.
 
 The clean bytes are the first side's file with the second side's entries applied (`uze.toml`:
@@ -84,12 +87,29 @@ def merge_entries(sides: Sides, ours: dict[str, T], theirs: dict[str, T],
     return merged, taken
 
 
-def _read_sides(sides: Sides, where: str, parse: Callable[[bytes, str], dict[str, T]]
-                ) -> tuple[dict[str, T], dict[str, T], dict[str, T] | None]:
+def sides_of(raw: bytes, where: str, index: Sides | None) -> tuple[Sides, bool]:
+    """The sides to resolve, and whether they are git's own (`index`: the stages git keeps of
+    the file, `uze.sources.stages`): git's when the working file holds no line that neither
+    branch committed (else somebody edited it since the merge, and its markers are read), with
+    the labels the markers give. Raises UzeError on markers out of order."""
+    marked = split_sides(raw, where)
+    if index is None:
+        return marked, False
+    committed = set(index.ours.splitlines()) | set(index.theirs.splitlines())
+    if not set(marked.ours.splitlines()) | set(marked.theirs.splitlines()) <= committed:
+        return marked, False
+    return index._replace(ours_label=marked.ours_label, theirs_label=marked.theirs_label), True
+
+
+def _read_sides(sides: Sides, where: str, parse: Callable[[bytes, str], dict[str, T]],
+                whole: bool = False) -> tuple[dict[str, T], dict[str, T], dict[str, T] | None]:
     """Each side read and validated as the file that branch committed, and the merge base when
     it reads back (`zdiff3` moves lines both sides share out of a hunk, so the base put
-    together from its hunks may not be the base: then it is not used)."""
+    together from its hunks may not be the base: then it is not used). `whole`: the sides are
+    the files git keeps (nothing interleaved; an error is that branch's own)."""
     def side(raw: bytes, label: str) -> dict[str, T]:
+        if whole:
+            return parse(raw, f"{where} ({label} side of the merge)")
         try:
             return parse(raw, f"{where} ({label} side of the merge)")
         except UzeError as exc:
@@ -110,10 +130,11 @@ def _read_sides(sides: Sides, where: str, parse: Callable[[bytes, str], dict[str
     return side(sides.ours, sides.ours_label), side(sides.theirs, sides.theirs_label), base
 
 
-def resolve_manifest(raw: bytes, where: str) -> Resolved[str]:
-    """The declarations of a conflicted uze.toml, and its clean bytes."""
-    sides = split_sides(raw, where)
-    ours, theirs, base = _read_sides(sides, where, parse_manifest)
+def resolve_manifest(raw: bytes, where: str, index: Sides | None = None) -> Resolved[str]:
+    """The declarations of a conflicted uze.toml, and its clean bytes (`index`: git's stages
+    of it, read in preference to the markers: `sides_of`)."""
+    sides, whole = sides_of(raw, where, index)
+    ours, theirs, base = _read_sides(sides, where, parse_manifest, whole)
 
     def show(source: str | None) -> str:
         return f"declares {source}" if source is not None else "removes it"
@@ -133,9 +154,10 @@ def _show_pin(pin: LockedPackage | None) -> str:
         f" (version {pin.version}, tree {pin.tree[:12]})"
 
 
-def resolve_lock(raw: bytes, where: str) -> Resolved[LockedPackage]:
-    """The pins of a conflicted uze.lock, and its clean bytes."""
-    sides = split_sides(raw, where)
-    ours, theirs, base = _read_sides(sides, where, parse_lock)
+def resolve_lock(raw: bytes, where: str, index: Sides | None = None
+                 ) -> Resolved[LockedPackage]:
+    """The pins of a conflicted uze.lock, and its clean bytes (`index`: as `resolve_manifest`)."""
+    sides, whole = sides_of(raw, where, index)
+    ours, theirs, base = _read_sides(sides, where, parse_lock, whole)
     merged, taken = merge_entries(sides, ours, theirs, base, where, _show_pin)
     return Resolved(merged, dump_lock(merged.values()), taken)
