@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from uze import __version__, canonical
-from uze.errors import AccessDenied, TrustRequired, UsageError, UzeError, redacted
+from uze.errors import AccessDenied, ConsentRequired, TrustRequired, UsageError, UzeError, redacted
 from uze.inert import inert
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
 from uze.verbs.base import project_note
@@ -118,20 +118,24 @@ def _asking(verb: Verb, call: Call) -> Any:
 
 
 def _ask(needed: TrustRequired, *, changed: bool) -> None:
-    """Show what the package runs and ask; raise when the user declines."""
+    """Show what the package (or, for several, each package) runs and ask once; raise when the
+    user declines."""
     from typer import confirm  # start-up: the prompt loads only when it asks
 
     err = _err()
+    names = needed.names if isinstance(needed, ConsentRequired) else ()
     if changed:
-        err.print(f"{inert(needed.package)} changed after you answered; what it runs now:",
-                  markup=False)
+        err.print(f"{inert(needed.package)} changed after you answered; what "
+                  f"{'they run' if names else 'it runs'} now:", markup=False)
     for line in needed.details:
         err.print(inert(line), markup=False)
-    if not confirm("Install it and let it run these?", default=False, err=True):
+    question = (f"Install these {len(names)} packages ({inert(needed.package)}) and let them "
+                "run these?" if names else "Install it and let it run these?")
+    if not confirm(question, default=False, err=True):
         raise UzeError(f"{needed.package or 'the package'} not installed: you declined; "
-                       "nothing of it was written",
-                       hint="read what it runs; to accept, run again and answer y, or pass "
-                            "--trust") from None
+                       f"nothing of {'them' if names else 'it'} was written",
+                       hint=f"read what {'they run' if names else 'it runs'}; to accept, run "
+                            "again and answer y, or pass --trust") from None
 
 
 def _show(items: Iterable[Any]) -> None:

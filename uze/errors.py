@@ -161,6 +161,7 @@ class ConsentRequired(TrustRequired):
                      for line in (f"{name}:", *(f"  {d}" for d in needed.details))],
         )
         self.package = ", ".join(names)
+        self.names = tuple(names)
         self.digests = tuple(d for _n, needed in asked for d in needed.digests)
 
 

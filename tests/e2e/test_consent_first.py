@@ -94,6 +94,11 @@ def test_on_a_terminal_a_converge_asks_once_for_every_package_before_writing(
     assert code == 1, screen
     assert screen.count("[y/N]") == 1
     assert screen.index("pkg-b:") < screen.index("pkg-c:") < screen.index("[y/N]")
+    flat = " ".join(screen.split())  # the question is plural and names every package
+    assert "Install these 2 packages (pkg-b, pkg-c) and let them run these? [y/N]" in flat
+    assert "Install it and let it run these?" not in flat
+    assert ("uze: error: pkg-b, pkg-c not installed: you declined; nothing of them was "
+            "written") in flat
     assert _everything(sandbox, clone) == before
 
     code, screen = _on_terminal(["install"], "y", clone)

@@ -66,6 +66,8 @@ def test_on_a_terminal_yes_installs_and_no_writes_nothing(sandbox: Sandbox) -> N
     code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "n",
                                 sandbox.project)
     assert code == 1 and "It will run:" in screen and "declined" in screen
+    assert "Install it and let it run these? [y/N]" in screen  # one package: singular
+    assert "nothing of it was written" in " ".join(screen.split())
     assert _trees(sandbox) == before
     code, screen = _on_terminal(["install", str(EVERY_KIND), "--harness", "claude_code"], "y",
                                 sandbox.project)
