@@ -109,6 +109,21 @@ def test_a_package_whose_every_offer_is_skipped_is_refused_and_writes_nothing(
         assert snapshot(sandbox) == before
 
 
+def test_a_manifest_alone_is_refused_and_writes_nothing(uze: Uze, sandbox: Sandbox) -> None:
+    before = snapshot(sandbox)
+
+    for verb in ("install", "check"):
+        result = uze(verb, DATA / "manifest-only", "--harness", "all")
+
+        assert result.returncode == 1
+        assert result.stderr.splitlines() == [
+            ".: nothing to deliver: the package carries no resource (no instructions, skill, "
+            "agent, command, MCP server or hook group); a manifest alone installs nothing",
+            f"uze: error: invalid package {DATA / 'manifest-only'}: 1 problem",
+            "hint: fix every problem listed above, then run the command again"]
+        assert snapshot(sandbox) == before
+
+
 def test_a_package_with_no_route_to_the_chosen_harnesses_is_refused(
     uze: Uze, sandbox: Sandbox
 ) -> None:

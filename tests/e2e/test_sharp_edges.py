@@ -98,6 +98,8 @@ def test_the_home_folder_is_a_project_only_when_project_names_it(
                 cwd=inside)
     assert named.returncode == 0, named.stderr
     assert (sandbox.home / ".uze" / "receipts" / "minimal.json").is_file()
+    # that project's skill root is the user scope's own (~/.agents/skills): give it back first
+    assert uze("uninstall", "minimal", "--project", sandbox.home, cwd=inside).returncode == 0
     user = uze("install", DATA / "minimal", "--harness", "codex", "--scope", "user", cwd=inside)
     assert user.returncode == 0, user.stderr
 

@@ -41,7 +41,7 @@ def test_every_planned_target_of_every_harness_is_a_place_uze_writes(
     loc = Location(scope, project, paths)  # type: ignore[arg-type]
     plan = plan_install(read_package(DATA / name), "0" * 64, loc, HARNESS_IDS)
     roots = Roots(scope, project, paths)  # type: ignore[arg-type]
-    assert plan.artifacts or name == "minimal"
+    assert plan.artifacts or name == "manifest-only"
     for planned in plan.artifacts:
         whole = not isinstance(planned, PlannedTree | PlannedFile)
         assert roots.target_problem(planned.target, whole_file=whole) is None, planned.target

@@ -64,6 +64,8 @@ def _manifests(tree: Tree, layout: Layout, folder: str, issues: list[str],
 
 CODEX_COMMANDS = "a Codex plugin's manifest names no commands; Codex loads none from it"
 NOTHING = "nothing to deliver: all the package offers is skipped or not installed (see above)"
+EMPTY = ("nothing to deliver: the package carries no resource (no instructions, skill, agent, "
+         "command, MCP server or hook group); a manifest alone installs nothing")
 
 
 
@@ -96,8 +98,8 @@ def read_package(
     named in `skip` are not read (what uze writes when the package folder is the project).
     `extra_warnings(tree, instruction files)` adds warnings a caller knows more about (what a
     package's own envelopes for other harnesses carry: uze.plan.envelopes). `deliverable`:
-    a package whose every offer was skipped (it reads with warnings and carries no resource)
-    is refused, "nothing to deliver" (what install and check read, adr/0069).
+    a package that carries no resource is refused, "nothing to deliver": every offer skipped
+    (adr/0069) or none made, a manifest alone (adr/0077); what install and check read.
     """
     root = _check_source(source)
     tree = read_tree(root, skip)
@@ -150,6 +152,7 @@ def read_package(
         commands=commands,
         tools=tools,
     )
-    if deliverable and package.warnings and package.is_empty:
-        raise PackageInvalid(source, [*package.warnings, issue(".", NOTHING)])
+    if deliverable and package.is_empty:
+        raise PackageInvalid(source, [*package.warnings,
+                                      issue(".", NOTHING if package.warnings else EMPTY)])
     return package

@@ -36,15 +36,32 @@ def _every_kind() -> Package:
     return read_package(FIXTURES / "every-kind")
 
 
-def test_minimal_package_has_only_a_manifest_and_defaults() -> None:
-    package = read_package(FIXTURES / "minimal")
+def test_a_manifest_alone_reads_as_an_empty_package_with_defaults() -> None:
+    package = read_package(FIXTURES / "manifest-only")
 
-    assert (package.name, package.version) == ("minimal", "0.0.0")
+    assert (package.name, package.version) == ("manifest-only", "0.0.0")
     assert package.manifest.description is None
     assert list(package.files) == ["plugin.json"]
     assert package.instructions is None
     assert (package.skills, package.agents, package.mcp_servers) == ((), (), ())
     assert package.hooks is None
+    assert package.is_empty and package.warnings == ()
+
+
+def test_a_manifest_alone_is_refused_where_it_must_deliver() -> None:
+    with pytest.raises(PackageInvalid) as raised:
+        read_package(FIXTURES / "manifest-only", deliverable=True)
+
+    assert raised.value.details == (
+        ".: nothing to deliver: the package carries no resource (no instructions, skill, "
+        "agent, command, MCP server or hook group); a manifest alone installs nothing",)
+
+
+def test_the_minimal_package_is_one_skill() -> None:
+    package = read_package(FIXTURES / "minimal", deliverable=True)
+
+    assert [skill.name for skill in package.skills] == ["hello"]
+    assert not package.is_empty
 
 
 def test_package_root_is_the_resolved_source_folder() -> None:
