@@ -70,13 +70,28 @@ def accepts(fmt: str, binaries: dict[str, str], folder: Path, home: Path) -> boo
 
 
 def uze_check(folder: Path, home: Path) -> tuple[bool, list[str], int]:
-    """(passes, problem lines, warning count) of `uze check --harness all --json`."""
+    """(passes, problem lines, warning count) of `uze check --harness all --json`; the lines
+    of a refusal are the first six and every "nothing to deliver" line."""
     result = subprocess.run([sys.executable, "-m", "uze", "check", str(folder), "--harness",
                              "all", "--json"], env=_env(home), cwd=home, capture_output=True,
                             text=True, timeout=120, check=False)
     if result.returncode != 0:
-        return False, [line for line in result.stderr.splitlines() if line][:6], 0
+        lines = [line for line in result.stderr.splitlines() if line]
+        return False, lines[:6] + [line for line in lines[6:] if NOTHING in line], 0
     return True, [], len(json.loads(result.stdout).get("warnings", []))
+
+
+NOTHING = "nothing to deliver"
+
+
+def apps_only(fmt: str, folder: Path, problems: list[str]) -> bool:
+    """Whether uze refused a Codex plugin as "nothing to deliver" and its manifest names
+    `apps`: ChatGPT app connectors, which no harness installs from files (adr/0077). These
+    are counted apart: the acceptance share is over the plugins that carry a file to deliver."""
+    if fmt != "codex" or not any(NOTHING in line for line in problems):
+        return False
+    manifest = json.loads((folder / MANIFESTS["codex"]).read_text(encoding="utf-8"))
+    return manifest.get("apps") not in (None, "", [], {})
 
 
 class Installed:
@@ -130,7 +145,7 @@ def uze_install(folder: Path, scratch: Path) -> Installed:
     return Installed(True, [], leftover)
 
 
-Row = tuple[str, bool, bool, list[str], int, "Installed | None", str]
+Row = tuple[str, bool, bool, list[str], int, "Installed | None", str, bool]
 
 
 def main() -> int:
@@ -153,7 +168,8 @@ def main() -> int:
             if accepted and ok:
                 with tempfile.TemporaryDirectory() as tmp:
                     installed = uze_install(folder, Path(tmp))
-            rows.append((label, accepted, ok, problems, warnings, installed, fmt))
+            rows.append((label, accepted, ok, problems, warnings, installed, fmt,
+                         accepted and apps_only(fmt, folder, problems)))
             print(f"{label} ({fmt}): {'accepted' if accepted else 'refused'}, check "
                   f"{'passes' if ok else 'refuses'}, install "
                   f"{'-' if installed is None else 'ok' if installed.ok else 'fails'}",
@@ -167,17 +183,27 @@ def main() -> int:
 
 
 def _report(rows: list[Row]) -> str:
-    accepted = [row for row in rows if row[1]]
+    apps = [row for row in rows if row[7]]
+    accepted = [row for row in rows if row[1] and not row[7]]
     passed = [row for row in accepted if row[2]]
     installed = [row for row in passed if row[5] is not None and row[5].ok]
     share = 100 * len(passed) / len(accepted) if accepted else 100.0
     both = 100 * len(installed) / len(accepted) if accepted else 100.0
+    counted = (f"{len(accepted) + len(apps)}, of which {len(apps)} are app connectors only "
+               f"(counted apart, see below); of the other {len(accepted)}" if apps
+               else f"{len(accepted)}; of those")
     lines = [
-        f"plugin folders: {len(rows)}; its validator accepts {len(accepted)}; "
-        f"of those `uze check --harness all` passes {len(passed)} ({share:.1f}%); "
+        f"plugin folders: {len(rows)}; its validator accepts {counted} "
+        f"`uze check --harness all` passes {len(passed)} ({share:.1f}%); "
         f"{sum(row[4] for row in passed)} warnings among them; "
         f"`uze check` passes and `uze install --harness all --trust` succeeds for "
         f"{len(installed)} ({both:.1f}%)",
+        "",
+        f"Accepted by the validator, app connectors only (refused: nothing to deliver; not "
+        f"counted above, adr/0077): {len(apps)}"
+        + (f"; over all {len(accepted) + len(apps)} accepted, installs "
+           f"{len(installed)} ({100 * len(installed) / (len(accepted) + len(apps)):.1f}%)"
+           if apps else ""),
         "",
         "Accepted by the validator, refused by `uze check`:",
     ]
