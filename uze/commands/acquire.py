@@ -46,6 +46,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     replace: bool = False
     adopt: bool = False  # take over targets already there as planned (converge)
     accepted: tuple[str, ...] = ()  # consent digests the user said yes to at the question
+    settings: tuple[tuple[str, str], ...] = ()  # --set KEY=VALUE, in order (adr/0078)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -150,7 +151,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
     result = install_or_unchanged(
         paths, folder, scope=options.scope, project=options.project, harness=options.harness,
         dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
-        adopt=options.adopt, accepted=options.accepted,
+        adopt=options.adopt, accepted=options.accepted, settings=dict(options.settings),
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from uze import progress
@@ -13,6 +14,7 @@ from uze.install import edits, reinstall
 from uze.install.preflight import Step, preflight
 from uze.install.results import InstallResult
 from uze.package import Package, hidden_warnings, read_package
+from uze.package.settings import given_values, ready
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedTree
@@ -220,24 +222,30 @@ def _apply(
     return receipt, data
 
 
-def read_source(source: Path, location: Location, *, strict: bool = False) -> Package:
+def read_source(source: Path, location: Location, *, strict: bool = False,
+                settings: Mapping[str, str] | None = None) -> Package:
     """read_package; when the package folder is the project itself (`uze install .` in a
     repository that is a package), without what uze writes there, so installs converge. What
     the package's own envelopes for other harnesses carry and uze does not deliver is warned
-    about (uze.plan.envelopes)."""
+    about (uze.plan.envelopes). The package comes ready to deliver: each setting's value
+    (`settings`, the `--set` values, else the author's default) or variable in place of its
+    `${user_config.KEY}` (uze.package.settings, adr/0078)."""
     same = location.scope == "project" and source.resolve() == location.project.resolve()
-    return read_package(source, strict=strict, deliverable=True,
-                        skip=project_outputs(location) if same else frozenset(),
-                        extra_warnings=envelope_warnings)
+    package = read_package(source, strict=strict, deliverable=True,
+                           skip=project_outputs(location) if same else frozenset(),
+                           extra_warnings=envelope_warnings)
+    return ready(package, given_values(package, settings or {}))
 
 
 def prepare(
-    paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path
+    paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path,
+    settings: Mapping[str, str] | None = None,
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
-    """The scope, package, plan, receipt, store entries and meta of `source` (writes nothing)."""
+    """The scope, package, plan, receipt, store entries and meta of `source` (writes nothing);
+    `settings`: the `--set` values (read_source)."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
-    package = read_source(source, ctx.location)
+    package = read_source(source, ctx.location, settings=settings)
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
     entries, meta, digest = package_tree(package)
@@ -260,8 +268,10 @@ def install(
     extra: Extra | None = None,
     adopt: bool = False,
     accepted: tuple[str, ...] = (),
+    settings: Mapping[str, str] | None = None,
 ) -> InstallResult:
-    """Install (or upgrade) the package at `source`. Writes nothing on error or dry run.
+    """Install (or upgrade) the package at `source` (its `settings` values given with `--set`,
+    read_source). Writes nothing on error or dry run.
     `extra` runs inside the install's transaction, after the receipt is written.
 
     Raises TrustRequired when the package runs commands not yet accepted (unless `trust`, or
@@ -269,7 +279,7 @@ def install(
     was checked are the bytes stored, delivered and recorded.
     """
     ctx, package, plan, previous, entries, meta = prepare(paths, source, scope, project, harness,
-                                                           cwd)
+                                                           cwd, settings)
     steps = preflight(ctx, plan, previous, force, adopt)
     actions = tuple(step.action for step in steps)
     if dry_run:

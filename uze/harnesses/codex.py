@@ -57,17 +57,18 @@ def _skill_dialect(policy: InvokePolicy) -> SkillDialect:
 
 
 def _mcp_env(server: McpServer) -> tuple[dict[str, object], str]:
+    """`env` (literal values) and `env_vars` (a variable passed on under its own name:
+    `KEY = "${KEY}"`); a reference inside a value or under another name has no Codex form."""
     literal = {k: v for k, v in server.env.items() if not mcp.REF.search(v)}
-    forwarded = [m.group(1) for v in server.env.values() if (m := mcp.WHOLE_REF.match(v))]
-    templated = [k for k, v in server.env.items()
-                 if mcp.REF.search(v) and not mcp.WHOLE_REF.match(v)]
+    forwarded = [k for k, v in server.env.items() if v == f"${{{k}}}"]
+    other = [k for k, v in server.env.items() if mcp.REF.search(v) and k not in forwarded]
     out: dict[str, object] = {}
     if literal:
         out["env"] = literal
     if forwarded:
         out["env_vars"] = forwarded
-    problem = (f"Codex cannot expand ${{...}} inside env values ({', '.join(templated)})"
-               if templated else "")
+    problem = (f"Codex passes a variable to a server only under its own name (env_vars), and "
+               f"expands no ${{...}} in env values ({', '.join(other)})" if other else "")
     return out, problem
 
 
@@ -102,6 +103,10 @@ def mcp_dialect(server: McpServer) -> mcp.Translated:
         if server.cwd:
             value["cwd"] = server.cwd
         out = mcp.Translated(value)
+        if any(mcp.REF.search(text) for text in (server.command or "", *server.args,
+                                                 server.cwd or "")):
+            out.degraded.append("Codex's expansion of ${VAR} in a server's command, args or "
+                                "cwd is unverified")
     if out.value is not None and not server.enabled:
         out.value["enabled"] = False
     if out.value is not None and server.codex_keys:  # a Codex plugin's own keys, as it gave them

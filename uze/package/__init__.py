@@ -26,6 +26,7 @@ if TYPE_CHECKING:
         McpServer,
         Package,
         PackageFile,
+        Setting,
         Skill,
     )
     from uze.package.reader import read_package
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 _HOMES: Final = {
     **dict.fromkeys(("Agent", "ClaudeHookGroup", "ClaudeHooks", "Command", "HookGroup",
                      "HookHandler", "HooksFile", "Instructions", "InvokePolicy", "Manifest",
-                     "McpServer", "Package", "PackageFile", "Skill"), "uze.package.model"),
+                     "McpServer", "Package", "PackageFile", "Setting", "Skill"),
+                    "uze.package.model"),
     "read_package": "uze.package.reader",
     "hidden_warnings": "uze.package.hidden",
     "MAX_FILE_BYTES": "uze.package.tree",
@@ -57,6 +59,7 @@ __all__ = [
     "McpServer",
     "Package",
     "PackageFile",
+    "Setting",
     "Skill",
     "hidden_warnings",
     "read_package",

@@ -15,8 +15,10 @@ Read as Gemini CLI 0.61.0 reads an extension (its bundle: `loadExtensionConfig`,
   `$ARGUMENTS`, `!{cmd}` as `` !`cmd` ``, `@{path}` as `@path`.
 - `contextFileName` is the package's instructions (uze.package.context); `skills/` and
   `agents/` are read as for every package.
-- `excludeTools`, `settings`, `hooks/hooks.json` (Gemini's own hook format), `policies/` and
-  any other key are warnings naming what uze does not install. Pure.
+- `settings` are the package's settings (uze.package.settings, adr/0078): each stdio server
+  gets each one as the variable Gemini CLI sets for it.
+- `excludeTools`, `hooks/hooks.json` (Gemini's own hook format), `policies/` and any other key
+  are warnings naming what uze does not install. Pure.
 """
 
 from __future__ import annotations
@@ -31,19 +33,19 @@ import msgspec
 from uze.package.issues import issue
 from uze.package.layout import GEMINI_MANIFEST, word_name
 from uze.package.manifest import McpServer
-from uze.package.model import Command, Manifest
+from uze.package.model import Command, Manifest, Setting
 from uze.package.names import name_problem, version_problem
 from uze.package.servers import Dialect, read_servers
+from uze.package.settings import gemini_server_env, read_gemini_settings
 from uze.package.tree import Tree
 from uze.package.validate import resource_text
 
 COMMANDS: Final = "commands/"
-READ_KEYS: Final = frozenset({"name", "version", "description", "mcpServers", "contextFileName"})
+READ_KEYS: Final = frozenset({"name", "version", "description", "mcpServers", "contextFileName",
+                             "settings"})
 NOT_INSTALLED: Final = {
     "excludeTools": "Gemini CLI hides these tools while the extension is loaded; uze installs "
                     "the extension resource by resource, so no harness gets the exclusion",
-    "settings": "extension settings are not asked for yet; each server or hook that reads one "
-                "gets no value",
 }
 _FOLDERS: Final = {
     "hooks/hooks.json": "Gemini CLI's own hook format, not read",
@@ -58,6 +60,7 @@ class Extension(msgspec.Struct, frozen=True):
     manifest: Manifest
     servers: tuple[McpServer, ...]
     commands: tuple[Command, ...]
+    settings: tuple[Setting, ...] = ()
 
 
 def read_extension(tree: Tree, issues: list[str], warnings: list[str]) -> Extension | None:
@@ -77,10 +80,12 @@ def read_extension(tree: Tree, issues: list[str], warnings: list[str]) -> Extens
             warnings.append(issue(path.rstrip("/"), f"not installed ({why})"))
     servers = read_servers(raw.get("mcpServers", {}), GEMINI_MANIFEST, ["mcpServers"],
                            GEMINI_SERVERS, warnings)
+    settings = read_gemini_settings(raw.get("settings"), GEMINI_MANIFEST, warnings)
     if manifest is None:
         return None
     commands = read_commands(tree, warnings)
-    return Extension(manifest, tuple(sorted(servers, key=lambda s: s.name)), commands)
+    return Extension(manifest, gemini_server_env(tuple(sorted(servers, key=lambda s: s.name)),
+                                                 settings), commands, settings)
 
 
 def _manifest(raw: dict[str, object], issues: list[str], warnings: list[str]) -> Manifest | None:

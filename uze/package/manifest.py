@@ -89,6 +89,7 @@ class Manifest(Strict, frozen=True, kw_only=True):
     mcp_servers: Any = msgspec.field(default=None, name="mcpServers")
     output_styles: Any = msgspec.field(default=None, name="outputStyles")
     lsp_servers: Any = msgspec.field(default=None, name="lspServers")
+    user_config: Any = msgspec.field(default=None, name="userConfig")  # uze.package.settings
     # Codex-only keys: app connectors and marketplace presentation.
     apps: Any = None
     interface: Any = None
@@ -116,6 +117,9 @@ class McpServer(Strict, frozen=True, kw_only=True):
     # Codex's own keys of a server a Codex plugin publishes (`oauth_resource`,
     # `tool_timeout_sec`, ...): written into Codex's entry as given (uze.package.servers).
     codex_keys: dict[str, Any] = {}
+    # The settings this server reads from a variable (`api_key from $API_KEY`), where a
+    # `${user_config.KEY}` was replaced for delivery (uze.package.settings.ready).
+    settings: tuple[str, ...] = ()
 
     rules: ClassVar[Mapping[str, Callable[[Any], str | None]]] = {
         "name": lambda name: name_problem(name, MAX_MCP_NAME_CHARS)}
@@ -124,8 +128,9 @@ class McpServer(Strict, frozen=True, kw_only=True):
     def given_problem(cls, raw: object) -> str | None:
         if not isinstance(raw, dict):
             return None
-        if "codex_keys" in raw:
-            return "codex_keys: unknown key"
+        for own in ("codex_keys", "settings"):
+            if own in raw:
+                return f"{own}: unknown key"
         return transport_problem(raw.get("command"), raw.get("url"), raw)
 
     def __post_init__(self) -> None:

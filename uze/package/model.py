@@ -26,6 +26,7 @@ __all__ = [
     "McpServer",
     "Package",
     "PackageFile",
+    "Setting",
     "Skill",
     "Tool",
 ]
@@ -113,6 +114,30 @@ class Instructions(msgspec.Struct, frozen=True):
         return f"{', '.join(self.files)} ({self.source})" if self.source else self.name
 
 
+class Setting(msgspec.Struct, frozen=True):
+    """One plugin setting (Claude Code `userConfig`, Gemini CLI extension `settings`;
+    uze.package.settings): `key` is what `--set` and `${user_config.KEY}` name, `env` the
+    variable a harness reads where no value is written (always for a `sensitive` one),
+    `default` the author's value as text, `source` the manifest key that declares it."""
+
+    key: str
+    title: str
+    description: str
+    sensitive: bool
+    env: str
+    default: str | None
+    source: str
+    written: bool = False  # its value is written where it is used (uze.package.settings.ready)
+
+    def describe(self) -> str:
+        """How it is delivered, in one line (never a value)."""
+        how = ("its value (--set, else the default) is written where the package uses it"
+               if self.written else f"each harness reads ${self.env} where it runs"
+               + ("; uze never takes or writes a sensitive value" if self.sensitive else ""))
+        sensitive = ", sensitive" if self.sensitive else ""
+        return f"setting {self.key} ({self.title}{sensitive}; {self.source}): {how}"
+
+
 class Package(msgspec.Struct, frozen=True):
     """A valid package: its manifest, every file, and the resources found in them."""
 
@@ -128,6 +153,7 @@ class Package(msgspec.Struct, frozen=True):
     claude_hooks: ClaudeHooks | None = None
     commands: tuple[Command, ...] = ()
     tools: tuple[Tool, ...] = ()  # tools.json: served by one generated MCP server (adr/0083)
+    settings: tuple[Setting, ...] = ()
 
     @property
     def is_empty(self) -> bool:

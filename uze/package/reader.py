@@ -21,7 +21,8 @@ from uze.package.gemini import read_extension
 from uze.package.hidden import hidden_in, hidden_text, read_by_models
 from uze.package.issues import issue, key_path
 from uze.package.layout import ComponentPaths, Layout, component_paths, detect_layout
-from uze.package.model import Command, Manifest, McpServer, Package
+from uze.package.model import Command, Manifest, McpServer, Package, Setting
+from uze.package.settings import read_user_config, undeclared
 from uze.package.tools import TOOLS_FILE, read_tools
 from uze.package.tree import Tree, read_tree
 from uze.package.validate import (
@@ -40,6 +41,7 @@ class _Read(msgspec.Struct, frozen=True):
     paths: ComponentPaths = ComponentPaths()
     servers: tuple[McpServer, ...] | None = None
     commands: tuple[Command, ...] | None = None
+    settings: tuple[Setting, ...] | None = None  # None: the manifest's userConfig
 
 
 def _manifests(tree: Tree, layout: Layout, folder: str, issues: list[str],
@@ -50,7 +52,8 @@ def _manifests(tree: Tree, layout: Layout, folder: str, issues: list[str],
         extension = read_extension(tree, issues, warnings)
         if extension is None:
             return _Read(None)
-        return _Read(extension.manifest, servers=extension.servers, commands=extension.commands)
+        return _Read(extension.manifest, servers=extension.servers, commands=extension.commands,
+                     settings=extension.settings)
     if layout.envelope == "codex-plugin":
         plugin = read_codex(tree, issues, warnings)
         if plugin is None:
@@ -122,6 +125,10 @@ def read_package(
         validate_commands(tree, paths, warnings) if not layout.bare else ())
     mcp_servers = read.servers if read.servers is not None else validate_mcp(
         tree, layout, paths, issues, warnings)
+    settings = read.settings if read.settings is not None or manifest is None else (
+        read_user_config(manifest.user_config, manifest.name, mcp_servers, layout.manifest,
+                         warnings))
+    mcp_servers = undeclared(mcp_servers, settings or (), layout.manifest, warnings)
     hooks = None if layout.hooks_are_claude else validate_hooks(tree, layout, issues)
     # tools.json is the portable format's own (adr/0083): a published plugin's is a file
     tools = () if layout.published else read_tools(
@@ -151,6 +158,7 @@ def read_package(
         claude_hooks=claude_hooks,
         commands=commands,
         tools=tools,
+        settings=settings or (),
     )
     if deliverable and package.is_empty:
         raise PackageInvalid(source, [*package.warnings,

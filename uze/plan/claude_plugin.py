@@ -48,8 +48,12 @@ def delivered_whole(package: Package) -> bool:
     what uze skipped, and it refuses a whole hooks file for one bad handler (2.1.197,
     `hook-load-failed`), which would silence the good groups too. A JSON file that spells the
     root `${PLUGIN_ROOT}` also keeps the package projected (Claude Code does not expand it).
+    So does a package with settings (adr/0078): Claude Code would take their values only from
+    its own store (`pluginConfigs` in settings.json, sensitive ones in its keychain or
+    credentials file) and refuse every server that names one unset; projected, its servers
+    and hooks carry each value or the variable uze wrote in its place.
     """
-    return (claude_native(package)
+    return (claude_native(package) and not package.settings
             and all(warning.endswith(_HARMLESS) for warning in package.warnings)
             and not any(_UNEXPANDED in f.data for rel, f in package.files.items()
                         if rel.endswith(".json")))

@@ -52,6 +52,18 @@ def _machine_bound(b: Builder, harness: str, cap: Capability, what: str) -> Capa
     return Capability("degraded", "; ".join(filter(None, [cap.reason, why])), cap.source)
 
 
+def _settings_cap(cap: Capability, harness: str, server: Any) -> Capability:
+    """`cap` with the settings the server reads from a variable named (adr/0078): `native`
+    becomes `adapted`, since the harness reads the value from its environment where the
+    package's own harness would have asked for it."""
+    if not server.settings or cap.route == "unsupported":
+        return cap
+    why = (f"settings {', '.join(server.settings)}: {harness} reads each from that variable "
+           "where it runs (set it there; uze never writes a sensitive value)")
+    return Capability("adapted" if cap.route == "native" else cap.route,
+                      "; ".join(filter(None, [cap.reason, why])), cap.source)
+
+
 def plan_mcp(b: Builder) -> None:
     """Each MCP server of the package into each harness's MCP config."""
     root = plugin_root(b.loc, b.package.name)
@@ -79,7 +91,7 @@ def plan_server(b: Builder, portable: McpServer, harness: str, root: Path,
     dialect = target.dialect if target.expands_defaults else without_defaults(
         harness, target.dialect)
     translated = dialect(server)
-    cap = _translated_cap(cap, harness, translated)
+    cap = _settings_cap(_translated_cap(cap, harness, translated), harness, server)
     if translated.value is None:
         b.add("mcp", server.name, harness, cap, None)
         return False

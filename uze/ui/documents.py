@@ -26,6 +26,7 @@ def install_json(result: InstallResult) -> dict[str, Any]:
         "actions": [action_json(a) for a in result.actions],
         "executions": [e.describe() for e in result.plan.executions],
         "warnings": list(package.warnings),
+        "settings": settings_json(package),
         "writes": result.writes,
     }
 
@@ -81,4 +82,12 @@ def check_json(result: CheckResult) -> dict[str, Any]:
         "warnings": list(package.warnings),
         "executions": [e.describe() for e in plan.executions],
         "instructions": instructions_json(package),
+        "settings": settings_json(package),
     }
+
+
+def settings_json(package: Any) -> list[dict[str, object]]:
+    """The package's settings and how each is delivered (adr/0078); never a value."""
+    return [{"key": s.key, "title": s.title, "description": s.description,
+             "sensitive": s.sensitive, "variable": s.env, "source": s.source,
+             "written": s.written} for s in getattr(package, "settings", ())]

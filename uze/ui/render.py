@@ -81,6 +81,7 @@ def install_view(result: InstallResult, verbose: bool = False) -> list[Renderabl
         out += [styled_line(line) for line in summary.attention_lines(rows)]
     out += instruction_lines(package) if result.dry_run else []
     out += warning_lines(package.warnings)
+    out += setting_lines(package)
     out += _kept_lines(result.actions)
     if result.dry_run and result.plan.executions:
         out.append(styled_line("It will run (install asks before it does):"))
@@ -163,7 +164,8 @@ def check_view(result: CheckResult, verbose: bool = False) -> list[RenderableTyp
                             f"{p.harness}, where it is {p.route}")
                 for p in plan.unmet_requirements()]
         return [*out, *instruction_lines(plan.package), *warning_lines(plan.package.warnings),
-                *_runs(plan), styled_line("Every resource by harness: --verbose", style="dim")]
+                *setting_lines(plan.package), *_runs(plan),
+                styled_line("Every resource by harness: --verbose", style="dim")]
     table = new_table("resource", *plan.harnesses)
     rows: dict[tuple[str, str], dict[str, str]] = {}
     reasons: list[str] = []
@@ -180,7 +182,7 @@ def check_view(result: CheckResult, verbose: bool = False) -> list[RenderableTyp
         add_row(table, f"{kind} {resource}", *(cells.get(h, "") for h in plan.harnesses))
     notes = [styled_line(f"[{i}] {reason}") for i, reason in enumerate(reasons, start=1)]
     return [head, table, *notes, *instruction_lines(plan.package),
-            *warning_lines(plan.package.warnings), *_runs(plan)]
+            *warning_lines(plan.package.warnings), *setting_lines(plan.package), *_runs(plan)]
 
 
 def _runs(plan: Any) -> list[RenderableType]:
@@ -209,6 +211,11 @@ def instruction_lines(package: object) -> list[RenderableType]:
         return []
     return [styled_line(f"instructions: {found['file']}, {found['bytes']} bytes, first line: "
                   f"{found['first_line']}")]
+
+
+def setting_lines(package: object) -> list[RenderableType]:
+    """One line per plugin setting: how each harness gets it (adr/0078; never a value)."""
+    return [styled_line(setting.describe()) for setting in getattr(package, "settings", ())]
 
 
 def warning_lines(warnings: tuple[str, ...]) -> list[RenderableType]:

@@ -42,7 +42,8 @@ def _install(call: Call) -> Any:
 
     options = Options(scope=scope(call), project=project(call), harness=call["harness"],
                       dry_run=call["dry_run"], force=call["force"], trust=call["trust"],
-                      replace=call["replace"], accepted=tuple(call.get("accepted", ())))
+                      replace=call["replace"], accepted=tuple(call.get("accepted", ())),
+                      settings=_settings(call["set"] or (), call["source"]))
     if call["source"] is None:  # no SOURCE: converge to uze.toml + uze.lock
         from uze.commands.converge import converge  # start-up: the install path loads on use
 
@@ -52,6 +53,25 @@ def _install(call: Call) -> Any:
     return install_source(paths(), call["source"], options, Path.cwd(), ref=call["ref"],
                           subdirectory=call["subdirectory"], plugin=call["plugin"],
                           skills=tuple(call["skill"] or ()))
+
+
+def _settings(given: list[str] | tuple[str, ...], source: str | None
+              ) -> tuple[tuple[str, str], ...]:
+    """Each `--set KEY=VALUE` as (KEY, VALUE); UsageError for one without `=` or a key, a key
+    given twice, or `--set` without a SOURCE (adr/0078)."""
+    if given and source is None:
+        raise UsageError("--set gives a setting of the package at SOURCE: give one",
+                         hint="uze install SOURCE --set KEY=VALUE")
+    found: dict[str, str] = {}
+    for item in given:
+        key, equals, value = item.partition("=")
+        if not equals or not key or key in found:
+            why = "is given twice" if key in found else "is not KEY=VALUE"
+            raise UsageError(f"--set {inert(item)!r} {why}",
+                             hint="one --set KEY=VALUE per setting (`uze check SOURCE` lists "
+                                  "them)")
+        found[key] = value
+    return tuple(found.items())
 
 
 def _install_json(result: Any) -> dict[str, Any]:
@@ -92,6 +112,9 @@ INSTALL = Verb(
      Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),
+     Param("set", "texts", "KEY=VALUE: a value of one of the package's settings (repeatable; "
+                           "a sensitive one is read from its variable, never given).", "--set",
+           ()),
      DRY_RUN, JSON, FORCE,
      Param("trust", "flag", "Accept the commands the package runs.", "--trust"), VERBOSE, QUIET),
     _install, _install_json, _install_view, fast=True, asks=True, writes=True,

@@ -317,6 +317,7 @@ def test_manifest_accepts_the_keys_claude_and_codex_manifests_carry(build: Build
         "mcpServers": "./.mcp.json",
         "outputStyles": "./styles",
         "lspServers": {},
+        "userConfig": {},
         "apps": "./.app.json",
         "interface": {"displayName": "Package"},
     }

@@ -1,0 +1,95 @@
+"""Plugin settings through the real `uze` command (adr/0078): `--set` values written where each
+harness reads the server's configuration, a sensitive setting only ever as the variable the
+harness expands, nothing of it in any file uze writes or prints; bad `--set` lines refused
+with nothing written; uninstall gives every byte back."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.helpers import DATA
+
+pytestmark = pytest.mark.e2e
+
+CLAUDE = DATA / "plugin-settings"
+GEMINI = DATA / "gemini-settings"
+SECRET = "s3cret-in-the-environment"  # uze's own environment holds it: it must not leak
+
+
+def _everything(sandbox: Sandbox) -> bytes:
+    return b"".join(path.read_bytes() for root in (sandbox.project, sandbox.home,
+                                                    sandbox.uze_home)
+                    for path in sorted(root.rglob("*")) if path.is_file())
+
+
+def test_set_values_are_written_and_the_sensitive_one_is_a_variable_everywhere(
+    uze: Uze, sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SETTINGS_TOKEN", SECRET)
+    before = snapshot(sandbox)
+
+    done = assert_ok(uze("install", CLAUDE, "--harness", "claude_code,codex,opencode,gemini_cli",
+                         "--set", "label=laptop", "--trust", "--json"))
+
+    project = sandbox.project
+    expected_env = {"SETTINGS_TOKEN": "${SETTINGS_TOKEN}", "SETTINGS_LABEL": "laptop"}
+    for path in (".mcp.json", ".gemini/settings.json"):
+        server = json.loads((project / path).read_text())["mcpServers"]["settings-probe"]
+        assert (server["args"], server["env"]) == (["--region", "eu"], expected_env), path
+    opencode = json.loads((project / "opencode.json").read_text())["mcp"]["settings-probe"]
+    assert opencode["environment"] == {"SETTINGS_TOKEN": "{env:SETTINGS_TOKEN}",
+                                       "SETTINGS_LABEL": "laptop"}
+    codex = tomllib.loads((project / ".codex/config.toml").read_text())
+    assert codex["mcp_servers"]["settings-probe"]["env_vars"] == ["SETTINGS_TOKEN"]
+    hooks = json.loads((project / ".claude/settings.json").read_text())["hooks"]
+    assert hooks["SessionStart"][0]["hooks"][0]["command"] == "echo region eu"
+    assert not (project / ".claude/skills/plugin-settings/.mcp.json").exists()  # projected
+    assert SECRET.encode() not in _everything(sandbox)
+    configs = [p for p in project.rglob("*") if p.is_file() and ".uze" not in p.parts]
+    assert [p for p in configs if b"user_config" in p.read_bytes()] == []  # only the copy has it
+    document = as_json(done)
+    assert SECRET not in done.stdout + done.stderr
+    assert {s["key"]: (s["sensitive"], s["variable"], s["written"])
+            for s in document["settings"]} == {"api_token": (True, "SETTINGS_TOKEN", False),
+                                               "region": (False, "PLUGIN_SETTINGS_REGION", True),
+                                               "label": (False, "SETTINGS_LABEL", True)}
+    assert_ok(uze("uninstall", "plugin-settings"))
+    after = snapshot(sandbox)  # uze's own home keeps the store and the consent
+    assert (after["project"], after["home"]) == (before["project"], before["home"])
+
+
+def test_a_gemini_extensions_settings_go_to_its_servers_environment(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    assert_ok(uze("install", GEMINI, "--harness", "claude_code,gemini_cli", "--trust",
+                  "--set", "SETTINGS_LABEL=desk"))
+
+    for path in (".mcp.json", ".gemini/settings.json"):
+        server = json.loads((sandbox.project / path).read_text())["mcpServers"]["gem-settings"]
+        assert server["env"] == {"SETTINGS_TOKEN": "${SETTINGS_TOKEN}",
+                                 "SETTINGS_LABEL": "desk"}, path
+
+
+@pytest.mark.parametrize(("args", "code", "first"), [
+    (("--set", "api_token=x"), 2, "uze: error: --set api_token: API token is sensitive: uze "
+                                  "never takes or writes its value"),
+    (("--set", "colour=red"), 2, "uze: error: --set colour: plugin-settings declares no such "
+                                 "setting (its settings: api_token, label, region)"),
+    (("--set", "label"), 2, "uze: error: --set 'label' is not KEY=VALUE"),
+    (("--set", "label=a", "--set", "label=b"), 2, "uze: error: --set 'label=b' is given twice"),
+])
+def test_a_bad_set_is_refused_and_writes_nothing(
+    uze: Uze, sandbox: Sandbox, args: tuple[str, ...], code: int, first: str
+) -> None:
+    before = snapshot(sandbox)
+
+    result = uze("install", CLAUDE, "--harness", "codex", "--trust", *args)
+
+    assert (result.returncode, result.stderr.splitlines()[0]) == (code, first)
+    assert result.stderr.splitlines()[1].startswith("hint: ")
+    assert snapshot(sandbox) == before
