@@ -222,7 +222,7 @@ def test_an_entry_list_that_leaves_the_plugin_is_refused_and_nothing_is_written(
 def test_plugin_and_skill_need_a_source(uze: Uze) -> None:
     refused = uze("install", "--skill", "art")
     assert refused.returncode == 2
-    assert "--plugin and --skill choose from a SOURCE" in refused.stderr
+    assert "--plugin, --skill and --all-plugins choose from a SOURCE" in refused.stderr
 
 
 def test_a_folder_package_installs_a_subset_of_its_skills(uze: Uze, sandbox: Sandbox) -> None:
@@ -270,3 +270,23 @@ def test_a_repository_of_skill_folders_is_one_package_named_after_it(
     assert _skill_rows(uze, "flat-skills") == {"codex": ["polish"]}
     listed = {p["name"] for p in as_json(assert_ok(uze("list", "--json")))["packages"]}
     assert listed == {"team-skills", "flat-skills"}
+
+
+def test_all_plugins_installs_every_plugin_of_the_marketplace_each_declared(
+        uze: Uze, sandbox: Sandbox) -> None:
+    repo = _collection(sandbox)
+    result = assert_ok(uze("install", f"git+{repo.url}", "--all-plugins", *FOUR))
+    for name in ("office-skills", "example-skills", "api-skill"):
+        assert f"{name} 0.0.0: installed" in result.stdout, result.stdout
+    rows = {name: _skill_rows(uze, name)["codex"]
+            for name in ("office-skills", "example-skills", "api-skill")}
+    assert rows == {"office-skills": ["sheet", "slides"], "example-skills":
+                    ["art", "brand", "testing"], "api-skill": ["api"]}
+    toml = (sandbox.project / "uze.toml").read_text()
+    assert toml.count(f"git+{repo.url}#plugin=") == 3
+    folder = sandbox.root / "kit"
+    (folder / "skills" / "a").mkdir(parents=True)
+    (folder / "skills" / "a" / "SKILL.md").write_text(_skill("a"), encoding="utf-8")
+    (folder / "plugin.json").write_text('{"name": "kit"}\n', encoding="utf-8")
+    refused = uze("install", str(folder), "--all-plugins", *FOUR)
+    assert refused.returncode == 1 and "is not a marketplace" in refused.stderr

@@ -441,6 +441,8 @@ LAZY_IMPORTS = {
     ("uze.verbs.catalogs", "uze.commands.marketplace"): OWN,
     ("uze.verbs.catalogs", "uze.commands.store"): OWN,
     ("uze.verbs.everyday", "uze.commands.acquire"): OWN,
+    ("uze.verbs.everyday", "uze.commands.every_plugin"): OWN,
+    ("uze.commands.every_plugin", "uze.sources.mirrors"): GIT,
     ("uze.verbs.everyday", "uze.commands.check"): OWN,
     ("uze.verbs.everyday", "uze.commands.converge"): OWN,
     ("uze.verbs.everyday", "uze.commands.doctor"): OWN,

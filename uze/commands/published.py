@@ -52,6 +52,12 @@ def _catalog(paths: Paths, folder: Path, source: Source) -> Catalog:
                          github)
 
 
+def plugin_names(paths: Paths, folder: Path, source: Source) -> list[str]:
+    """The plugins the catalog at `folder` (the checkout of `source`) lists that uze can
+    install (a source of a kind uze fetches)."""
+    return [e.name for e in _catalog(paths, folder, source).entries if e.source is not None]
+
+
 def _entry(catalog: Catalog, plugin: str, source: Source) -> Entry:
     """The entry `plugin` of `catalog`; UzeError naming the plugins it lists otherwise."""
     entry = catalog.entry(plugin)

@@ -35,9 +35,12 @@ def _install(call: Call) -> Any:
     if call["frozen"] and call["source"] is not None:
         raise UsageError("--frozen installs uze.lock: give no SOURCE",
                          hint="run `uze install --frozen` alone")
-    if call["source"] is None and (call["plugin"] or call["skill"]):
-        raise UsageError("--plugin and --skill choose from a SOURCE: give one",
+    if call["source"] is None and (call["plugin"] or call["skill"] or call["all_plugins"]):
+        raise UsageError("--plugin, --skill and --all-plugins choose from a SOURCE: give one",
                          hint="uze install owner/repo --plugin NAME [--skill NAME ...]")
+    if call["all_plugins"] and (call["plugin"] or call["skill"]):
+        raise UsageError("--all-plugins installs every plugin whole: no --plugin or --skill",
+                         hint="uze install owner/repo --all-plugins")
     from uze.commands.acquire import Options  # start-up: the install path loads on use
 
     options = Options(scope=scope(call), project=project(call), harness=call["harness"],
@@ -48,6 +51,11 @@ def _install(call: Call) -> Any:
         from uze.commands.converge import converge  # start-up: the install path loads on use
 
         return converge(paths(), options, Path.cwd(), frozen=call["frozen"])
+    if call["all_plugins"]:
+        from uze.commands.every_plugin import install_every_plugin  # start-up: loads on use
+
+        return install_every_plugin(paths(), call["source"], options, Path.cwd(),
+                                    ref=call["ref"], subdirectory=call["subdirectory"])
     from uze.commands.acquire import install_source  # start-up: the install path loads on use
 
     return install_source(paths(), call["source"], options, Path.cwd(), ref=call["ref"],
@@ -109,6 +117,8 @@ INSTALL = Verb(
            "--plugin", ""),
      Param("skill", "texts", "Install only this skill of the package (repeatable).", "--skill",
            ()),
+     Param("all_plugins", "flag", "Install every plugin of the marketplace at SOURCE's root.",
+           "--all-plugins"),
      Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),
