@@ -137,7 +137,7 @@ def measure(git_dir: Path, claude: str | None) -> list[str]:
     entries = data.get("plugins") or []
     local = [e["name"] for e in entries if isinstance(e, dict) and _local(e)]
     results: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="uze-measure-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="uze-measure-", ignore_cleanup_errors=True) as scratch:
         for index, name in enumerate(local):
             results[name] = install(url, name, Path(scratch) / str(index))
         oracle = claude_listing(git_dir, data.get("name", ""), local, claude, Path(scratch)) \
