@@ -1,10 +1,12 @@
 """`uze outdated` (read-only) and `uze update [NAME...]`: each pinned package against what its
 ref points at now, and moving the pins (ADR 0024).
 
-`outdated` asks each remote (`git ls-remote`) and writes nothing anywhere; a folder source is
-compared by tree digest. `update` installs each package whose pin moves, at the new commit, in
-the install's own transaction (the lock is written there too); the install asks for consent
-again when what the package runs changed (ADR 0007).
+`outdated` asks each remote (`git ls-remote`) and writes nothing anywhere; a package is
+compared by tree digest: a folder's now, a git package's at the commit its repository moved to
+(checked out in a temporary repository), so a commit that changed another package of the same
+repository leaves this one current (ADR 0074). `update` installs each package whose pin
+moves, at the new commit, in the install's own transaction (the lock is written there too); the
+install asks for consent again when what the package runs changed (ADR 0007).
 """
 
 from __future__ import annotations
@@ -125,9 +127,30 @@ def _selected(pins: dict[str, LockedPackage], names: tuple[str, ...]) -> list[Lo
 
 
 def _drift(pin: LockedPackage, commit: str, tree: str) -> Drift:
-    moved = (commit != pin.commit) if commit else (tree != pin.tree)
+    moved = (tree != pin.tree) if tree else (commit != pin.commit)
     return Drift(pin.name, pin.declared(), pin.version, pin.commit, pin.tree, commit, tree,
                  "outdated" if moved else "current")
+
+
+def _drifts(paths: Paths, ctx: ScopeContext, pins: list[LockedPackage],
+            fresh: dict[str, Catalog], stack: contextlib.ExitStack) -> list[Drift]:
+    """Each pin against its source now. A git pin whose repository moved is checked out at the
+    new commit (in a temporary repository: nothing under $UZE_HOME; packages of one repository
+    share one fetch, kept open on `stack`) and compared by tree: a commit that changed none of
+    this package's bytes (another plugin of its marketplace, another package of a monorepo)
+    leaves it current, its pin where it is (ADR 0074)."""
+    from uze.commands.converge import tree_of
+
+    out = []
+    for pin in pins:
+        commit, tree = _current(paths, ctx, pin, fresh)
+        if commit and pin.commit and commit != pin.commit:
+            folder, _found = stack.enter_context(materialised(
+                paths, _entry_source(paths, pin, fresh), ctx, _root(ctx), commit=commit,
+                cache=False))
+            tree = tree_of(folder)[1]
+        out.append(_drift(pin, commit, tree))
+    return out
 
 
 def _catalogs(paths: Paths, pins: list[LockedPackage], *, save: bool) -> dict[str, Catalog]:
@@ -147,7 +170,8 @@ def outdated(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) 
     ctx = open_scope(paths, options.scope, options.project, cwd)
     selected = _selected(declare.read_pair(ctx)[1], names)
     fresh = _catalogs(paths, selected, save=False)
-    return DriftReport(tuple(_drift(pin, *_current(paths, ctx, pin, fresh)) for pin in selected))
+    with contextlib.ExitStack() as stack:
+        return DriftReport(tuple(_drifts(paths, ctx, selected, fresh, stack)))
 
 
 def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) -> DriftReport:
@@ -161,15 +185,15 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
     pins, unusable, notes = opaque_harnesses(declare.read_pair(ctx)[1])
     selected = _selected(pins, names)
     fresh = _catalogs(paths, selected, save=not options.dry_run)
-    report = [_drift(pin, *_current(paths, ctx, pin, fresh)) for pin in selected]
-    moving = [(pins[d.name], d) for d in report
-              if d.state != "current" and not options.dry_run and d.name not in unusable]
-    sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
-               if pin.marketplace else source_of(pin) for pin, _drift in moving}
-    policy = load_policy(paths)
-    for pin, _moved in moving:  # a moved pin is nobody's choice: not past `[pins] required`
-        policy.check_source(_entry_source(paths, pin, fresh), _root(ctx))
     with contextlib.ExitStack() as stack:
+        report = _drifts(paths, ctx, selected, fresh, stack)
+        moving = [(pins[d.name], d) for d in report
+                  if d.state != "current" and not options.dry_run and d.name not in unusable]
+        sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
+                   if pin.marketplace else source_of(pin) for pin, _drift in moving}
+        policy = load_policy(paths)
+        for pin, _moved in moving:  # a moved pin is nobody's choice: not past `[pins] required`
+            policy.check_source(_entry_source(paths, pin, fresh), _root(ctx))
         if not options.trust and moving:
             ask_first(paths, ctx, options, [
                 Wanted(pin.name, sources[pin.name], drift.current_commit,

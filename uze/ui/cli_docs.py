@@ -81,7 +81,12 @@ NOTES: Final[dict[str, str]] = {
                "under it, then what needs attention once for all of them, each resource named "
                "with its package. On a terminal, without `--json`, an install or uninstall that "
                "runs longer than half a second shows its steps on standard error.",
-    "update": "It prints a line per pinned package (up to date, or old -> new); under each "
+    "outdated": "A package is outdated when its own files changed: a commit to another plugin "
+                "of its marketplace, or another package of its repository, leaves it current "
+                "(its repository's new commit is checked out in a temporary folder to compare).",
+    "update": "It moves only the pins of packages whose own files changed (as `outdated` "
+              "says). "
+              "It prints a line per pinned package (up to date, or old -> new); under each "
               "package it moved, one line per harness as `uze install` prints, then what needs "
               "attention once. `--verbose` prints the table of every projection of each "
               "package it moved; `--quiet` prints nothing but errors.",
