@@ -10,7 +10,7 @@ from uze.artifacts import parts
 from uze.artifacts import registry as kinds
 from uze.errors import TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
-from uze.install import edits, reinstall
+from uze.install import edits, owners, reinstall
 from uze.install.preflight import Step, preflight
 from uze.install.results import InstallResult
 from uze.package import Package, hidden_warnings, read_package
@@ -304,6 +304,8 @@ def install(
         except BaseException:
             store.discard_added()  # the store as before, like the project (rolled back)
             raise
+        if writes:
+            owners.save(ctx)  # what preflight learnt of the other receipts (ADR 0079)
         as_planned = steps[:len(plan.artifacts)]  # preflight lists the planned artifacts first
         if all(s.action.action in ("create", "replace", "unchanged") for s in as_planned):
             reinstall.record(ctx, receipt.name, data, [s.action.target for s in as_planned])

@@ -125,7 +125,7 @@ def _apply(ctx: ScopeContext, receipt: Receipt, decisions: list[tuple[Action, Op
             progress.advance()
         tx.remove(ctx.receipt_file(receipt.name))
         forget(tx, ctx, created, receipt.name)  # its declaration and pin, in this transaction
-        last = not any(r.name != receipt.name for r in ctx.receipts())
+        last = not any(name != receipt.name for name in ctx.receipt_names())
         _prune(tx, ctx, created, last)
         if ctx.scope == "project" and last:
             register_project(tx, ctx.paths, ctx.location.project, present=False)
@@ -146,7 +146,7 @@ def uninstall(
     ctx = open_scope(paths, scope, project, cwd)
     if ctx.receipt(name) is None:
         raise NotInstalled(name, scope, ctx.location.display(ctx.receipts_dir),
-                           [r.name for r in ctx.receipts()])
+                           ctx.receipt_names())
     if dry_run:
         receipt = ctx.receipt(name)
         assert receipt is not None

@@ -11,6 +11,7 @@ from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
 from uze.errors import Conflict, UzeError
 from uze.install import edits
+from uze.install.owners import owners as owned_by
 from uze.plan.model import Plan, PlannedArtifact
 from uze.state.context import ScopeContext
 from uze.state.receipts import Artifact, Receipt
@@ -94,11 +95,7 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
                  *(planned.path for planned in plan.artifacts)):
         ctx.roots.check_write(path)
     owned = {kinds.record_key(r): r for r in (previous.artifacts if previous else [])}
-    owners = {
-        kinds.record_key(r): receipt.name
-        for receipt in ctx.receipts() if receipt.name != plan.package.name
-        for r in receipt.artifacts
-    }
+    owners = owned_by(ctx, exclude=plan.package.name)
     steps: list[Step] = []
     for planned in plan.artifacts:
         kind = kinds.of(planned)

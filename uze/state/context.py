@@ -17,7 +17,7 @@ from uze.errors import StateUnreadable, UsageError
 from uze.location import Location
 from uze.names import name_problem
 from uze.paths import Paths, resolve_project
-from uze.projections.statcache import DigestCache, cache_file
+from uze.projections.statcache import DigestCache, cache_file, stat_key
 from uze.state.consent import consent_file
 from uze.transaction import Transaction, read_state_file, recover
 from uze.vocabulary import Scope
@@ -50,6 +50,9 @@ class ScopeContext(msgspec.Struct, frozen=True):
     lock_path: Path
     hashes: DigestCache  # digests of delivered files by stat (ADR 0011); only status saves it
     roots: Roots  # where this scope's artifacts may be; what no link may redirect (ADR 0020)
+    # Receipts this command has read, by path: (stat key, receipt, links checked) (ADR 0079)
+    loaded: dict[Path, tuple[tuple[int, ...], Receipt, bool]] = msgspec.field(
+        default_factory=dict)
 
     @property
     def scope(self) -> Scope:
@@ -99,7 +102,6 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
         Raises ReceiptUnreadable (ReceiptRefused) for one that is damaged or names anything
         but a place uze writes, LinkRefused if `.uze` or its receipts folder is a link."""
-        from uze.state.receipts import check_receipt, load_receipt
 
         if name_problem(name) is not None:  # a name from the command line names no file
             raise UsageError(f"invalid package name {name!r}",
@@ -109,20 +111,49 @@ class ScopeContext(msgspec.Struct, frozen=True):
         self.roots.check_links(path, itself=True)
         if not path.exists() and not path.is_symlink():
             return None
-        return check_receipt(load_receipt(path), path, self.roots)
+        return self.checked_receipt(path, links=True)
 
-    def receipts(self) -> list[Receipt]:
-        """Every receipt in this scope, sorted by package name, each checked as `receipt`."""
+    def checked_receipt(self, path: Path, *, links: bool) -> Receipt:
+        """The receipt at `path`, read, decoded and checked once per command: kept with its
+        file's stat, and read again only when that changes (a write of this command, ADR
+        0079). `links`: also the link checks of its targets (`check_receipt`), which only a
+        command acting on those targets needs."""
+        from uze.state.receipts import check_receipt, load_receipt
+
+        try:
+            key: tuple[int, ...] = tuple(stat_key(path.stat()))
+        except OSError:
+            key = ()  # load_receipt names the problem
+        found = self.loaded.get(path)
+        if key and found is not None and found[0] == key:
+            if links and not found[2]:
+                check_receipt(found[1], path, self.roots, links=True)
+                self.loaded[path] = (key, found[1], True)
+            return found[1]
+        receipt = check_receipt(load_receipt(path), path, self.roots, links=links)
+        if key:
+            self.loaded[path] = (key, receipt, links)
+        return receipt
+
+    def receipts(self, *, links: bool = True) -> list[Receipt]:
+        """Every receipt in this scope, sorted by package name, each checked as `receipt`
+        (`links=False`: without the link checks of their targets, for a command that writes
+        none of them: an install asking which package owns what)."""
+        return [self.checked_receipt(path, links=links) for path in self.receipt_files()]
+
+    def receipt_names(self) -> list[str]:
+        """The package names that have a receipt file in this scope, sorted, none read."""
+        return [path.name.removesuffix(".json") for path in self.receipt_files()]
+
+    def receipt_files(self) -> list[Path]:
+        """The receipt files of this scope, sorted; StateUnreadable if the folder is not one."""
         self.roots.check_links(self.receipts_dir, itself=True)
         if not self.receipts_dir.is_dir():  # as list_receipts, without importing it
             if self.receipts_dir.exists():
                 raise StateUnreadable(self.receipts_dir, "not a folder", _RECEIPTS_HINT)
             return []
-        from uze.state.receipts import check_receipt, load_receipt
-
         # iterdir, not glob: glob reads a folder it may not list as empty (PermissionError)
-        names = sorted(p for p in self.receipts_dir.iterdir() if p.name.endswith(".json"))
-        return [check_receipt(load_receipt(path), path, self.roots) for path in names]
+        return sorted(p for p in self.receipts_dir.iterdir() if p.name.endswith(".json"))
 
 
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:

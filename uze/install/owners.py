@@ -1,0 +1,107 @@
+"""Which package owns each artifact key of a scope: what an install's conflict check asks of
+every other receipt, remembered by receipt file stat (ADR 0079).
+
+An install refuses a target another package's receipt holds, so it needs the keys of every
+receipt in the scope and nothing else of them: it neither reads nor writes their targets.
+Reading, decoding and checking all of them was the largest part of the 200th install of a
+project (issue 32). The keys of each receipt are kept in `$UZE_HOME/cache/owners-<scope
+key>.json` with its file's `(st_dev, st_ino, st_size, st_mtime_ns, st_ctime_ns)`, as ADR 0011
+keeps digests: a receipt whose file has not changed since a command read it is not read
+again; a new or changed one is loaded and checked (`ScopeContext.receipts(links=False)`'s
+rules, refusals included). Only settled files are remembered (the racy-git rule of
+`statcache.settled`), never the installing package's own receipt (the install rewrites it),
+and the cache is a hint: lost, damaged or of another schema it reads as empty; a failure to
+write it is ignored. It is written (`save`) only by an install that wrote something: a
+re-install of an unchanged package writes no file anywhere (invariant 6, ADR 0011).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Final
+
+import msgspec
+from blake3 import blake3
+
+from uze import fs
+from uze.artifacts import registry as kinds
+from uze.projections.statcache import settled, stat_key
+from uze.state.context import ScopeContext
+
+SCHEMA: Final = 1
+
+
+class _Owned(msgspec.Struct, array_like=True, frozen=True):
+    stat: tuple[int, ...]
+    keys: list[str]
+
+
+class _Cache(msgspec.Struct, forbid_unknown_fields=True):
+    schema: int
+    receipts: dict[str, _Owned]
+
+
+def cache_path(ctx: ScopeContext) -> Path:
+    """Where the owners cache of `ctx`'s scope lives."""
+    return ctx.paths.uze_home / "cache" / f"owners-{ctx.key}.json"
+
+
+def _read(path: Path) -> dict[str, _Owned]:
+    try:
+        check, _, body = path.read_bytes().partition(b"\n")
+        if not body or blake3(body).hexdigest().encode() != check:
+            return {}
+        cache = msgspec.json.decode(body, type=_Cache)
+    except (OSError, msgspec.DecodeError):
+        return {}
+    return cache.receipts if cache.schema == SCHEMA else {}
+
+
+def _write(path: Path, receipts: dict[str, _Owned]) -> None:
+    body = msgspec.json.encode(_Cache(SCHEMA, dict(sorted(receipts.items()))))
+    with contextlib.suppress(OSError):
+        fs.replace_unsynced(path, blake3(body).hexdigest().encode() + b"\n" + body)
+
+
+_PENDING: dict[Path, dict[str, _Owned]] = {}
+
+
+def save(ctx: ScopeContext) -> None:
+    """Write what `owners` last learnt in `ctx`'s scope, if it changed the cache (after an
+    install's commit); nothing learnt by a command that failed is written for another."""
+    receipts = _PENDING.pop(cache_path(ctx), None)
+    if receipts is not None:
+        _write(cache_path(ctx), receipts)
+
+
+def owners(ctx: ScopeContext, exclude: str) -> dict[str, str]:
+    """Artifact key -> package name for every receipt of the scope but `exclude`'s."""
+    started = time.time_ns()
+    path = cache_path(ctx)
+    known = _read(path)
+    fresh: dict[str, _Owned] = {}
+    found: dict[str, str] = {}
+    for file in ctx.receipt_files():
+        try:
+            st = file.stat()
+        except OSError:
+            st = None
+        entry = known.get(file.name)
+        if st is not None and entry is not None and entry.stat == stat_key(st):
+            keys = entry.keys
+        else:  # new or changed: read and checked, refused whole if it must be
+            receipt = ctx.checked_receipt(file, links=False)
+            keys = [kinds.record_key(record) for record in receipt.artifacts]
+            entry = _Owned(stat_key(st), keys) if st is not None and settled(st, started) \
+                else None
+        name = file.name.removesuffix(".json")
+        if name != exclude:
+            found.update(dict.fromkeys(keys, name))
+            if entry is not None:
+                fresh[file.name] = entry
+    _PENDING.pop(path, None)
+    if fresh != known:
+        _PENDING[path] = fresh
+    return found
