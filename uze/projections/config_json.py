@@ -3,186 +3,28 @@
 This is the JSON half of config entries (see `config_entry`). It never reformats: an edit
 inserts or deletes one span, so every byte outside the owned member keeps its place, line
 endings, indentation, comments and trailing commas included. New members are rendered with
-`json.dumps` in the document's own indentation and go at the end of their object.
+`json.dumps` in the document's own indentation and go at the end of their object. Parsing
+with spans is `json_spans`.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
-from typing import Final, NoReturn
 
-import msgspec
-
-_SPACE: Final = re.compile(r"[ \t\r\n]*")
-_INDENT: Final = re.compile(r"[ \t]*")
-_SPACE_OR_COMMENT: Final = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
-_STRING: Final = re.compile(r'"(?:[^"\\\x00-\x1f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"')
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_LITERALS: Final[dict[str, object]] = {"true": True, "false": False, "null": None}
-MAX_DEPTH: Final = 400
-_BOM: Final = "\ufeff"
-DEFAULT_INDENT: Final = "  "
-
-
-class JsonSyntax(ValueError):
-    """The text is not a JSON (or JSONC) document; `line`/`col` are 1-based."""
-
-    def __init__(self, line: int, col: int, problem: str) -> None:
-        super().__init__(f"{line}:{col}: {problem}")
-        self.line, self.col, self.problem = line, col, problem
-
-
-class Node(msgspec.Struct):
-    """One value: `text[start:end]` is its source, `value` its plain Python form."""
-
-    start: int
-    end: int
-    value: object
-    members: list[Member] = msgspec.field(default_factory=list)
-    items: list[Node] = msgspec.field(default_factory=list)
-
-
-class Member(msgspec.Struct):
-    """One object member: key string at `key_start`, `colon`, value node, and the comma after it."""
-
-    key: str
-    key_start: int
-    colon: int
-    node: Node
-    comma: int | None
-
-
-def position(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based (line, column) of `offset` in `text`."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
-
-
-class _Parser:
-    def __init__(self, text: str, jsonc: bool) -> None:
-        self.text, self.jsonc = text, jsonc
-        self.pos = 1 if text.startswith(_BOM) else 0
-
-    def fail(self, problem: str, at: int | None = None) -> NoReturn:
-        raise JsonSyntax(*position(self.text, self.pos if at is None else at), problem)
-
-    def found(self) -> str:
-        return repr(self.text[self.pos]) if self.pos < len(self.text) else "the end of the file"
-
-    def skip(self) -> None:
-        pattern = _SPACE_OR_COMMENT if self.jsonc else _SPACE
-        self.pos = pattern.match(self.text, self.pos).end()  # type: ignore[union-attr]
-        if self.text.startswith("/", self.pos):
-            if not self.jsonc:
-                self.fail("comments are not allowed in JSON")
-            is_open = self.text.startswith("/*", self.pos)
-            self.fail("unterminated /* comment" if is_open else "unexpected '/'")
-
-    def peek(self) -> str:
-        return self.text[self.pos : self.pos + 1]
-
-    def document(self) -> Node | None:
-        self.skip()
-        if self.pos == len(self.text):
-            return None
-        root = self.value(0)
-        self.skip()
-        if self.pos != len(self.text):
-            self.fail(f"unexpected {self.found()} after the end of the document")
-        return root
-
-    def value(self, depth: int) -> Node:
-        if depth > MAX_DEPTH:
-            self.fail("values are nested too deeply")
-        char = self.peek()
-        if char == "{":
-            return self.object(depth)
-        if char == "[":
-            return self.array(depth)
-        return self.scalar()
-
-    def scalar(self) -> Node:
-        start = self.pos
-        match = _STRING.match(self.text, start) or _NUMBER.match(self.text, start)
-        if match is not None:
-            self.pos, token = match.end(), match.group(0)
-            plain = token[0] == '"' and "\\" not in token  # most strings: no escapes to decode
-            try:
-                return Node(start, self.pos, token[1:-1] if plain else json.loads(token))
-            except ValueError:  # an integer longer than Python converts (4300 digits)
-                self.fail("a number too long to read", start)
-        for word, value in _LITERALS.items():
-            if self.text.startswith(word, start):
-                self.pos = start + len(word)
-                return Node(start, self.pos, value)
-        if self.peek() == '"':
-            self.fail("unterminated string or invalid character in string")
-        self.fail(f"expected a value, found {self.found()}")
-
-    def object(self, depth: int) -> Node:
-        node = Node(self.pos, self.pos, {})
-        self.pos += 1
-        self.skip()
-        while self.peek() != "}":
-            member = self.member(depth)
-            node.members.append(member)
-            node.value[member.key] = member.node.value  # type: ignore[index]
-            if member.comma is None and self.peek() != "}":
-                self.fail(f"expected ',' or '}}' after an object member, found {self.found()}")
-        node.end = self.pos = self.pos + 1
-        return node
-
-    def member(self, depth: int) -> Member:
-        key_start = self.pos
-        if self.peek() != '"':
-            self.fail(f"expected a string key or '}}', found {self.found()}")
-        key = self.scalar().value
-        self.skip()
-        colon = self.pos
-        if self.peek() != ":":
-            self.fail(f"expected ':' after an object key, found {self.found()}")
-        self.pos += 1
-        self.skip()
-        node = self.value(depth + 1)
-        comma = self.comma("}")
-        return Member(str(key), key_start, colon, node, comma)
-
-    def comma(self, close: str) -> int | None:
-        self.skip()
-        if self.peek() != ",":
-            return None
-        comma = self.pos
-        self.pos += 1
-        self.skip()
-        if self.peek() == close and not self.jsonc:
-            self.fail(f"trailing comma before '{close}' (allowed in JSONC only)", comma)
-        return comma
-
-    def array(self, depth: int) -> Node:
-        node = Node(self.pos, self.pos, [])
-        self.pos += 1
-        self.skip()
-        while self.peek() != "]":
-            item = self.value(depth + 1)
-            node.items.append(item)
-            node.value.append(item.value)  # type: ignore[attr-defined]
-            if self.comma("]") is None and self.peek() != "]":
-                self.fail(f"expected ',' or ']' after an array item, found {self.found()}")
-        node.end = self.pos = self.pos + 1
-        return node
-
-
-def parse(text: str, *, jsonc: bool) -> Node | None:
-    """The document's top-level value, or None when it holds none. Raises JsonSyntax."""
-    return _Parser(text, jsonc).document()
-
-
-def load(text: str, *, jsonc: bool) -> object:
-    """The document as plain Python; an empty document reads as `{}`. Raises JsonSyntax."""
-    root = parse(text, jsonc=jsonc)
-    return {} if root is None else root.value
+from uze.projections.json_spans import _BOM
+from uze.projections.json_spans import _INDENT as _INDENT
+from uze.projections.json_spans import _SPACE as _SPACE
+from uze.projections.json_spans import _SPACE_OR_COMMENT as _SPACE_OR_COMMENT
+from uze.projections.json_spans import DEFAULT_INDENT as DEFAULT_INDENT
+from uze.projections.json_spans import MAX_DEPTH as MAX_DEPTH
+from uze.projections.json_spans import JsonSyntax as JsonSyntax
+from uze.projections.json_spans import Member as Member
+from uze.projections.json_spans import Node as Node
+from uze.projections.json_spans import _Parser as _Parser
+from uze.projections.json_spans import load as load
+from uze.projections.json_spans import parse as parse
+from uze.projections.json_spans import position as position
 
 
 def _last_member(obj: Node, key: str) -> Member | None:

@@ -39,8 +39,27 @@ def _end_position(text: str) -> tuple[int, int]:
     return text.count("\n") + 1, len(text) - (text.rfind("\n") + 1) + 1
 
 
+_LOADED: dict[str, dict[str, Any]] = {}
+_LOADED_MAX: Final = 16
+
+
 def load(text: str) -> dict[str, Any]:
-    """The document as plain Python (tomllib types). Raises TomlSyntax."""
+    """The document as plain Python (tomllib types). Raises TomlSyntax.
+
+    Memoised by text: an add parses the document with the entry, and its check that removing
+    the entry gives the bytes back parses both again (issue 32). Callers treat the result as
+    read-only."""
+    found = _LOADED.get(text)
+    if found is not None:
+        return found
+    found = _load(text)
+    if len(_LOADED) >= _LOADED_MAX:
+        _LOADED.pop(next(iter(_LOADED)))
+    _LOADED[text] = found
+    return found
+
+
+def _load(text: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text)
     except ValueError as error:  # TOMLDecodeError, or a number too long to read

@@ -35,8 +35,22 @@ def _invalid(where: str, problem: str) -> UzeError:
                     hint=f"fix {where}: it holds one table, [packages], of name = \"source\"")
 
 
+_PARSED: dict[tuple[bytes, str], dict[str, str]] = {}
+
+
 def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
-    """The declarations of a uze.toml (name -> source string), in file order."""
+    """The declarations of a uze.toml (name -> source string), in file order (a new dict the
+    caller may change). Memoised by the bytes, as `lockfile.parse_lock` (issue 32)."""
+    found = _PARSED.get((raw, where))
+    if found is None:
+        found = _parse_manifest(raw, where)
+        if len(_PARSED) >= 4:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[(raw, where)] = found
+    return dict(found)
+
+
+def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     if has_markers(raw):
         raise conflicted(where)
     try:

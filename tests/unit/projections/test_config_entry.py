@@ -696,3 +696,28 @@ def test_has_comment_sees_comments_outside_strings_only(text: str, fmt: str, fou
     from uze.projections.config_entry import has_comment
 
     assert has_comment(text, fmt) is found  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("text", "within"), [
+    ("[" * 400 + "]" * 400, True), ("[" * 401 + "]" * 401, True), ("[" * 402 + "]" * 402, False),
+    ("[" * 400 + "1" + "]" * 400, True), ("[" * 401 + "1" + "]" * 401, False),
+    ('{"a": "[[[[", "b": [{"c": "x\\\\\\"]"}]}', True),
+    ('[' + '"]]]",' * 500 + '{"a": [[]]}]', True),
+])
+def test_the_nesting_check_agrees_with_the_walk_of_every_value(text: str, within: bool) -> None:
+    from uze.projections.config_entry import _nested_within
+
+    assert _nested_within(json.loads(text)) is within
+    assert _nested_within(json.loads(text)) is _walk_within(json.loads(text))
+
+
+def _walk_within(value: object) -> bool:
+    pending = [(value, 0)]
+    while pending:
+        node, depth = pending.pop()
+        children = list(node.values()) if isinstance(node, dict) else node \
+            if isinstance(node, list) else []
+        if children and depth >= config_json.MAX_DEPTH:
+            return False
+        pending.extend((child, depth + 1) for child in children)
+    return True
