@@ -136,7 +136,7 @@ Boxes = dict[int, R.Sandbox]
 
 
 def interleaved(work: Path, sizes: list[int], rounds: int, declared: tuple[str, str]
-                ) -> tuple[dict[int, Any], Boxes, dict[int, list[R.Fixture]]]:
+                ) -> tuple[dict[int, Any], Boxes, dict[int, list[R.Fixture]], dict[int, Any]]:
     """The Nth install and the uninstall at N, for every size in turns (see the docstring)."""
     boxes: dict[int, R.Sandbox] = {}
     built: dict[int, Any] = {}
@@ -146,11 +146,17 @@ def interleaved(work: Path, sizes: list[int], rounds: int, declared: tuple[str, 
         fixtures = packages[size] = _fixtures(sb, size)
         if size > 1:
             _declare(sb, declared, {f.name for f in fixtures[: size - 1]})
-            built[size] = _sample(sb.uze("install", "--trust", "--json"))
+            try:
+                built[size] = _sample(sb.uze("install", "--trust", "--json"))
+            except R.RunFailed as failed:  # e.g. killed by run()'s 600 s timeout
+                built[size] = {"failed": f"exit {failed.rc}: {failed.tail}"}
+                R.log(f"growth: project of {size - 1} failed ({built[size]['failed']})")
+                continue
             R.log(f"growth: project of {size - 1} laid down in "
                   f"{built[size]['cpu_ms']:.0f} ms CPU, {built[size]['rss_mb']:.1f} MB")
     found: dict[int, dict[str, list[R.Sample]]] = {s: {"install": [], "uninstall": []}
                                                    for s in sizes}
+    sizes = [size for size in sizes if "failed" not in built.get(size, {})]
     for number in range(rounds + 1):  # round 0 warms the caches, unmeasured
         for size in sizes:
             fixture = packages[size][size - 1]
@@ -163,22 +169,25 @@ def interleaved(work: Path, sizes: list[int], rounds: int, declared: tuple[str, 
     base = {op: R.summary(found[sizes[0]][op]) for op in ("install", "uninstall")}
     rows = {}
     for size in sizes:
-        row: dict[str, Any] = {"project_install": built.get(size)}
+        row: dict[str, Any] = {}
         for op in ("install", "uninstall"):
             summary = R.summary(found[size][op])
             summary["cpu_ratio"] = R.ratio(summary, base[op], "cpu_median")
             summary["wall_ratio"] = R.ratio(summary, base[op])
             row[op] = summary
         rows[size] = row
-    return rows, boxes, packages
+    return rows, boxes, packages, built
 
 
 def profile(sb: R.Sandbox, fixture: R.Fixture, size: int) -> str:
-    """cProfile of one install of `fixture` into `sb` (then uninstalled again)."""
+    """cProfile (CPU time) of one install of `fixture` into `sb` (then uninstalled again)."""
     R.PROFILES.mkdir(exist_ok=True)
     out = R.PROFILES / f"growth-install-{size}.prof"
-    code = ("import cProfile, runpy, sys; sys.argv = ['uze'] + sys.argv[2:]; "
-            f"cProfile.run(\"runpy.run_module('uze', run_name='__main__')\", {str(out)!r})")
+    code = ("import cProfile, runpy, sys, time; sys.argv = ['uze'] + sys.argv[2:]; "
+            "p = cProfile.Profile(time.process_time); p.enable()\n"
+            "try: runpy.run_module('uze', run_name='__main__')\n"
+            "except SystemExit: pass\n"
+            f"p.disable(); p.dump_stats({str(out)!r})")
     subprocess.run([sys.executable, "-c", code, "x", "install", str(fixture.path), *INSTALL],
                    cwd=sb.project, env=sb.env, check=False, stdout=subprocess.DEVNULL)
     sb.uze("uninstall", fixture.name, "--json")
@@ -209,11 +218,12 @@ def report(res: dict[str, Any]) -> str:
                      f"{one[f'{op}_total_cpu_s']:.1f} s CPU, peak RSS "
                      f"{max(one[f'{op}_rss_mb']):.1f} MB")
     top = one["at_max"]
-    big = res["sizes"][max(res["sizes"], key=int)]["project_install"]
-    lines.append(f"Project of {res['max']} packages (peak RSS; limit 100 MB)")
-    if big:
-        lines.append(f"  install (uze install, no source; {max(res['sizes'], key=int) - 1} "
-                     f"packages)  {big['cpu_ms']:6.0f} ms CPU  {big['rss_mb']:5.1f} MB")
+    lines.append(f"Projects of N - 1 packages laid down by one `uze install` (no source) of their "
+                 f"uze.toml and uze.lock (peak RSS; limit 100 MB at {res['max']})")
+    for size, big in res["project_installs"].items():
+        lines.append(f"  {int(size) - 1:4} packages  " + (big["failed"] if "failed" in big else
+                     f"{big['cpu_ms']:7.0f} ms CPU  {big['rss_mb']:5.1f} MB"))
+    lines.append(f"Project of {res['max']} packages, installed one by one (peak RSS)")
     again, changed = top["reinstall"], top["reinstall_changes"]["files_changed"]
     lines.append(f"  re-install (uze install, no source)  {again['cpu_ms']:6.0f} ms CPU  "
                  f"{again['rss_mb']:5.1f} MB  {changed} files changed")
@@ -245,13 +255,15 @@ def main() -> None:
     try:
         source = R.Sandbox(work, "one-by-one")
         one = one_by_one(source, _fixtures(source, args.max))
-        rows, boxes, packages = interleaved(work, sizes, args.rounds,
+        RESULTS.write_text(json.dumps({"one_by_one": one}, indent=1, default=str) + "\n")
+        rows, boxes, packages, built = interleaved(work, sizes, args.rounds,
                                             one.pop("declared"))
         text = profile(boxes[args.profile], packages[args.profile][-1], args.profile) \
             if args.profile in boxes else ""
     finally:
         R.remove_tree(work)
     res = {"max": args.max, "rounds": args.rounds, "one_by_one": one, "sizes": rows,
+           "project_installs": built,
            "load_before": " ".join(f"{x:.2f}" for x in load),
            "load_after": " ".join(f"{x:.2f}" for x in os.getloadavg()),
            "seconds": time.perf_counter() - start, "profile": text}
