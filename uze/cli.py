@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Annotated, Any, Final
 
 from uze import __version__, canonical
-from uze.errors import AccessDenied, ConsentRequired, TrustRequired, UsageError, UzeError, redacted
+from uze.errors import (
+    AccessDenied,
+    ConsentRequired,
+    SettingsWanted,
+    TrustRequired,
+    UsageError,
+    UzeError,
+    redacted,
+)
 from uze.inert import inert
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
 from uze.verbs.base import project_note
@@ -104,17 +112,43 @@ def _asking(verb: Verb, call: Call) -> Any:
     package only while it still has that digest, and asks again when it changed meanwhile
     (ADR 0056); a command that installs several packages asks once for each."""
     answered: set[str] = set()
+    terminal = verb.asks and not call.get("as_json") and sys.stdin.isatty() and sys.stderr.isatty()
+    if terminal:
+        call = {**call, "ask": ()}  # settings without a value are asked for (adr/0078)
     while True:
         try:
             return _attempt(verb, call)
+        except SettingsWanted as wanted:
+            given, empty = _ask_settings(wanted)
+            call = {**call, "set": [*(call.get("set") or ()), *given],
+                    "ask": (*call["ask"], *empty)}
         except TrustRequired as needed:
             accepted = tuple(call.get("accepted", ()))
-            if not (verb.asks and not call.get("as_json") and sys.stdin.isatty()
-                    and sys.stderr.isatty()) or set(needed.digests) <= set(accepted):
+            if not terminal or set(needed.digests) <= set(accepted):
                 raise  # no digest to accept, or one accepted already: never ask in a loop
             _ask(needed, changed=needed.package in answered)
             answered.add(needed.package)
             call = {**call, "accepted": (*accepted, *needed.digests)}
+
+
+def _ask_settings(wanted: SettingsWanted) -> tuple[list[str], list[str]]:
+    """Ask for each setting without a value: the `KEY=VALUE` of each answer, and the keys left
+    empty (each harness then reads the setting's variable where it runs)."""
+    from typer import prompt  # start-up: the prompt loads only when it asks
+
+    err = _err()
+    err.print(f"{inert(wanted.package)} has settings with no value (empty: each harness reads "
+              "the variable named where it runs):", markup=False)
+    given, empty = [], []
+    for key, title, description, variable in wanted.wanted:
+        err.print(f"  {inert(key)}: {inert(description)}", markup=False)
+        answer = prompt(f"{inert(title)} [${inert(variable)}]", default="", show_default=False,
+                        err=True)
+        if answer:
+            given.append(f"{key}={answer}")
+        else:
+            empty.append(key)
+    return given, empty
 
 
 def _ask(needed: TrustRequired, *, changed: bool) -> None:

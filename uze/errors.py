@@ -125,6 +125,20 @@ class NotInstalled(UzeError):
         )
 
 
+class SettingsWanted(UzeError):
+    """The package has settings nobody gave a value (no `--set`, no default), and the command
+    may ask at a terminal (adr/0078). `wanted`: (key, title, description, variable) of each;
+    the terminal asks for each, the answers go in as `--set`."""
+
+    def __init__(self, package: str, wanted: Sequence[tuple[str, str, str, str]]) -> None:
+        super().__init__(f"{package} has settings with no value: "
+                         f"{', '.join(key for key, *_ in wanted)}",
+                         hint="give each with --set KEY=VALUE, or set its variable where the "
+                              "harness runs")
+        self.package = package
+        self.wanted = tuple(wanted)
+
+
 class TrustRequired(UzeError):
     """The package will run commands the user has not accepted yet. `digests` are the consent
     digests of exactly what `lines` show (each package's bytes included, ADR 0021): a yes at

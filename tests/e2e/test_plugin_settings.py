@@ -1,7 +1,8 @@
 """Plugin settings through the real `uze` command (adr/0078): `--set` values written where each
 harness reads the server's configuration, a sensitive setting only ever as the variable the
 harness expands, nothing of it in any file uze writes or prints; bad `--set` lines refused
-with nothing written; uninstall gives every byte back."""
+with nothing written; at a terminal, a setting without a value is asked for; uninstall gives
+every byte back."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.conftest import Sandbox
 from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.e2e.test_sharp_edges import _at_a_terminal
 from tests.helpers import DATA
 
 pytestmark = pytest.mark.e2e
@@ -93,3 +95,19 @@ def test_a_bad_set_is_refused_and_writes_nothing(
     assert (result.returncode, result.stderr.splitlines()[0]) == (code, first)
     assert result.stderr.splitlines()[1].startswith("hint: ")
     assert snapshot(sandbox) == before
+
+
+@pytest.mark.parametrize(("answer", "label"), [(b"desk\n", "desk"),
+                                               (b"\n", "${SETTINGS_LABEL}")])
+def test_at_a_terminal_a_setting_without_a_value_is_asked_for(
+    sandbox: Sandbox, answer: bytes, label: str
+) -> None:
+    code, shown = _at_a_terminal(["install", str(CLAUDE), "--harness", "claude_code", "--trust"],
+                                 sandbox.project, answer, b"[$SETTINGS_LABEL]")
+
+    assert code == 0, shown
+    assert "plugin-settings has settings with no value" in shown
+    assert "label: A name for this machine." in shown
+    assert "API token" not in shown.split("Installed")[0]  # a sensitive one is never asked
+    server = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
+    assert server["settings-probe"]["env"]["SETTINGS_LABEL"] == label

@@ -47,6 +47,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     adopt: bool = False  # take over targets already there as planned (converge)
     accepted: tuple[str, ...] = ()  # consent digests the user said yes to at the question
     settings: tuple[tuple[str, str], ...] = ()  # --set KEY=VALUE, in order (adr/0078)
+    ask: tuple[str, ...] | None = None  # at a terminal: settings asked already (install.prepare)
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -152,6 +153,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
         paths, folder, scope=options.scope, project=options.project, harness=options.harness,
         dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
         adopt=options.adopt, accepted=options.accepted, settings=dict(options.settings),
+        ask=options.ask,
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)

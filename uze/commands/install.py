@@ -8,7 +8,7 @@ from pathlib import Path
 from uze import progress
 from uze.artifacts import parts
 from uze.artifacts import registry as kinds
-from uze.errors import TrustRequired, UzeError
+from uze.errors import SettingsWanted, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
 from uze.install import edits, owners, reinstall
 from uze.install.preflight import Step, preflight
@@ -239,13 +239,19 @@ def read_source(source: Path, location: Location, *, strict: bool = False,
 
 def prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path,
-    settings: Mapping[str, str] | None = None,
+    settings: Mapping[str, str] | None = None, ask: tuple[str, ...] | None = None,
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
     """The scope, package, plan, receipt, store entries and meta of `source` (writes nothing);
-    `settings`: the `--set` values (read_source)."""
+    `settings`: the `--set` values (read_source). `ask`: the caller can ask at a terminal
+    (the keys it asked already and got no answer for): SettingsWanted for each non-sensitive
+    setting still without a value."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
     package = read_source(source, ctx.location, settings=settings)
+    wanted = [(s.key, s.title, s.description, s.env) for s in package.settings
+              if ask is not None and not s.sensitive and not s.written and s.key not in ask]
+    if wanted:
+        raise SettingsWanted(package.name, wanted)
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
     entries, meta, digest = package_tree(package)
@@ -269,9 +275,10 @@ def install(
     adopt: bool = False,
     accepted: tuple[str, ...] = (),
     settings: Mapping[str, str] | None = None,
+    ask: tuple[str, ...] | None = None,
 ) -> InstallResult:
     """Install (or upgrade) the package at `source` (its `settings` values given with `--set`,
-    read_source). Writes nothing on error or dry run.
+    read_source; `ask`, see prepare). Writes nothing on error or dry run.
     `extra` runs inside the install's transaction, after the receipt is written.
 
     Raises TrustRequired when the package runs commands not yet accepted (unless `trust`, or
@@ -279,7 +286,7 @@ def install(
     was checked are the bytes stored, delivered and recorded.
     """
     ctx, package, plan, previous, entries, meta = prepare(paths, source, scope, project, harness,
-                                                           cwd, settings)
+                                                           cwd, settings, ask)
     steps = preflight(ctx, plan, previous, force, adopt)
     actions = tuple(step.action for step in steps)
     if dry_run:

@@ -23,12 +23,13 @@ def install_or_unchanged(
     paths: Paths, source: Path, *, scope: Scope = "project", project: Path | None = None,
     harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
     cwd: Path, extra: Extra | None = None, adopt: bool = False, accepted: tuple[str, ...] = (),
-    settings: Mapping[str, str] | None = None,
+    settings: Mapping[str, str] | None = None, ask: tuple[str, ...] | None = None,
 ) -> InstallResult:
     """`uze install`: the answer of `unchanged` when it has one, else the full install (which
     `force`, `trust` and `accepted` cannot change for a package installed unchanged; `extra`
     runs inside its transaction, see `uze.commands.install.install`). Values of `settings`
-    (`--set`) may change what is delivered, so they always take the full install."""
+    (`--set`) may change what is delivered, so they always take the full install; `ask`: see
+    `uze.commands.install.prepare` (an unchanged package asks nothing)."""
     # The shortcut plans nothing, so it cannot ask `[powers] deny`: a policy that denies
     # powers is answered by the full install (adr/0060).
     found = None if load_policy(paths).deny or settings else reinstall.unchanged(
@@ -39,4 +40,4 @@ def install_or_unchanged(
 
     return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
                    force=force, trust=trust, cwd=cwd, extra=extra, adopt=adopt,
-                   accepted=accepted, settings=settings)
+                   accepted=accepted, settings=settings, ask=ask)

@@ -46,7 +46,9 @@ def _install(call: Call) -> Any:
     options = Options(scope=scope(call), project=project(call), harness=call["harness"],
                       dry_run=call["dry_run"], force=call["force"], trust=call["trust"],
                       replace=call["replace"], accepted=tuple(call.get("accepted", ())),
-                      settings=_settings(call["set"] or (), call["source"]))
+                      settings=_settings(call["set"] or (), call["source"]),
+                      ask=None if call["dry_run"] or call.get("ask") is None
+                      else tuple(call["ask"]))
     if call["source"] is None:  # no SOURCE: converge to uze.toml + uze.lock
         from uze.commands.converge import converge  # start-up: the install path loads on use
 
