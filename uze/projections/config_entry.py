@@ -16,7 +16,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Final, NoReturn
+from typing import Final, NoReturn, TypeVar
 
 from uze.projections import config_json, config_toml
 from uze.projections.config_common import FORMATS as FORMATS
@@ -62,6 +62,24 @@ def _check(fmt: str, key_path: KeyPath) -> None:
 
 _PARSED: dict[tuple[str, str], tuple[object, config_json.Node | None]] = {}
 _PARSED_MAX: Final = 64
+_TEXT_BUDGET: Final = 2_000_000
+"""Characters of text a memo keeps at most (besides the last entry): a settings file of 200
+packages' hooks is 190 KB, its parse about 1.5 MB, and a converge of 200 packages makes
+thousands of versions of such files (issue 32: peak RSS under 100 MB)."""
+
+_V = TypeVar("_V")
+
+
+def _remember(memo: dict[tuple[str, str], _V], key: tuple[str, str], value: _V) -> None:
+    """Keep `value` as the newest entry of `memo`, dropping the oldest while the memo holds
+    more than _PARSED_MAX entries or _TEXT_BUDGET characters of text."""
+    memo.pop(key, None)
+    memo[key] = value
+    held = sum(len(text) for _fmt, text in memo)
+    while len(memo) > 1 and (len(memo) > _PARSED_MAX or held > _TEXT_BUDGET):
+        oldest = next(iter(memo))
+        held -= len(oldest[1])
+        del memo[oldest]
 
 
 def _load(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
@@ -75,9 +93,7 @@ def _load(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
     found = _PARSED.get(key)
     if found is None:
         found = _parse(text, fmt)
-        if len(_PARSED) >= _PARSED_MAX:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[key] = found
+    _remember(_PARSED, key, found)  # the newest: the next edit of that file starts from it
     return found
 
 
@@ -116,9 +132,7 @@ def _plain(text: str, fmt: str) -> object:
         return _load(text, fmt)[0]
     if text.count("{") + text.count("[") >= _FAST_BRACKETS and not _nested_within(found):
         return _load(text, fmt)[0]  # config_json refuses it, with its message
-    if len(_PLAIN) >= _PARSED_MAX:
-        _PLAIN.pop(next(iter(_PLAIN)))
-    _PLAIN[key] = found
+    _remember(_PLAIN, key, found)
     return found
 
 
