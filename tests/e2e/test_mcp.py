@@ -18,11 +18,13 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture(autouse=True)
 def every_kind_without_hooks(sandbox: Sandbox) -> None:
-    """every-kind minus hooks.json: these tests look at MCP entries only (Gemini keeps hooks in
-    the same settings file)."""
+    """every-kind minus hooks.json and its user-only skill: these tests look at MCP entries only
+    (Gemini keeps hooks in the same settings file; OpenCode keeps a user-only skill from its
+    model with an entry in opencode.json, adr/0084)."""
     global EVERY_KIND
     EVERY_KIND = Path(shutil.copytree(DATA / "every-kind", sandbox.root / "every-kind"))
     (EVERY_KIND / "hooks.json").unlink()
+    shutil.rmtree(EVERY_KIND / "skills" / "ship")
 
 
 EVERY_KIND = DATA / "every-kind"

@@ -49,10 +49,11 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("codex", "user"): {".codex/AGENTS.md"}
     | _skills(".agents/skills", ("agents/openai.yaml",))
     | _agents(".codex/agents", ".toml"),
-    ("opencode", "project"): {"AGENTS.md"}
+    # opencode.json: seven-lint is user-only, kept from OpenCode's model by permission (adr/0084)
+    ("opencode", "project"): {"AGENTS.md", "opencode.json"}
     | _skills(".opencode/skills")
     | _agents(".opencode/agents"),
-    ("opencode", "user"): {".config/opencode/AGENTS.md"}
+    ("opencode", "user"): {".config/opencode/AGENTS.md", ".config/opencode/opencode.json"}
     | _skills(".config/opencode/skills")
     | _agents(".config/opencode/agents"),
     ("gemini_cli", "project"): {"GEMINI.md"}

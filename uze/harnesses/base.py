@@ -252,12 +252,25 @@ class Instructions(msgspec.Struct, frozen=True):
     # besides its own (DeepSeek reads CLAUDE.md): uze keeps their regions apart
 
 
+class SkillSwitch(msgspec.Struct, frozen=True):
+    """A config entry that keeps one skill from the harness's model while its user can still
+    run it by name (OpenCode: `permission.skill.<name> = "deny"`, adr/0084): the file per
+    scope, its format, the key path of a skill's name, and the value."""
+
+    file: Callable[[Location], Path]
+    fmt: ConfigFormat
+    key: Callable[[str], tuple[str, ...]]
+    value: object
+
+
 class Skills(msgspec.Struct, frozen=True):
     """Where a harness reads skills and what it adds to one (uze/plan/planner.py reads it)."""
 
     roots: Callable[[Location], tuple[Path, ...]]  # every root it reads per scope, preferred first
     dedupes: bool = False  # seen listing a name once though it sat in two of its roots
     dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy  # frontmatter keys + extra files
+    user_only: SkillSwitch | None = None  # how a user-only skill is kept from the model, where
+    # no frontmatter key of the skill can say so
 
 
 class HookProtocol(msgspec.Struct, frozen=True):

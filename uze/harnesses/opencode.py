@@ -20,6 +20,7 @@ from uze.harnesses.base import (
     Power,
     ProjectForms,
     Skills,
+    SkillSwitch,
     TrustFacts,
     cap,
     hook_events,
@@ -58,6 +59,11 @@ def _env_refs(text: str) -> str:
     return mcp.REF.sub(lambda m: "{env:" + m.group(1) + "}", text)
 
 
+def _config_file(loc: Location) -> Path:
+    """opencode.json of the scope: the project's, or the user's config folder's."""
+    return loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json")
+
+
 def mcp_dialect(server: McpServer) -> mcp.Translated:
     """`mcp.<name>` in opencode.json: `type` local/remote, command as one array (3.5)."""
     if server.url:
@@ -75,8 +81,10 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
     ("instructions", "base"): cap("native", "", "harnesses.md 3.1"),
     ("skill", "base"): cap("native", "", "harnesses.md 3.2"),
     ("skill", "invoke.user_only"): cap(
-        "degraded", "OpenCode has no switch that stops the model from invoking a skill: the "
-        "model can still run this user-only skill", "harnesses.md 3.3"),
+        "adapted", "OpenCode reads no invocation key of a skill (metadata and "
+        "disable-model-invocation are ignored): uze keeps it from the model with "
+        "permission.skill.<name> = \"deny\" in opencode.json; /<name> still runs it",
+        "adr/0084, tests/conformance/test_opencode_invocation.py"),
     ("skill", "invoke.model_only"): cap(
         "degraded", "every OpenCode skill is also a /command: users can still invoke this "
         "model-only skill", "harnesses.md 3.3"),
@@ -237,11 +245,11 @@ HARNESS = Harness(
         lambda loc: loc.pick("AGENTS.md", config_dir(loc.paths) / "AGENTS.md")),
     # Seen with the real opencode 1.18.33 (`opencode debug skill`): a name present in
     # .opencode/skills, .claude/skills and .agents/skills is listed once.
-    skills=Skills(_skill_roots, dedupes=True),
+    skills=Skills(_skill_roots, dedupes=True, user_only=SkillSwitch(
+        _config_file, "jsonc", lambda name: ("permission", "skill", name), "deny")),
     # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
     mcp=McpTarget(
-        lambda loc: loc.pick("opencode.json", config_dir(loc.paths) / "opencode.json"),
-        "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
+        _config_file, "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),

@@ -70,7 +70,8 @@ class PlannedFile(msgspec.Struct, frozen=True):
 
 
 class PlannedEntry(msgspec.Struct, frozen=True):
-    """One entry at `key_path` in the config file at `path` (an MCP server)."""
+    """One entry at `key_path` in the config file at `path` (an MCP server, a skill's
+    permission)."""
 
     type: ClassVar[Literal["entry"]] = "entry"  # its kind (uze.artifacts.registry)
 
@@ -78,7 +79,7 @@ class PlannedEntry(msgspec.Struct, frozen=True):
     target: str
     fmt: ConfigFormat
     key_path: tuple[str, ...]
-    value: dict[str, object]
+    value: object
     harnesses: tuple[str, ...]
 
 

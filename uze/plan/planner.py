@@ -24,7 +24,7 @@ from uze.plan.commands import (
     skill_losses,
 )
 from uze.plan.envelopes import context_note
-from uze.plan.model import Plan, PlannedFile, PlannedRegion, PlannedTree
+from uze.plan.model import Plan, PlannedEntry, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
 from uze.plan.references import rewrite_plan
 from uze.plan.skill_roots import RootChoice, choose_roots, unlisted_elsewhere
@@ -98,6 +98,7 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
         executables = frozenset(
             skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
         )
+        _keep_from_models(b, skill, users)
         for path, harnesses in users.items():
             if plugin is not None and path == plugin.path:
                 files = _skill_files(b.package, skill, tuple(harnesses), in_plugin=True)
@@ -107,6 +108,20 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
             files = _skill_files(b.package, skill, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables,
                                            tuple(harnesses)))
+
+
+def _keep_from_models(b: Builder, skill: Skill, users: dict[Path, list[str]]) -> None:
+    """A user-only skill's entry in the config of each harness it is written for that keeps it
+    from the model by config, not by a key of the skill (OpenCode, adr/0084)."""
+    if skill.invoke.model or not skill.invoke.user:
+        return
+    name = labels.skill_folder_name(b.package, skill)
+    for harness in (h for harnesses in users.values() for h in harnesses):
+        switch = REGISTRY[harness].skills.user_only
+        if switch is not None:
+            path = switch.file(b.loc)
+            b.artifacts.append(PlannedEntry(path, b.loc.display(path), switch.fmt,
+                                            switch.key(name), switch.value, (harness,)))
 
 
 def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:

@@ -23,7 +23,7 @@ def value_digest(value: object) -> str:
     return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
 
 
-SHELL_KEYS: Final = frozenset({"mcpServers", "mcp", "mcp_servers", "hooks"})
+SHELL_KEYS: Final = frozenset({"mcpServers", "mcp", "mcp_servers", "hooks", "permission"})
 """The top-level keys under which uze adds entries or elements in a harness config (a unit
 test plans every harness and checks this list): only empty containers under them can be
 shells an add left behind; an empty value under any other key is the user's."""
