@@ -167,7 +167,7 @@ def test_update_reads_the_marketplace_catalog_again_and_outdated_writes_nothing(
     before = tree_bytes(sandbox.uze_home), tree_bytes(sandbox.project)
     report = as_json(assert_ok(uze("outdated", "--json")))["packages"]
     assert {p["name"]: (p["state"], p["current_commit"]) for p in report} == {
-        "flow": ("outdated", released), "notes": ("outdated", released)}
+        "flow": ("outdated", released), "notes": ("current", released)}  # per plugin (adr/0074)
     assert (tree_bytes(sandbox.uze_home), tree_bytes(sandbox.project)) == before
 
     done = assert_ok(uze("update", "flow"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,6 +64,17 @@ def _start(uze: Uze, project: Path) -> None:
     _commit(project, "base")
 
 
+def _resolved(uze: Uze, taken: list[str]) -> dict[str, Any]:
+    """`uze install --json` after a conflicted merge: it succeeds and says it took `taken`
+    from the sides of uze.toml and uze.lock alike."""
+    done = uze("install", "--json")
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = as_json(done)
+    assert report["merged"] == [{"file": name, "taken": taken}
+                                for name in ("uze.toml", "uze.lock")]
+    return report
+
+
 @pytest.mark.parametrize("style", ["merge", "diff3", "zdiff3"])
 def test_two_branches_adding_packages_merge_and_install_takes_both_moving_no_other_pin(
         uze: Uze, sandbox: Sandbox, style: str) -> None:
@@ -101,12 +113,7 @@ def test_two_branches_adding_packages_merge_and_install_takes_both_moving_no_oth
     assert "uze.lock: merge conflict resolved (mid from HEAD, zeta from feature)" in dry.stdout
     assert snapshot(sandbox) == before
 
-    done = uze("install", "--json")
-    assert done.returncode == 0, done.stderr
-    report = as_json(done)
-    assert report["merged"] == [
-        {"file": name, "taken": ["mid from HEAD", "zeta from feature"]}
-        for name in ("uze.toml", "uze.lock")]
+    report = _resolved(uze, ["mid from HEAD", "zeta from feature"])
     assert {p["name"]: p["action"] for p in report["packages"]} == {
         "base": "present", "mid": "present", "zeta": "installed"}
     assert (project / "uze.toml").read_bytes() == render_manifest(
@@ -180,12 +187,7 @@ def test_in_gits_default_style_a_package_one_branch_uninstalled_stays_uninstalle
     lock_text = (project / "uze.lock").read_bytes()
     assert b"<<<<<<< HEAD\n" in lock_text and b"|||||||" not in lock_text  # no base in hunks
 
-    done = uze("install", "--json")
-    assert done.returncode == 0, done.stderr
-    report = as_json(done)
-    assert report["merged"] == [
-        {"file": name, "taken": ["new from feature", "old removed as HEAD has it"]}
-        for name in ("uze.toml", "uze.lock")]
+    _resolved(uze, ["new from feature", "old removed as HEAD has it"])
     assert (project / "uze.toml").read_bytes() == render_manifest(
         {n: f"./plugins/{n}" for n in ("base", "new")})
     pins = parse_lock((project / "uze.lock").read_bytes(), "uze.lock")
@@ -222,9 +224,5 @@ def test_reading_gits_stages_runs_nothing_the_projects_git_config_names(
     assert ran.is_file()
     ran.unlink()
 
-    done = uze("install", "--json")
-    assert done.returncode == 0, done.stderr
-    assert as_json(done)["merged"] == [{"file": name, "taken": ["mid from HEAD",
-                                                                "zeta from feature"]}
-                                       for name in ("uze.toml", "uze.lock")]
+    _resolved(uze, ["mid from HEAD", "zeta from feature"])
     assert not ran.exists()
