@@ -290,3 +290,21 @@ def test_all_plugins_installs_every_plugin_of_the_marketplace_each_declared(
     (folder / "plugin.json").write_text('{"name": "kit"}\n', encoding="utf-8")
     refused = uze("install", str(folder), "--all-plugins", *FOUR)
     assert refused.returncode == 1 and "is not a marketplace" in refused.stderr
+
+
+def test_a_chosen_plugin_and_skill_stay_chosen_through_outdated_and_update(
+        uze: Uze, sandbox: Sandbox) -> None:
+    repo = _collection(sandbox)
+    assert_ok(uze("install", f"git+{repo.url}", "--plugin", "example-skills", "--skill", "art",
+                  "--harness", "codex"))
+    toml = (sandbox.project / "uze.toml").read_bytes()
+    repo.commit({"skills/art/SKILL.md": _skill("art") + "Now with colour.\n"})
+    drift = as_json(assert_ok(uze("outdated", "--json")))
+    assert [d["state"] for d in drift["packages"]] == ["outdated"], drift
+    assert_ok(uze("update", "example-skills"))
+    assert _skill_rows(uze, "example-skills") == {"codex": ["art"]}
+    assert (sandbox.project / "uze.toml").read_bytes() == toml
+    skill = next((sandbox.project / ".agents" / "skills").glob("*art*/SKILL.md"))
+    assert skill.read_text().endswith("Now with colour.\n")
+    lock = (sandbox.project / "uze.lock").read_text()
+    assert 'plugin = "example-skills"' in lock and 'skills = ["art"]' in lock

@@ -161,10 +161,12 @@ def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
 
 def source_of(pin: LockedPackage) -> Source:
     """The source a pin was resolved from (its ref, not its commit; a marketplace plugin's
-    own source)."""
+    own source), with the plugin and skills it chose."""
+    skills = tuple(pin.skills)
     if pin.source.startswith("git+"):
-        return Source("git", pin.source[4:], pin.ref, pin.subdirectory)
-    return Source("folder", pin.source)
+        return Source("git", pin.source[4:], pin.ref, pin.subdirectory, plugin=pin.plugin,
+                      skills=skills)
+    return Source("folder", pin.source, plugin=pin.plugin, skills=skills)
 
 
 def _version_key(version: str) -> tuple[int, ...] | None:

@@ -189,7 +189,8 @@ def update(paths: Paths, names: tuple[str, ...], options: Options, cwd: Path) ->
         report = _drifts(paths, ctx, selected, fresh, stack)
         moving = [(pins[d.name], d) for d in report
                   if d.state != "current" and not options.dry_run and d.name not in unusable]
-        sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace)
+        sources = {pin.name: Source("marketplace", pin.name, marketplace=pin.marketplace,
+                                    skills=tuple(pin.skills))
                    if pin.marketplace else source_of(pin) for pin, _drift in moving}
         policy = load_policy(paths)
         for pin, _moved in moving:  # a moved pin is nobody's choice: not past `[pins] required`
