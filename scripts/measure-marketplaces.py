@@ -3,8 +3,8 @@
 (issue 31 item 4): of each marketplace's plugins whose folder is inside the repository, how
 many install with `uze install git+file://REPO#plugin=NAME --harness all --trust`, with each
 skill exactly once in every harness, and uninstall to the bytes the project and HOME held;
-with --claude, whether the skills uze delivers to Claude Code are those real Claude Code lists
-for the same plugin installed from the same marketplace (its meaning).
+with --claude, whether the skills and commands uze delivers to Claude Code are those real
+Claude Code lists for the same plugin installed from the same marketplace (its meaning).
 
 Usage: python scripts/measure-marketplaces.py [--claude PATH] [--out FILE] GIT_DIR...
 
@@ -86,12 +86,15 @@ def install(url: str, name: str, scratch: Path) -> dict[str, Any]:
         return {"ok": False, "why": (done.stderr.strip().splitlines() or ["?"])[0]}
     status = json.loads(_uze("status", name, "--json", cwd=project, env=env).stdout)
     rows: dict[str, list[str]] = collections.defaultdict(list)
+    invoked: set[str] = set()  # what Claude Code offers of it: skills and commands
     for row in status["packages"][0]["projections"]:
         if row["kind"] == "skill":
             rows[row["harness"]].append(row["label"])
+        if row["kind"] in ("skill", "command") and row["harness"] == "claude_code":
+            invoked.add(row["label"].split(":", 1)[-1])
     _uze("uninstall", name, cwd=project, env=env)
     after = (_tree(project), {k: v for k, v in _tree(home).items() if not k.startswith("uze")})
-    return {"ok": True, "rows": dict(rows), "restored": before == after}
+    return {"ok": True, "rows": dict(rows), "claude": invoked, "restored": before == after}
 
 
 def claude_listing(git_dir: Path, market: str, names: list[str], claude: str, scratch: Path
@@ -122,8 +125,8 @@ def claude_listing(git_dir: Path, market: str, names: list[str], claude: str, sc
             event = json.loads(line)
         except ValueError:
             continue
-        if event.get("subtype") == "init":
-            for skill in event.get("skills") or []:
+        if event.get("subtype") == "init":  # a command is a skill there too: both counted
+            for skill in [*(event.get("skills") or []), *(event.get("slash_commands") or [])]:
                 plugin, colon, rest = skill.partition(":")
                 if colon:
                     listed[plugin].add(rest)
@@ -161,7 +164,7 @@ def measure(git_dir: Path, claude: str | None) -> list[str]:
             lines.append(f"- {name}: uninstall did not restore the project and HOME")
         if oracle is not None:
             theirs = oracle.get(name, set())
-            mine = {label.split(":", 1)[-1] for label in rows.get("claude_code", [])}
+            mine = found["claude"]
             same += theirs == mine
             if theirs != mine:
                 lines.append(f"- {name}: Claude Code lists {sorted(theirs)}, uze delivered "
@@ -169,8 +172,8 @@ def measure(git_dir: Path, claude: str | None) -> list[str]:
     head = (f"{git_dir.parent.name if git_dir.name in ('repo', '.git') else git_dir.name} "
             f"({rel}): {len(entries)} plugins, {len(local)} inside the repository; install "
             f"{ok}; each skill exactly once in every harness {once}; uninstall byte for byte "
-            f"{restored}" + (f"; same skills as Claude Code lists {same}" if oracle is not None
-                             else ""))
+            f"{restored}" + (f"; same skills and commands as Claude Code lists {same}"
+                             if oracle is not None else ""))
     return [head, *lines]
 
 
