@@ -23,9 +23,9 @@ LiveState = Literal["matched", "missing", "drifted", "conflict", "blocked"]
 """What inspecting an artifact finds: as written, gone, changed since written, in the way of
 someone else's file, or unreadable (a config that does not parse, broken region markers)."""
 
-State = LiveState | Literal["undelivered"]
-"""A projection's state in `uze status`: its artifact's live state, or `undelivered` for an
-unsupported route (nothing was written)."""
+State = LiveState | Literal["undelivered", "disabled"]
+"""A projection's state in `uze status`: its artifact's live state, `undelivered` for an
+unsupported route (nothing was written), or `disabled` when `uze disable` switched it off."""
 
 Action = Literal["create", "replace", "unchanged", "kept", "merge", "remove", "gone"]
 """What install or uninstall does (or would do) to one artifact; `gone`: uninstall found it

@@ -449,6 +449,8 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.listing"): OWN,
     ("uze.verbs.everyday", "uze.commands.status"): OWN,
     ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
+    ("uze.verbs.switching", "uze.commands.switch"): OWN,
+    ("uze.verbs.switching", "uze.ui.switch_view"): RICH,
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
     ("uze.verbs.everyday", "uze.ui.console"): RICH,
     ("uze.verbs.everyday", "uze.ui.render"): RICH,

@@ -26,6 +26,7 @@ from uze.state.context import (
     open_scope,
     save_created,
 )
+from uze.state.receipts import Off
 from uze.transaction import Transaction
 from uze.vocabulary import Scope
 
@@ -48,6 +49,7 @@ class Options(msgspec.Struct, frozen=True, kw_only=True):
     accepted: tuple[str, ...] = ()  # consent digests the user said yes to at the question
     settings: tuple[tuple[str, str], ...] = ()  # --set KEY=VALUE, in order (adr/0078)
     ask: tuple[str, ...] | None = None  # at a terminal: settings asked already (install.prepare)
+    off: tuple[Off, ...] | None = None  # what is switched off (ADR 0087); None: as installed
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -154,6 +156,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
         dry_run=options.dry_run, force=options.force, trust=options.trust, cwd=cwd, extra=extra,
         adopt=options.adopt, accepted=options.accepted, settings=dict(options.settings),
         ask=options.ask,
+        off=options.off,
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)

@@ -27,6 +27,7 @@ from uze.paths import Paths
 from uze.sources.lockfile import LockedPackage, dump_lock
 from uze.sources.spec import Source
 from uze.state.context import ScopeContext, load_created, locked, open_scope, save_created
+from uze.state.receipts import Off
 from uze.transaction import Transaction
 
 
@@ -89,7 +90,8 @@ def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> Converged | 
 
     receipt = ctx.receipt(pin.name)
     if (receipt is None or receipt.tree != pin.tree or receipt.status != "complete"
-            or sorted(receipt.harnesses) != sorted(pin.harnesses)):
+            or sorted(receipt.harnesses) != sorted(pin.harnesses)
+            or sorted(o.locked() for o in receipt.disabled) != sorted(pin.disabled)):
         return None
     states = {kinds.record_key(r): kinds.inspect_record(ctx, r) for r in receipt.artifacts}
     allowed = ("matched",) if force else ("matched", "drifted")
@@ -257,7 +259,7 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             # uze.toml is the user's intent: a source changed there replaces the old one.
             step = msgspec.structs.replace(options, harness=harness,
                                            project=ctx.location.project, replace=True,
-                                           adopt=True)
+                                           adopt=True, off=_switches(pin))
             outcome = install_folder(paths, folder, found, step, cwd)
             done.append(_installed(ctx, outcome, found))
     dropped = tuple(sorted(set(pins) - set(declared)))
@@ -265,6 +267,11 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
         _drop(ctx, dropped)
     return ConvergeResult(tuple(sorted(done, key=lambda c: c.name)), dropped, options.dry_run,
                           merged, notes)
+
+
+def _switches(pin: LockedPackage | None) -> tuple[Off, ...] | None:
+    """What uze.lock switches off for a package (ADR 0087); None without a pin."""
+    return None if pin is None else tuple(Off.from_lock(text) for text in pin.disabled)
 
 
 def _wanted(name: str, source: Source, pin: LockedPackage | None) -> Wanted:

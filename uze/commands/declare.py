@@ -156,6 +156,7 @@ def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
         subdirectory=pin.subdirectory, commit=pin.commit, tree=receipt.tree,
         marketplace=pin.marketplace, plugin=pin.plugin, skills=list(pin.skills),
         harnesses=sorted(receipt.harnesses), reproducible=pin.reproducible,
+        disabled=sorted(o.locked() for o in receipt.disabled),
     )
 
 
@@ -231,6 +232,19 @@ def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPa
         write_file(tx, ctx, created, manifest, data, render_manifest({}))
     pins = read_lock(lock, _where(ctx, lock))
     pins[entry.name] = entry
+    write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
+
+
+def repin(tx: Transaction, ctx: ScopeContext, created: Created, receipt: Receipt) -> None:
+    """Keep the switches of `receipt` (`uze disable`, ADR 0087) in its uze.lock pin, if it has
+    one; nothing else of the pin changes."""
+    lock = _unlinked_files(ctx)[1]
+    pins = read_lock(lock, _where(ctx, lock))
+    old = pins.get(receipt.name)
+    disabled = sorted(o.locked() for o in receipt.disabled)
+    if old is None or old.disabled == disabled:
+        return
+    pins[receipt.name] = msgspec.structs.replace(old, disabled=disabled)
     write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
 
 

@@ -18,7 +18,7 @@ from uze.package.settings import given_values, ready
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedTree
-from uze.plan.planner import plan_install
+from uze.plan.switches import plan_switched
 from uze.policy import check_plan
 from uze.projections.digest import held_digest
 from uze.state.consent import Consent, dump_consent, load_consent
@@ -33,7 +33,7 @@ from uze.state.context import (
     registered_projects,
     save_created,
 )
-from uze.state.receipts import Artifact, ProjectionRecord, Receipt, dump_receipt
+from uze.state.receipts import Artifact, Off, ProjectionRecord, Receipt, dump_receipt
 from uze.store import Store, TreeEntry, digest_bytes
 from uze.store.manifest import encode_manifest
 from uze.transaction import Transaction
@@ -111,6 +111,7 @@ def build_receipt(plan: Plan, artifacts: list[Artifact],
         trust=plan.trust,
         executions=[e.describe() for e in plan.executions],
         unconsented=unconsented or [],
+        disabled=list(plan.disabled),
     )
 
 
@@ -240,11 +241,13 @@ def read_source(source: Path, location: Location, *, strict: bool = False,
 def prepare(
     paths: Paths, source: Path, scope: Scope, project: Path | None, harness: str | None, cwd: Path,
     settings: Mapping[str, str] | None = None, ask: tuple[str, ...] | None = None,
+    off: tuple[Off, ...] | None = None,
 ) -> tuple[ScopeContext, Package, Plan, Receipt | None, list[TreeEntry], dict[str, str]]:
     """The scope, package, plan, receipt, store entries and meta of `source` (writes nothing);
     `settings`: the `--set` values (read_source). `ask`: the caller can ask at a terminal
     (the keys it asked already and got no answer for): SettingsWanted for each non-sensitive
-    setting still without a value."""
+    setting still without a value. `off`: what is switched off (ADR 0087), None keeps what
+    the receipt says."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
     package = read_source(source, ctx.location, settings=settings)
@@ -255,7 +258,9 @@ def prepare(
     previous = ctx.receipt(package.name)
     harnesses = choose_harnesses(harness, previous, ctx)
     entries, meta, digest = package_tree(package)
-    plan = plan_install(package, digest, ctx.location, harnesses)
+    if off is None:
+        off = tuple(previous.disabled) if previous is not None else ()
+    plan = plan_switched(package, digest, ctx.location, harnesses, off)
     check_plan(plan)  # before --trust counts
     return ctx, package, plan, previous, entries, meta
 
@@ -276,6 +281,7 @@ def install(
     accepted: tuple[str, ...] = (),
     settings: Mapping[str, str] | None = None,
     ask: tuple[str, ...] | None = None,
+    off: tuple[Off, ...] | None = None,
 ) -> InstallResult:
     """Install (or upgrade) the package at `source` (its `settings` values given with `--set`,
     read_source; `ask`, see prepare). Writes nothing on error or dry run.
@@ -286,7 +292,7 @@ def install(
     was checked are the bytes stored, delivered and recorded.
     """
     ctx, package, plan, previous, entries, meta = prepare(paths, source, scope, project, harness,
-                                                           cwd, settings, ask)
+                                                           cwd, settings, ask, off)
     steps = preflight(ctx, plan, previous, force, adopt)
     actions = tuple(step.action for step in steps)
     if dry_run:

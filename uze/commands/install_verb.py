@@ -16,6 +16,7 @@ from uze.install.results import InstallResult
 from uze.paths import Paths
 from uze.policy import load_policy
 from uze.state.context import Extra
+from uze.state.receipts import Off
 from uze.vocabulary import Scope
 
 
@@ -24,6 +25,7 @@ def install_or_unchanged(
     harness: str | None = None, dry_run: bool = False, force: bool = False, trust: bool = False,
     cwd: Path, extra: Extra | None = None, adopt: bool = False, accepted: tuple[str, ...] = (),
     settings: Mapping[str, str] | None = None, ask: tuple[str, ...] | None = None,
+    off: tuple[Off, ...] | None = None,
 ) -> InstallResult:
     """`uze install`: the answer of `unchanged` when it has one, else the full install (which
     `force`, `trust` and `accepted` cannot change for a package installed unchanged; `extra`
@@ -32,7 +34,9 @@ def install_or_unchanged(
     `uze.commands.install.prepare` (an unchanged package asks nothing)."""
     # The shortcut plans nothing, so it cannot ask `[powers] deny`: a policy that denies
     # powers is answered by the full install (adr/0060).
-    found = None if load_policy(paths).deny or settings else reinstall.unchanged(
+    # `off` given (a clone's switches from uze.lock, ADR 0087): the full install applies them.
+    found = None if load_policy(paths).deny or settings or off is not None \
+        else reinstall.unchanged(
         paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run, cwd=cwd)
     if found is not None:
         return found
@@ -40,4 +44,4 @@ def install_or_unchanged(
 
     return install(paths, source, scope=scope, project=project, harness=harness, dry_run=dry_run,
                    force=force, trust=trust, cwd=cwd, extra=extra, adopt=adopt,
-                   accepted=accepted, settings=settings, ask=ask)
+                   accepted=accepted, settings=settings, ask=ask, off=off)

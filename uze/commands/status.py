@@ -102,8 +102,11 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
                      for part, state in parts.states(ctx, record, mine).items()}
         else:
             live[key] = (record, _inspect(ctx, record))
+    off = receipt.disabled
     states: tuple[State, ...] = tuple(
-        "undelivered" if p.route == "unsupported" else live.get(p.target, (None, "missing"))[1]
+        "disabled" if off and any(o.covers(p.resource, p.harness) for o in off)
+        else "undelivered" if p.route == "unsupported"
+        else live.get(p.target, (None, "missing"))[1]
         for p in receipt.projections
     )
     found = PackageStatus(receipt, states, *origin, lock=lock)

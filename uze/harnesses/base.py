@@ -238,6 +238,9 @@ class ClaudePlugins(msgspec.Struct, frozen=True):
 
     root: Callable[[Location], Path]
     project_note: str = ""
+    # The settings file whose `enabledPlugins."<package>@skills-dir": false` switches such a
+    # plugin off (ADR 0087), per scope; None when the harness has no such switch.
+    switch: Callable[[Location], Path] | None = None
 
 
 def _no_policy(_policy: InvokePolicy) -> SkillDialect:

@@ -58,8 +58,16 @@ def plugins_root(loc: Location) -> Path:
 
 # Measured with the real binary (ADR 0041, 0048); the `<package>:<name>` labels of a plugin's
 # resources are computed in uze/plan/labels.py.
+def settings_file(loc: Location) -> Path:
+    """Claude Code's settings file per scope: hooks and `enabledPlugins` live there."""
+    return loc.pick(".claude/settings.json", config_dir(loc.paths) / "settings.json")
+
+
+# `enabledPlugins."<package>@skills-dir": false` lists the plugin `disabled` (claude 2.1.197,
+# `claude plugin list`, both scopes; ADR 0087).
 PLUGINS: Final = ClaudePlugins(
-    plugins_root, "Claude Code loads a project's plugins once its workspace is trusted")
+    plugins_root, "Claude Code loads a project's plugins once its workspace is trusted",
+    switch=settings_file)
 
 
 def skill_dialect(policy: InvokePolicy) -> SkillDialect:
@@ -105,8 +113,7 @@ HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"},
                         ("command", "http", "mcp_tool", "prompt"))
 
 HOOKS: Final = HookTarget(
-    file=lambda loc: loc.pick(".claude/settings.json", config_dir(loc.paths) / "settings.json"),
-    role="claude settings", fmt="json",
+    file=settings_file, role="claude settings", fmt="json",
     effects=frozenset({"observe", "allow", "ask", "deny", "transform"}),
     transform_note="Claude applies a rewritten input only with a decision: the user approves it",
 )

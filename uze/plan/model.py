@@ -11,6 +11,7 @@ import msgspec
 
 from uze.harnesses import Location
 from uze.package import Package
+from uze.state.receipts import Off
 from uze.trust import Execution, trust_digest
 from uze.vocabulary import ConfigFormat, Kind, Route
 
@@ -111,6 +112,9 @@ class Plan(msgspec.Struct, frozen=True):
     projections: tuple[PlannedProjection, ...]
     artifacts: tuple[PlannedArtifact, ...] = ()
     executions: tuple[Execution, ...] = ()
+    # What is switched off (`uze disable`, uze.plan.switches): its projections are listed, its
+    # artifacts are not planned (but a Claude Code plugin folder switched off natively).
+    disabled: tuple[Off, ...] = ()
 
     @property
     def trust(self) -> str:

@@ -55,6 +55,9 @@ class LockedPackage(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     skills: list[str] = []
     harnesses: list[str]
     reproducible: bool = True
+    # What `uze disable` switched off (ADR 0087), each `RESOURCE[@HARNESS]` with `*` for the
+    # whole package: a clone's `uze install` switches off the same.
+    disabled: list[str] = []
 
     def declared(self) -> str:
         """The source string this pin answers (what `uze.toml` declares)."""
@@ -98,6 +101,8 @@ def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
         out.append("harnesses = [" + ", ".join(map(_string, sorted(pkg.harnesses))) + "]\n")
         if not pkg.reproducible:
             out.append("reproducible = false  # a folder outside the project\n")
+        if pkg.disabled:
+            out.append("disabled = [" + ", ".join(map(_string, sorted(pkg.disabled))) + "]\n")
     return "".join(out).encode()
 
 
@@ -171,7 +176,19 @@ def _pin_problem(pkg: LockedPackage) -> str | None:
             or parsed.ref or parsed.subdirectory:
         return (f"source {redacted(pkg.source)!r} is not a git URL in canonical form (no "
                 "credentials, ref or subdirectory in it)")
-    return None if pkg.commit else "a git source is pinned by its commit, and none is given"
+    if not pkg.commit:
+        return "a git source is pinned by its commit, and none is given"
+    return _switch_problem(pkg)
+
+
+_SWITCH: Final = re.compile(r"(\*|[A-Za-z0-9][A-Za-z0-9._-]{0,127})(@[a-z_]+)?")
+
+
+def _switch_problem(pkg: LockedPackage) -> str | None:
+    bad = [s for s in pkg.disabled if not _SWITCH.fullmatch(s)]
+    if bad:
+        return f"disabled: {bad[0]!r} is not RESOURCE or RESOURCE@HARNESS (* the whole package)"
+    return None
 
 
 def _folder_problem(pkg: LockedPackage) -> str | None:
@@ -180,7 +197,7 @@ def _folder_problem(pkg: LockedPackage) -> str | None:
         return f"source {text!r} is neither a git+ URL nor a folder"
     if pkg.ref or pkg.commit or pkg.subdirectory:
         return "a folder source has no ref, commit or subdirectory"
-    return None
+    return _switch_problem(pkg)
 
 
 def read_lock(path: Path, where: str) -> dict[str, LockedPackage]:

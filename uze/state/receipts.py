@@ -125,6 +125,33 @@ class ElementArtifact(_Artifact, frozen=True, tag="element", kw_only=True):
 Artifact = TreeArtifact | RegionArtifact | FileArtifact | EntryArtifact | ElementArtifact
 
 
+class Off(_Model, frozen=True, kw_only=True):
+    """What `uze disable` switched off (ADR 0087): one resource ("" = the whole package) in one
+    harness ("" = every harness the package is installed for)."""
+
+    resource: str = ""
+    harness: str = ""
+
+    def covers(self, resource: str, harness: str) -> bool:
+        """Whether the (resource, harness) pair is off by this switch."""
+        return self.resource in ("", resource) and self.harness in ("", harness)
+
+    def locked(self) -> str:
+        """As uze.lock keeps it: `RESOURCE[@HARNESS]`, `*` for the whole package."""
+        return (self.resource or "*") + (f"@{self.harness}" if self.harness else "")
+
+    @classmethod
+    def from_lock(cls, text: str) -> Off:
+        """The switch uze.lock spells `text` (checked there by `uze.sources.lockfile`)."""
+        resource, _, harness = text.partition("@")
+        return cls(resource="" if resource == "*" else resource, harness=harness)
+
+    def spelled(self, package: str) -> str:
+        """As a user types it: `NAME[:RESOURCE]`, with ` in HARNESS` when it names one."""
+        what = f"{package}:{self.resource}" if self.resource else package
+        return what + (f" in {self.harness}" if self.harness else "")
+
+
 class Receipt(_Model, frozen=True, kw_only=True):
     """Everything uze wrote for one package version in one scope."""
 
@@ -143,6 +170,9 @@ class Receipt(_Model, frozen=True, kw_only=True):
     # that runs something (ADR 0064): `status --check` fails on them; `install --force` puts the
     # accepted bytes back. Left out of the file when empty.
     unconsented: list[str] = []
+    # What `uze disable` switched off (ADR 0087), kept by every re-install and update. Left out
+    # of the file when empty.
+    disabled: list[Off] = []
 
 
 def dump_receipt(receipt: Receipt) -> bytes:
@@ -153,8 +183,9 @@ def dump_receipt(receipt: Receipt) -> bytes:
     """
     data = msgspec.to_builtins(receipt)
     msgspec.convert(data, Receipt)
-    if not data["unconsented"]:  # the receipts of every other install stay byte-identical
-        del data["unconsented"]
+    for key in ("unconsented", "disabled"):  # every other receipt stays byte-identical
+        if not data[key]:
+            del data[key]
     return canonical.dumps(data)
 
 

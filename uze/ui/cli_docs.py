@@ -38,6 +38,15 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("uze uninstall hello", "remove what uze owns; keep every file you edited"),
         ("uze uninstall hello --force", "remove the edited files too"),
     ),
+    "disable": (
+        ("uze disable hello", "switch the package off in every harness it is installed for"),
+        ("uze disable hello --harness claude_code", "only in Claude Code (its enabledPlugins)"),
+        ("uze disable hello:review", "one skill (command, agent, MCP server) of it, everywhere"),
+    ),
+    "enable": (
+        ("uze enable hello", "switch on again all that was switched off, from the store"),
+        ("uze enable hello:review --harness codex", "one resource, in one harness"),
+    ),
     "status": (
         ("uze status", "one row per package, a mark per harness, then problems and fixes"),
         ("uze status hello", "every projection of one package: route, state, target"),
@@ -81,6 +90,20 @@ NOTES: Final[dict[str, str]] = {
                "under it, then what needs attention once for all of them, each resource named "
                "with its package. On a terminal, without `--json`, an install or uninstall that "
                "runs longer than half a second shows its steps on standard error.",
+    "disable": "The package stays installed and pinned. Claude Code, which loads each package "
+               "as the plugin `NAME@skills-dir`, is switched off by its own setting, "
+               "`enabledPlugins.\"NAME@skills-dir\": false` in `.claude/settings.json` (user "
+               "scope `~/.claude/settings.json`), with the package's MCP servers, hooks and "
+               "instructions removed; elsewhere, and for one resource, uze removes what it "
+               "owns there, keeping (and naming) every file you edited, as uninstall does. A "
+               "file several harnesses read (`.agents/skills/...`) is switched off in all of "
+               "them or none: name them together (`--harness codex,opencode`). The switch is "
+               "kept in the receipt and in `uze.lock` (`disabled`), so `uze install` on a "
+               "clone, every re-install and `uze update` keep it; `uze status` shows each "
+               "projection switched off as `disabled` (ADR 0087).",
+    "enable": "What is switched on again is written back from the stored package, byte for "
+              "byte as it was installed; consent given at install still covers it (a disable "
+              "never changes what the package may run).",
     "outdated": "A package is outdated when its own files changed: a commit to another plugin "
                 "of its marketplace, or another package of its repository, leaves it current "
                 "(its repository's new commit is checked out in a temporary folder to compare).",

@@ -10,6 +10,7 @@ from uze.install.rows import planned_rows
 if TYPE_CHECKING:
     from uze.artifacts.kind import Action
     from uze.commands.check import CheckResult
+    from uze.commands.switch import SwitchResult
     from uze.commands.uninstall import UninstallResult
     from uze.install.results import InstallResult
 
@@ -91,3 +92,12 @@ def settings_json(package: Any) -> list[dict[str, object]]:
     return [{"key": s.key, "title": s.title, "description": s.description,
              "sensitive": s.sensitive, "variable": s.env, "source": s.source,
              "written": s.written} for s in getattr(package, "settings", ())]
+
+
+def switch_json(result: SwitchResult) -> dict[str, Any]:
+    """The `--json` document: what was named, the switches after, every artifact's action."""
+    return {"schema": 1, "name": result.name, "enable": result.on, "spec": result.asked,
+            "harnesses": list(result.harnesses), "dry_run": result.install.dry_run,
+            "changed": result.changed,
+            "disabled": [{"resource": o.resource, "harness": o.harness} for o in result.after],
+            "actions": [action_json(a) for a in result.install.actions]}

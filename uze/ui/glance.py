@@ -20,19 +20,21 @@ from uze.ui.console import Cell, add_row, styled_line
 from uze.ui.declared_view import difference_lines
 
 _PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
-_MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim"}
-LEGEND = ("✓ delivered  ~ degraded  - unsupported  · nothing there  ! not as written  "
-          "? waits for trust")
+_MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim", "o": "dim"}
+LEGEND = ("✓ delivered  ~ degraded  - unsupported  · nothing there  off switched off  "
+          "! not as written  ? waits for trust")
 _MAX_PROBLEM_LINES = 24
 
 
 def harness_mark(routes: list[str], states: list[str], waiting: bool) -> str:
     """One harness's mark for one package: ✓ everything delivered with its meaning (native or
     adapted), ~ degraded (something lost or not delivered), - nothing delivered (unsupported),
-    · nothing for that harness; then ! if anything is not as uze wrote it, ? if a hook waits
-    for trust."""
+    · nothing for that harness, off all of it switched off (`uze disable`); then ! if anything
+    is not as uze wrote it, ? if a hook waits for trust."""
     if not routes:
         return "·"
+    if all(s == "disabled" for s in states):
+        return "off"
     if all(r == "unsupported" for r in routes):
         mark = "-"
     elif any(r in ("degraded", "unsupported") for r in routes):
@@ -81,7 +83,7 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
     sources = [str(getattr(package, "source", "") or "") for package in result.packages]
     headers = ["package", "version", *(["scope"] if scoped else []), *(label for _, label in used)]
     rows: list[list[str | Cell]] = []
-    in_place = undelivered = 0
+    in_place = undelivered = disabled = 0
     problems: dict[tuple[str, str], list[tuple[State, str, str, str]]] = {}
     for package in result.packages:
         r = package.receipt
@@ -94,6 +96,8 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
                 in_place += 1
             elif state == "undelivered":
                 undelivered += 1
+            elif state == "disabled":
+                disabled += 1
             elif package.lock != "other pin":  # a moved lock is one difference, not drift
                 problems.setdefault((r.name, r.scope), []).append(
                     (state, p.kind, p.resource, p.harness))
@@ -129,6 +133,8 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         footer += f"; {what} in {where} ({first}{', ...' if len(found) > 2 else ''})"
     if undelivered:
         footer += f"; {undelivered} not delivered (unsupported)"
+    if disabled:
+        footer += f"; {disabled} switched off (uze enable)"
     elsewhere = [d for d in result.declared
                  if d.state not in ("installed", "undeclared", "unknown", "unknown harness")]
     if elsewhere:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 
 _STATE_STYLE = {"matched": "green", "drifted": "yellow", "missing": "red", "conflict": "red",
-                "blocked": "red", "undelivered": "dim"}
+                "blocked": "red", "undelivered": "dim", "disabled": "dim"}
 
 
 def projection_table(rows: list[dict[str, Any]], last: str,

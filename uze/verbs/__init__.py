@@ -14,12 +14,13 @@ from typing import Final
 from uze.verbs.base import Call, Param, Verb
 from uze.verbs.catalogs import GROUPS, MARKETPLACE, SEARCH, STORE
 from uze.verbs.everyday import CHECK, DOCTOR, INSTALL, LIST, OUTDATED, STATUS, UNINSTALL, UPDATE
+from uze.verbs.switching import DISABLE, ENABLE
 
 __all__ = ["GROUPS", "VERBS", "Call", "Param", "Verb", "fast_call"]
 
 VERBS: Final = {verb.path: verb for verb in (
-    INSTALL, UNINSTALL, OUTDATED, UPDATE, STATUS, CHECK, LIST, DOCTOR, *MARKETPLACE, SEARCH,
-    *STORE)}
+    INSTALL, UNINSTALL, DISABLE, ENABLE, OUTDATED, UPDATE, STATUS, CHECK, LIST, DOCTOR,
+    *MARKETPLACE, SEARCH, *STORE)}
 """Every command by its path, in the order `uze --help` lists them."""
 
 

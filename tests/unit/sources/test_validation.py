@@ -8,7 +8,7 @@ import pytest
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.sources.git import SILENCE, git_timeout
-from uze.sources.lockfile import parse_lock
+from uze.sources.lockfile import dump_lock, parse_lock
 from uze.sources.manifest import parse_manifest
 
 COMMIT = "a" * 40
@@ -27,6 +27,9 @@ def test_a_lock_written_as_uze_writes_it_is_read() -> None:
     assert parse_lock(_lock(), "uze.lock")["flow"].commit == COMMIT
     folder = parse_lock(_lock(source='"~/pkgs/flow"', commit=""), "uze.lock")
     assert folder["flow"].source == "~/pkgs/flow"
+    switched = parse_lock(_lock(disabled='["*@codex", "review"]'), "uze.lock")["flow"]
+    assert switched.disabled == ["*@codex", "review"]
+    assert dump_lock([switched]).endswith(b'disabled = ["*@codex", "review"]\n')
 
 
 @pytest.mark.parametrize(("fields", "said"), [
@@ -43,6 +46,10 @@ def test_a_lock_written_as_uze_writes_it_is_read() -> None:
     ({"source": '"plugins/flow"', "commit": ""}, "neither a git+ URL nor a folder"),
     ({"source": '"./plugins/\\u202eflow"', "commit": ""}, "neither a git+ URL nor a folder"),
     ({"source": '"./plugins/flow"'}, "a folder source has no ref, commit or subdirectory"),
+    ({"disabled": '["review@Codex"]'}, "is not RESOURCE or RESOURCE@HARNESS"),
+    ({"disabled": '["@codex"]'}, "is not RESOURCE or RESOURCE@HARNESS"),
+    ({"disabled": '["../x"]', "source": '"./plugins/flow"', "commit": ""},
+     "is not RESOURCE or RESOURCE@HARNESS"),
 ])
 def test_a_lock_entry_is_refused_where_a_typed_source_would_be(
         fields: dict[str, str], said: str) -> None:

@@ -109,3 +109,16 @@ def test_a_receipt_uze_could_not_read_back_is_never_dumped() -> None:
     """A Struct's constructor checks no types, so the dump validates first."""
     with pytest.raises(msgspec.ValidationError, match="tree"):
         dump_receipt(_receipt(tree="not a digest"))
+
+
+def test_disabled_is_left_out_of_a_receipt_with_nothing_off() -> None:
+    from uze.state.receipts import Off, Receipt, dump_receipt, parse_receipt
+
+    base = Receipt(name="kit", version="1.0.0", tree="0" * 64, scope="project",
+                   harnesses=["codex"], projections=[], artifacts=[])
+    assert b'"disabled"' not in dump_receipt(base)
+    switched = msgspec.structs.replace(base, disabled=[Off(resource="review", harness="codex")])
+    data = dump_receipt(switched)
+    assert b'"disabled"' in data
+    assert parse_receipt(data, Path("kit.json")).disabled == [Off(resource="review",
+                                                                  harness="codex")]
