@@ -66,7 +66,7 @@ def _switched(loc: Location, package: Package, harness: str) -> PlannedEntry | N
         return None
     path = plugins.switch(loc)
     return PlannedEntry(path, loc.display(path), "json",
-                        ("enabledPlugins", f"{package.name}{PLUGIN_SUFFIX}"), False,  # type: ignore[arg-type]
+                        ("enabledPlugins", f"{package.name}{PLUGIN_SUFFIX}"), False,
                         (harness,))
 
 
