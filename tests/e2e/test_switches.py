@@ -71,6 +71,8 @@ def test_disable_in_claude_code_by_its_setting_and_in_codex_by_removal_then_enab
                    for k, v in left.items() if v != "dir")  # folders uze made stay, empty
     assert tree_bytes(project / PLUGIN) == plugin
     assert set(_states(uze).values()) == {"disabled"}
+    glance = assert_ok(uze("status")).stdout
+    assert "switched off (uze enable)" in glance and "off" in glance.splitlines()[1]
     assert 'disabled = ["*@claude_code", "*@codex"]\n' in (project / "uze.lock").read_text()
 
     out = assert_ok(uze("enable", NAME)).stdout
