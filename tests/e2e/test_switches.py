@@ -173,3 +173,23 @@ def test_bad_input_is_refused_with_nothing_written(
     assert result.returncode == code, result.stderr
     assert result.stderr.startswith("uze: error: ") and hint in result.stderr
     assert snapshot(sandbox) == before
+
+
+def test_dry_run_writes_nothing_and_json_names_each_action(sandbox: Sandbox, uze: Uze) -> None:
+    assert_ok(uze("install", EVERY_KIND, *HARNESSES, "--scope", "user"))
+    before = snapshot(sandbox)
+
+    dry = assert_ok(uze("disable", NAME, "--harness", "claude", "--scope", "user", "--dry-run"))
+
+    assert dry.stdout.startswith("Dry run, nothing written: would switch off every-kind in "
+                                 "claude_code\n")
+    assert snapshot(sandbox) == before
+    document = as_json(assert_ok(uze("disable", NAME, "--harness", "claude", "--scope", "user",
+                                      "--json")))
+
+    assert document["disabled"] == [{"resource": "", "harness": "claude_code"}]
+    assert {"target": '~/.claude/settings.json#enabledPlugins."every-kind@skills-dir"',
+            "action": "create", "detail": ""} in document["actions"]
+    settings = json.loads((sandbox.home / ".claude/settings.json").read_bytes())
+    assert settings["enabledPlugins"] == {"every-kind@skills-dir": False}
+    assert (sandbox.home / ".claude/skills/every-kind/.claude-plugin/plugin.json").is_file()
