@@ -144,6 +144,11 @@ def _handlers(package: Package, hooked: set[str]) -> list[Execution]:
                 continue
             label = f"{name} ({event}, {group.effect}, {group.matcher or 'every tool'})"
             for h in group.hooks:
+                if h.command is None:  # a prompt or agent handler: what the model is told
+                    told = {k: v for k, v in msgspec.to_builtins(h).items() if v is not None}
+                    line = json.dumps(told, sort_keys=True)
+                    found.append(Execution("hook", label, line, (), "", (), ()))
+                    continue
                 args, secrets = hide_secrets(h.args or ())
                 found.append(Execution("hook", label, h.command, args, "", (),
                                        run_files(package, [h.command, *(h.args or ())]), secrets))

@@ -237,7 +237,7 @@ def test_a_value_only_msgspec_refuses_is_still_refused(monkeypatch: pytest.Monke
                                              {"command": "x", "timeout": True}]},
      ["file.json: effect: must be 'observe', 'allow', 'ask', 'deny' or 'transform'",
       "file.json: hooks[0].timeout: must be less than or equal to 300",
-      "file.json: hooks[0].type: must be 'command'",
+      "file.json: hooks[0].type: must be 'command', 'prompt' or 'agent'",
       "file.json: hooks[1].timeout: must be a whole number",
       "file.json: hooks[1].type: required key missing"]),
     (HookGroup, {"hooks": [{"type": "command", "command": "x", "timeout": 200}] * 2},

@@ -20,6 +20,7 @@ from uze.harnesses.base import (
     Skills,
     cap,
     hook_events,
+    unclaimed_events,
 )
 from uze.location import Location
 from uze.paths import Paths
@@ -80,7 +81,8 @@ UNSUPPORTED: Final[dict[str, str]] = {
     "folder (format unverified); uze does not generate Antigravity plugins",
 }
 HOOK_EVENTS: Final = hook_events(  # named hooks in hooks.json (harnesses.md 5.5, unverified)
-    SAME_EVENTS, {"PreToolUse"}, ("command", "prompt"))
+    SAME_EVENTS, {"PreToolUse"}, ("command",),
+    why_not=unclaimed_events("antigravity", NO_OFFLINE_BINARY))
 
 HOOKS: Final = HookTarget(
     file=hooks_file, role="antigravity hooks", fmt="json",

@@ -38,11 +38,17 @@ AS_SKILL: Final = ("{harness} has no command files uze writes: delivered as a sk
 
 
 class HookEvent(msgspec.Struct, frozen=True):
-    """One portable event in one harness. `native` is None where the harness lacks it."""
+    """One portable event in one harness (adr/0089). `native` is None where the harness lacks
+    it, or uze has not seen its real binary run it: `why_not` says which, naming what was
+    tried. `limit`, when set, is what the real binary does not keep of the event's meaning
+    (the group is delivered `degraded` with it). `handler_types`: the handler types it runs
+    there (`command`: uze's wrapper; `prompt`, `agent`: the harness's own model)."""
 
     native: str | None
     can_block: bool
     handler_types: tuple[str, ...]
+    why_not: str = ""
+    limit: str = ""
 
 
 # Portable event -> native name, for harnesses that use Claude Code's names.
@@ -50,16 +56,31 @@ SAME_EVENTS: Final[Mapping[str, str | None]] = {
     "PreToolUse": "PreToolUse", "PostToolUse": "PostToolUse", "Stop": "Stop",
     "SessionStart": "SessionStart",
 }
+# The capability map's other events (adr/0089): each harness says per event what it does.
+MORE_EVENTS: Final = ("UserPromptSubmit", "SubagentStop", "SessionEnd", "PreCompact",
+                      "Notification")
 
 
-def hook_events(names: Mapping[str, str | None], blocking: set[str],
-                types: tuple[str, ...]) -> dict[str, HookEvent]:
-    """Each portable event's native form: `blocking` lists those that can block."""
+def hook_events(names: Mapping[str, str | None], blocking: set[str], types: tuple[str, ...],
+                *, why_not: Mapping[str, str] | None = None,
+                limits: Mapping[str, str] | None = None,
+                typed: Mapping[str, tuple[str, ...]] | None = None) -> dict[str, HookEvent]:
+    """Each portable event's native form: `blocking` lists those that can block, `types` the
+    handler types each runs (`typed` per event where they differ); an event `names` leaves
+    out, or maps to None, is absent with `why_not[event]`; `limits[event]` degrades one."""
+    why, limit, each = why_not or {}, limits or {}, typed or {}
     return {
         portable: HookEvent(native, portable in blocking and native is not None,
-                            types if native else ())
-        for portable, native in names.items()
+                            each.get(portable, types) if native else (),
+                            "" if native else why.get(portable, ""), limit.get(portable, ""))
+        for portable in (*SAME_EVENTS, *MORE_EVENTS) if portable in names or portable in why
+        for native in (names.get(portable),)
     }
+
+
+def unclaimed_events(harness: str, why: str) -> dict[str, str]:
+    """`why_not` for each of MORE_EVENTS on a harness whose real binary uze cannot run."""
+    return {event: f"{harness}: {event} not claimed: {why}" for event in MORE_EVENTS}
 
 
 class SkillDialect(msgspec.Struct, frozen=True):
@@ -293,6 +314,8 @@ class HookProtocol(msgspec.Struct, frozen=True):
     claude_limits: Mapping[str, str] = msgspec.field(default_factory=dict)  # event -> a Claude
     # answer the real binary was seen not to honour there (the group is `degraded`)
     claude_tools: Mapping[str, str] = msgspec.field(default_factory=dict)  # native -> Claude's
+    handler_why: Mapping[str, str] = msgspec.field(default_factory=dict)  # handler type ->
+    # why a portable group of it is not run there (prompt, agent: adr/0089)
 
 
 NO_HOOK_PROTOCOL: Final = HookProtocol()

@@ -9,6 +9,7 @@ from uze.harnesses import mcp
 from uze.harnesses.base import (
     CLAUDE_TOOLS,
     INLINE_SHELL,
+    MORE_EVENTS,
     SAME_EVENTS,
     AgentFormat,
     Capability,
@@ -109,8 +110,19 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
     ("command", "base"): cap(
         "native", "", "harnesses.md 1, tests/conformance (claude -p /context slash_commands)"),
 }
-HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"},
-                        ("command", "http", "mcp_tool", "prompt"))
+# Every event is Claude Code's own (adr/0089). Prompt and agent handlers run only where a
+# conversation is present: 2.1.197 throws "prompt-type hooks are not supported for <Event>
+# events (no conversation context is available)" elsewhere (its binary; the evidence ids
+# hook.event.* and hook.handler.prompt: tests/conformance/test_portable_events.py).
+MODEL_HANDLED: Final = ("PreToolUse", "PostToolUse", "Stop", "UserPromptSubmit", "SubagentStop")
+HOOK_EVENTS: Final = hook_events(
+    {**SAME_EVENTS, **{event: event for event in MORE_EVENTS}},
+    {"PreToolUse", "Stop", "UserPromptSubmit", "SubagentStop"}, ("command",),
+    typed={event: ("command", "prompt", "agent") for event in MODEL_HANDLED})
+MODEL_ONLY_WHERE: Final = (
+    "Claude Code 2.1.197 runs {kind} hook handlers only on " + ", ".join(MODEL_HANDLED)
+    + " (elsewhere no conversation is present: 'prompt-type hooks are not supported for "
+    "<Event> events')")
 
 HOOKS: Final = HookTarget(
     file=settings_file, role="claude settings", fmt="json",
@@ -170,7 +182,9 @@ HARNESS = Harness(
     capabilities=CAPABILITIES,
     hooks=HOOKS,
     hook_protocol=HookProtocol(events=HOOK_EVENTS, tools=CLAUDE_TOOLS, answer="claude",
-                               claude_verbatim=True),
+                               claude_verbatim=True, handler_why={
+                                   kind: MODEL_ONLY_WHERE.format(kind=kind)
+                                   for kind in ("prompt", "agent")}),
     commands=COMMANDS,
     trust=TrustFacts(powers=POWERS),
     doctor=DoctorFacts(probes=("claude -p /context", "claude mcp list")),

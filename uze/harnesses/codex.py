@@ -145,7 +145,28 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "adapted", "generated as a Codex agent TOML file (developer_instructions = body); "
         "project agents load only in a trusted project", "harnesses.md 2.4, probes 3.1"),
 }
-HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
+# What codex 0.171.0 was seen doing with the capability map's other events (adr/0089;
+# tests/conformance/test_claude_hook_events.py, test_claude_session_events.py,
+# test_portable_events.py), shared by portable and Claude-protocol groups.
+NO_NOTIFICATION: Final = (
+    "Codex has no notification hook event (0.171.0's are PreToolUse, PermissionRequest, "
+    "PostToolUse, PreCompact, PostCompact, SessionStart, SessionEnd, UserPromptSubmit, Stop, "
+    "SubagentStart, SubagentStop)")
+COMPACT_UNSEEN: Final = (
+    "Codex 0.171.0 has a PreCompact hook event, but uze has not seen it run a wrapper: "
+    "`codex exec` compacts only past model_auto_compact_token_limit, and a run forced to "
+    "compact (the limit at 1) with uze's scripted model did not finish")
+END_CLAMP: Final = ("Codex clamps a SessionEnd hook's timeout to 3 s: a handler still running "
+                    "then is stopped")
+# Seen: tests/conformance/test_portable_events.py (a hand-written prompt handler is skipped).
+MODEL_SKIPPED: Final = ("Codex 0.171.0 skips {kind} hook handlers ('skipping {kind} hook ...: "
+                        "{kind} hooks are not supported yet')")
+HOOK_EVENTS: Final = hook_events(
+    {**SAME_EVENTS, "UserPromptSubmit": "UserPromptSubmit", "SubagentStop": "SubagentStop",
+     "SessionEnd": "SessionEnd"},
+    {"PreToolUse", "Stop", "UserPromptSubmit", "SubagentStop"}, ("command",),
+    why_not={"PreCompact": COMPACT_UNSEEN, "Notification": NO_NOTIFICATION},
+    limits={"SessionEnd": END_CLAMP})
 
 HOOKS: Final = HookTarget(
     file=lambda loc: loc.pick(".codex/hooks.json", codex_home(loc.paths) / "hooks.json"),
@@ -211,26 +232,17 @@ HOOK_PROTOCOL: Final = HookProtocol(
                    "SubagentStop": "SubagentStop", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "UserPromptSubmit", "SessionEnd": "SessionEnd"},
     claude_refused={
-        "Notification": (
-            "Claude-protocol hook on Notification: Codex has no notification hook event "
-            "(0.171.0's are PreToolUse, PermissionRequest, PostToolUse, PreCompact, "
-            "PostCompact, SessionStart, SessionEnd, UserPromptSubmit, Stop, SubagentStart, "
-            "SubagentStop)"),
-        "PreCompact": (
-            "Claude-protocol hook on PreCompact: Codex 0.171.0 has a PreCompact hook event, but "
-            "uze has not seen it run the translating wrapper: `codex exec` compacts only past "
-            "model_auto_compact_token_limit, and a run forced to compact (the limit at 1) with "
-            "uze's scripted model did not finish"),
+        "Notification": f"Claude-protocol hook on Notification: {NO_NOTIFICATION}",
+        "PreCompact": f"Claude-protocol hook on PreCompact: {COMPACT_UNSEEN}",
     },
     # Seen with the real codex 0.171.0 (tests/conformance/test_claude_hook_events.py).
     claude_limits={"PostToolUse": (
         "a `continue: false` answer does not stop Codex after the tool: its stopReason "
         "replaces the tool's output for the model and the turn goes on"),
-        "SessionEnd": (
-            "Codex clamps a SessionEnd hook's timeout to 3 s: a handler still running then "
-            "is stopped")},
+        "SessionEnd": END_CLAMP},
     # Codex already names its shell tool `Bash`; `apply_patch` matches `Edit` (CX-docs).
     claude_tools={"Bash": "Bash", "shell": "Bash", "apply_patch": "Edit"},
+    handler_why={kind: MODEL_SKIPPED.format(kind=kind) for kind in ("prompt", "agent")},
 )
 
 

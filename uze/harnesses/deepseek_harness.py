@@ -18,6 +18,7 @@ from uze.harnesses.base import (
     Skills,
     cap,
     hook_events,
+    unclaimed_events,
 )
 from uze.harnesses.claude_code import skill_dialect
 from uze.location import Location
@@ -56,7 +57,8 @@ UNSUPPORTED: Final[dict[str, str]] = {
     "presets (agent.cordis.yml), which uze does not generate",
 }
 HOOK_EVENTS: Final = hook_events(  # through its dsh-hooks-claude-code bridge: uze does
-    SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))  # not deliver there (adr/0010)
+    SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",),  # not deliver there (adr/0010)
+    why_not=unclaimed_events("deepseek_harness", NO_OFFLINE_BINARY))
 
 
 HARNESS = Harness(

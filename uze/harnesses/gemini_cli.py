@@ -86,10 +86,28 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
         "{{args}}, !`cmd` as !{cmd}",
         "adr/0068, tests/conformance/test_published_formats.py (gemini -p /<label>)"),
 }
+# What gemini 0.61.0 was seen doing with the capability map's other events (adr/0089;
+# tests/conformance/test_claude_session_events.py, test_portable_events.py), shared by
+# portable and Claude-protocol groups.
+NO_SUBAGENT_END: Final = ("Gemini CLI has no event for a subagent's end (0.61.0: none of its "
+                          "eleven hook events is a subagent's)")
+NOTIFICATION_UNSEEN: Final = (
+    "Gemini CLI 0.61.0 fires Notification only when it asks the user to confirm a tool call; "
+    "`gemini -p` with --approval-mode default does not offer the model a tool that needs "
+    "confirmation, so uze has not seen it run a wrapper")
+COMPRESS_EACH_REQUEST: Final = (
+    "Gemini CLI fires PreCompress (trigger auto) before each of the agent's model requests, "
+    "whether or not it then compresses the history: the handler runs each time, not only "
+    "before a compaction")
+MODEL_HANDLERS: Final = ("Gemini CLI 0.61.0 runs command hooks only (its hook types are "
+                         "command and runtime): no {kind} handler")
 HOOK_EVENTS: Final = hook_events(
     {"PreToolUse": "BeforeTool", "PostToolUse": "AfterTool", "Stop": "AfterAgent",
-     "SessionStart": "SessionStart"},
-    {"PreToolUse", "Stop"}, ("command",),
+     "SessionStart": "SessionStart", "UserPromptSubmit": "BeforeAgent",
+     "SessionEnd": "SessionEnd", "PreCompact": "PreCompress"},
+    {"PreToolUse", "Stop", "UserPromptSubmit"}, ("command",),
+    why_not={"SubagentStop": NO_SUBAGENT_END, "Notification": NOTIFICATION_UNSEEN},
+    limits={"PreCompact": COMPRESS_EACH_REQUEST},
 )
 
 HOOKS: Final = HookTarget(
@@ -177,20 +195,13 @@ HOOK_PROTOCOL: Final = HookProtocol(
                    "Stop": "AfterAgent", "SessionStart": "SessionStart",
                    "UserPromptSubmit": "BeforeAgent", "SessionEnd": "SessionEnd",
                    "PreCompact": "PreCompress"},
-    claude_refused={"SubagentStop": (
-        "Claude-protocol hook on SubagentStop: Gemini CLI has no event for a subagent's end "
-        "(0.61.0: none of its eleven hook events is a subagent's)"),
-        "Notification": (
-            "Claude-protocol hook on Notification: Gemini CLI 0.61.0 fires Notification only "
-            "when it asks the user to confirm a tool call; `gemini -p` with --approval-mode "
-            "default does not offer the model a tool that needs confirmation, so uze has not "
-            "seen it run the translating wrapper")},
+    claude_refused={
+        "SubagentStop": f"Claude-protocol hook on SubagentStop: {NO_SUBAGENT_END}",
+        "Notification": f"Claude-protocol hook on Notification: {NOTIFICATION_UNSEEN}"},
     # Seen with the real gemini 0.61.0 (tests/conformance/test_claude_session_events.py).
-    claude_limits={"PreCompact": (
-        "Gemini CLI fires PreCompress (trigger auto) before each of the agent's model "
-        "requests, whether or not it then compresses the history: the handler runs each "
-        "time, not only before a compaction")},
+    claude_limits={"PreCompact": COMPRESS_EACH_REQUEST},
     claude_tools=CLAUDE_TOOL_NAMES,
+    handler_why={kind: MODEL_HANDLERS.format(kind=kind) for kind in ("prompt", "agent")},
 )
 
 

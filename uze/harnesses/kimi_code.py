@@ -23,6 +23,7 @@ from uze.harnesses.base import (
     Skills,
     cap,
     hook_events,
+    unclaimed_events,
 )
 from uze.location import Location
 from uze.paths import Paths
@@ -81,7 +82,8 @@ CAPABILITIES: Final[dict[tuple[str, str], Capability]] = {
     ("hook", "protocol.claude"): cap(
         "unsupported", "Claude-protocol hook; no translation to kimi_code", "adr/0034"),
 }
-HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",))
+HOOK_EVENTS: Final = hook_events(SAME_EVENTS, {"PreToolUse", "Stop"}, ("command",),
+                          why_not=unclaimed_events("kimi_code", NO_OFFLINE_BINARY))
 
 # Kimi Code reads [[hooks]] from its user config.toml only (harnesses.md 6.1).
 HOOKS: Final = HookTarget(

@@ -114,7 +114,26 @@ HOOK_EVENTS: Final = hook_events(
     # real 1.18.33 (tests/conformance/test_opencode_hook_bridge.py).
     {"PreToolUse": "tool.execute.before", "PostToolUse": "tool.execute.after",
      "Stop": "session.idle", "SessionStart": "session.created"},
-    {"PreToolUse"}, ("plugin",),
+    {"PreToolUse"}, ("command",),
+    why_not={  # what opencode 1.18.33 offers instead, and why the bridge does not carry it
+        "UserPromptSubmit": (
+            "uze's generated OpenCode plugin bridges no prompt event (OpenCode 1.18.33's "
+            "chat.message plugin hook is not bridged)"),
+        "SubagentStop": (
+            "OpenCode 1.18.33 has no event for a subagent's end that uze's plugin can bridge "
+            "(a subagent is a child session; its session.idle is not told apart)"),
+        "SessionEnd": (
+            "OpenCode has no event for a session's end (1.18.33: session.created, "
+            "session.idle at the end of each turn, session.compacted, session.deleted when a "
+            "session is removed)"),
+        "PreCompact": (
+            "OpenCode 1.18.33 has a compaction plugin hook (experimental.session.compacting) "
+            "and bus events (session.compaction.started), but uze's generated plugin does not "
+            "bridge them"),
+        "Notification": (
+            "OpenCode has no notification hook (1.18.33; the nearest is the permission.asked "
+            "bus event, which uze's plugin does not bridge)"),
+    },
 )
 
 HOOKS: Final = HookTarget(
@@ -217,20 +236,12 @@ HOOK_PROTOCOL: Final = HookProtocol(
         event: _OBSERVED.format(event=event, native=native)
         for event, native in (("Stop", "session.idle"), ("SessionStart", "session.created"))
     } | {
-        "PreCompact": (
-            "Claude-protocol hook on PreCompact: OpenCode 1.18.33 has a compaction plugin hook "
-            "(experimental.session.compacting) and bus events (session.compaction.started), "
-            "but uze's generated plugin does not bridge them"),
-        "SessionEnd": (
-            "Claude-protocol hook on SessionEnd: OpenCode has no event for a session's end "
-            "(1.18.33: session.created, session.idle at the end of each turn, "
-            "session.compacted, session.deleted when a session is removed)"),
-        "Notification": (
-            "Claude-protocol hook on Notification: OpenCode has no notification hook (1.18.33; "
-            "the nearest is the permission.asked bus event, which uze's plugin does not "
-            "bridge)"),
+        event: f"Claude-protocol hook on {event}: {HOOK_EVENTS[event].why_not}"
+        for event in ("PreCompact", "SessionEnd", "Notification")
     },
     claude_tools=CLAUDE_TOOL_NAMES,
+    handler_why={kind: f"uze's generated OpenCode plugin runs command handlers only: no {kind} "
+                 "handler" for kind in ("prompt", "agent")},
 )
 
 

@@ -30,7 +30,7 @@ from uze.hooks.opencode_plugin import BridgeGroup, plugin_file_name, render_plug
 from uze.hooks.tools import native_names, native_regex, unreachable
 from uze.hooks.wrapper import claude_handlers, render_claude_wrapper, render_wrapper
 from uze.package.claude_hooks import ClaudeHookGroup
-from uze.package.hooks import HookGroup, HooksFile
+from uze.package.hooks import TOOL_EVENTS, HookGroup, HooksFile
 from uze.vocabulary import ConfigFormat, Route
 
 GRACE: Final = 5  # seconds the harness waits beyond the handlers' own deadlines
@@ -68,6 +68,7 @@ class GroupDelivery(msgspec.Struct, frozen=True):
     wrapper: WrapperFile | None = None
     element: HookElement | None = None
     bridge: BridgeGroup | None = None
+    marker: str = ""  # no wrapper (prompt, agent): what recognises the element as this group's
 
 
 def group_name(event: str, index: int, group: HookGroup) -> str:
@@ -86,7 +87,11 @@ def _problem(harness: str, event: str, group: HookGroup) -> str | None:
     """Why `harness` cannot honour the group, or None."""
     native = hook_event(harness, event)
     if native.native is None:
-        return f"{harness} has no {event} event"
+        return native.why_not or f"{harness} has no {event} event"
+    for kind in group.handler_type.split("+"):
+        if kind not in native.handler_types:
+            why = REGISTRY[harness].hook_protocol.handler_why.get(kind)
+            return why or f"{harness} does not run {kind} hook handlers on {event}"
     effect, target = group.effect, _target(harness)
     if event == "PreToolUse" and effect not in target.effects:
         why = target.effect_why.get(effect, "it would let the tool run")
@@ -110,8 +115,8 @@ def _notes(harness: str, event: str, group: HookGroup, package: str) -> list[str
         notes.append(f"{harness} has no tool for {', '.join(missing)}")
     if target.transform_note and group.effect == "transform":
         notes.append(target.transform_note)
-    if event == "Stop" and group.effect == "deny":
-        notes.append("a deny on Stop makes the agent keep going with the reason")
+    if event in ("Stop", "SubagentStop") and group.effect == "deny":
+        notes.append(f"a deny on {event} makes the agent keep going with the reason")
     if target.trust_note:
         notes.append(target.trust_note)
     return notes
@@ -122,7 +127,27 @@ def _route(harness: str, event: str, group: HookGroup, notes: list[str]) -> tupl
     gap = _target(harness).shell_gap
     if gap and event == "PreToolUse" and group.effect != "observe" and shell:
         return "degraded", "; ".join([gap + ": some shell calls run unguarded", *notes])
+    limit = hook_event(harness, event).limit
+    if limit:
+        return "degraded", "; ".join([limit, *notes])
     return ("adapted" if notes else "native"), "; ".join(notes)
+
+
+def _model_group(harness: str, event: str, group: HookGroup, name: str,
+                 package: str) -> GroupDelivery:
+    """A group of prompt or agent handlers where the harness's own model runs them (only a
+    `nested` layout: Claude Code): the handlers as written, with no wrapper (adr/0089)."""
+    target = _target(harness)
+    native = hook_event(harness, event).native or event
+    has_tool = event in TOOL_EVENTS
+    matcher = native_regex(native_names(harness, group.matcher)) if has_tool else ""
+    handlers = [{k: v for k, v in msgspec.to_builtins(h).items() if v is not None}
+                for h in group.hooks]  # `type` first, as the tag; no null `model`
+    value: dict[str, object] = {"matcher": matcher} if matcher else {}
+    element = HookElement(target.role, target.fmt, ("hooks", native), {**value, "hooks": handlers})
+    route, reason = _route(harness, event, group, _notes(harness, event, group, package))
+    return GroupDelivery(name, event, route, reason, element=element,
+                         marker=str(handlers[0]["prompt"]))
 
 
 def _timeout(group: HookGroup) -> int:
@@ -183,6 +208,8 @@ def _deliver_group(
     problem = _problem(harness, event, group)
     if problem is not None:
         return GroupDelivery(name, event, "unsupported", problem)
+    if group.handler_type != "command":
+        return _model_group(harness, event, group, name, package)
     label = f"{package}/{name}"
     slug = _SLUG.sub("-", group.id).strip("-") if group.id else ""
     rel = f"{harness}/{event}-{index}{'-' + slug if slug else ''}.py"

@@ -61,7 +61,7 @@ def wrapper_config(
         "effect": group.effect,
         "matcher": group.matcher,
         "handlers": [
-            {"command": h.command, "args": h.args, "timeout": h.timeout} for h in group.hooks
+            {"command": h.command, "args": h.args, "timeout": h.timeout} for h in group.commands
         ],
         "plugin_root": plugin_root,
         "label": label,

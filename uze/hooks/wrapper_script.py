@@ -92,8 +92,9 @@ def context(native):
     native = normalised(native)
     tool = native.get("tool_name") or ""
     tool = tool if isinstance(tool, str) else ""
-    aliases = CONFIG["tools"].get(tool, [])
-    tool_input = native.get("tool_input", {})
+    aliases = CONFIG["tools"].get(tool, [])  # without a tool: the event's own fields (prompt...)
+    tool_input = native.get("tool_input", {}) if tool else {
+        k: native[k] for k in CLAUDE_INPUT_KEYS.get(CONFIG["event"], ()) if k in native}
     cwd = native.get("cwd") if isinstance(native.get("cwd"), str) else os.getcwd()
     env = {k: v for k, v in _ENV.items() if not k.startswith("HOOK_")}
     env.update({

@@ -15,10 +15,15 @@ import msgspec
 from uze.package.issues import key_path
 from uze.package.manifest import NonEmpty, Strict, check
 
-HookEvent = Literal["PreToolUse", "PostToolUse", "Stop", "SessionStart"]
+HookEvent = Literal["PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit",
+                   "SubagentStop", "SessionEnd", "PreCompact", "Notification"]
 HookEffect = Literal["observe", "allow", "ask", "deny", "transform"]
 
-HOOK_EVENTS: Final = ("PreToolUse", "PostToolUse", "Stop", "SessionStart")
+HOOK_EVENTS: Final = ("PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit",
+                      "SubagentStop", "SessionEnd", "PreCompact", "Notification")
+TOOL_EVENTS: Final = ("PreToolUse", "PostToolUse")  # the events whose matcher names tools
+# Handlers the harness's own model evaluates (adr/0089): they decide, so their group denies.
+MODEL_HANDLERS: Final = ("prompt", "agent")
 TOOL_ALIASES: Final = frozenset(
     {
         "shell",
@@ -57,13 +62,64 @@ def timeout_problem(timeouts: Iterable[int]) -> str | None:
     return None
 
 
-class HookHandler(Strict, frozen=True, kw_only=True):
-    """A command run for a hook; it answers through its exit code (0 allow, 3 deny)."""
+Timeout = Annotated[int, msgspec.Meta(ge=1, le=MAX_TIMEOUT)]
+# The keys each handler type takes besides `type` and `timeout`, the first required.
+HANDLER_KEYS: Final = {"command": ("command", "args"), "prompt": ("prompt", "model"),
+                       "agent": ("prompt", "model")}
 
-    type: Literal["command"]
-    command: NonEmpty
+
+def article(word: str) -> str:
+    return "an" if word[0] in "aeiou" else "a"
+
+
+def handler_problem(kind: str, given: Mapping[str, object]) -> str | None:
+    """Why a handler of type `kind` with the keys `given` (None values = absent) is wrong."""
+    keys = HANDLER_KEYS.get(kind)
+    if keys is None:
+        return None  # the type's own check reports it
+    if given.get(keys[0]) is None:
+        return f"{article(kind)} {kind} handler needs `{keys[0]}`"
+    other = sorted(k for k, v in given.items() if v is not None and k not in (*keys, "timeout",
+                                                                                "type"))
+    if other:
+        return f"{article(kind)} {kind} handler takes no {', '.join(f'`{k}`' for k in other)}"
+    return None
+
+
+class HookHandler(Strict, frozen=True, kw_only=True):
+    """A hook handler. `command`: run by uze's wrapper; it answers through its exit code (0
+    allow, 3 deny). `prompt` / `agent` (adr/0089): the harness's own model evaluates `prompt`
+    with the hook input (`$ARGUMENTS`), an agent with tools first, and answers ok or not ok
+    with a reason, not ok denying; `model` is the harness's model name to use instead of its
+    default."""
+
+    type: Literal["command", "prompt", "agent"]
+    command: NonEmpty | None = None
     args: list[str] | None = None
-    timeout: Annotated[int, msgspec.Meta(ge=1, le=MAX_TIMEOUT)] = DEFAULT_TIMEOUT
+    prompt: NonEmpty | None = None
+    model: NonEmpty | None = None
+    timeout: Timeout = DEFAULT_TIMEOUT
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        check(handler_problem(self.type, {"command": self.command, "args": self.args,
+                                          "prompt": self.prompt, "model": self.model}))
+
+
+def handler_kinds_problem(handlers: Iterable[HookHandler], effect: str) -> str | None:
+    """Why a group's handlers cannot run together, or None: prompt and agent handlers decide,
+    so they stand in a `deny` group of their own (no command handlers beside them)."""
+    kinds = {h.type for h in handlers}
+    model = sorted(kinds & set(MODEL_HANDLERS))
+    if not model:
+        return None
+    if "command" in kinds:
+        return (f"{' and '.join(model)} handlers cannot share a group with command handlers "
+                "(the harness runs them, not uze's wrapper): put them in a group of their own")
+    if effect != "deny":
+        return (f"a group of {' and '.join(model)} handlers must have effect \"deny\": the model "
+                "answers ok or not ok, and not ok blocks")
+    return None
 
 
 class HookGroup(Strict, frozen=True, kw_only=True):
@@ -79,6 +135,17 @@ class HookGroup(Strict, frozen=True, kw_only=True):
     def __post_init__(self) -> None:
         super().__post_init__()
         check(timeout_problem(handler.timeout for handler in self.hooks))
+        check(handler_kinds_problem(self.hooks, self.effect))
+
+    @property
+    def handler_type(self) -> str:
+        """`command`, or the model handlers' type(s) joined by `+` (`prompt`, `agent+prompt`)."""
+        return "+".join(sorted({h.type for h in self.hooks}))
+
+    @property
+    def commands(self) -> list[HookHandler]:
+        """The command handlers, in order (none in a group of prompt or agent handlers)."""
+        return [h for h in self.hooks if h.type == "command"]
 
 
 class Grouped(Protocol):

@@ -115,7 +115,7 @@ def _plan_hook_group(b: Builder, harness: str, d: GroupDelivery, wrappers: Path)
     cap = Capability(route, reason, "uze/hooks/delivery.py")
     if REGISTRY[harness].project_forms.hook is None:
         cap = _machine_bound(b, harness, cap, "the hook command")
-    if path is None or d.wrapper is None or route == "unsupported":
+    if path is None or (d.wrapper is None and not d.marker) or route == "unsupported":
         b.add("hook", d.group, harness, cap, None)
         return False
     if d.element is None:  # the `plugin` layout: the package's plugin file carries the group
@@ -129,8 +129,10 @@ def _plan_hook_group(b: Builder, harness: str, d: GroupDelivery, wrappers: Path)
         b.artifacts.append(entry)
         return True
     b.add("hook", d.group, harness, cap, path, suffix=f"#{format_key_path(key)}[{owner}]")
-    wrapper = wrappers / d.wrapper.path  # the marker: what the command names, in any form
-    marker = b.loc.display(wrapper) if b.loc.scope == "project" else str(wrapper)
+    marker = d.marker  # a prompt or agent group (adr/0089): its first prompt
+    if d.wrapper is not None:  # else the marker: what the command names, in any form
+        wrapper = wrappers / d.wrapper.path
+        marker = b.loc.display(wrapper) if b.loc.scope == "project" else str(wrapper)
     b.artifacts.append(PlannedElement(path, display, d.element.fmt, key, owner, d.element.value,
                                       marker, (harness,)))
     return True

@@ -10,6 +10,7 @@ import pytest
 from uze.capabilities import CAPABILITIES, HOOK_EVENTS, lookup
 from uze.capabilities.table import markdown_table
 from uze.harnesses import HARNESS_IDS, REGISTRY
+from uze.package.hooks import HOOK_EVENTS as PORTABLE_EVENTS
 
 README = Path(__file__).parents[3] / "README.md"
 
@@ -51,5 +52,8 @@ def test_a_missing_row_is_unsupported_with_a_reason_never_native(harness: str, k
 
 def test_hook_events_are_listed_for_every_harness_and_every_portable_event() -> None:
     assert set(HOOK_EVENTS) == set(HARNESS_IDS)
-    for events in HOOK_EVENTS.values():
-        assert set(events) == {"PreToolUse", "PostToolUse", "Stop", "SessionStart"}
+    for harness, events in HOOK_EVENTS.items():
+        assert tuple(events) == PORTABLE_EVENTS, harness  # every one, in the file's order
+        for event, found in events.items():  # absent only with the reason (adr/0089)
+            assert found.native is not None or found.why_not, (harness, event)
+            assert found.native is None or found.handler_types, (harness, event)

@@ -715,10 +715,11 @@ def test_mcp_json_that_is_not_an_object_is_an_issue(build: Builder, issues_of: I
     ("events", "expected"),
     [
         (
-            {"UserPromptSubmit": [{"hooks": [HANDLER]}]},
+            {"BeforeAgent": [{"hooks": [HANDLER]}]},
             [
-                "hooks.UserPromptSubmit: unknown event "
-                "(use PreToolUse, PostToolUse, Stop, SessionStart)"
+                "hooks.BeforeAgent: unknown event (use PreToolUse, PostToolUse, Stop, "
+                "SessionStart, UserPromptSubmit, SubagentStop, SessionEnd, PreCompact, "
+                "Notification)"
             ],
         ),
         ({"Stop": {"hooks": [HANDLER]}}, ["hooks.Stop: must be a list of groups"]),
@@ -745,8 +746,32 @@ def test_mcp_json_that_is_not_an_object_is_an_issue(build: Builder, issues_of: I
             ["hooks.PreToolUse[0].hooks[0].type: required key missing"],
         ),
         (
-            {"PreToolUse": [{"hooks": [{"type": "prompt", "command": "x"}]}]},
-            ["hooks.PreToolUse[0].hooks[0].type: must be 'command'"],
+            {"PreToolUse": [{"hooks": [{"type": "http", "command": "x"}]}]},
+            ["hooks.PreToolUse[0].hooks[0].type: must be 'command', 'prompt' or 'agent'"],
+        ),
+        (
+            {"PreToolUse": [{"effect": "deny", "hooks": [{"type": "prompt", "command": "x"}]}]},
+            ["hooks.PreToolUse[0].hooks[0]: a prompt handler needs `prompt`"],
+        ),
+        (
+            {"Stop": [{"effect": "deny", "hooks": [{"type": "agent", "prompt": "x",
+                                                    "args": []}]}]},
+            ["hooks.Stop[0].hooks[0]: an agent handler takes no `args`"],
+        ),
+        (
+            {"Stop": [{"hooks": [{"type": "command", "command": "x", "model": "m"}]}]},
+            ["hooks.Stop[0].hooks[0]: a command handler takes no `model`"],
+        ),
+        (
+            {"Stop": [{"hooks": [{"type": "prompt", "prompt": "done?"}]}]},
+            ['hooks.Stop[0]: a group of prompt handlers must have effect "deny": the model '
+             "answers ok or not ok, and not ok blocks"],
+        ),
+        (
+            {"Stop": [{"effect": "deny", "hooks": [{"type": "prompt", "prompt": "done?"},
+                                                   HANDLER]}]},
+            ["hooks.Stop[0]: prompt handlers cannot share a group with command handlers (the "
+             "harness runs them, not uze's wrapper): put them in a group of their own"],
         ),
         (
             {"PreToolUse": [{"hooks": [{"type": "command", "command": ""}]}]},
