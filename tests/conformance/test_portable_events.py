@@ -15,6 +15,7 @@ Claude Code a `prompt` handler on Stop. One `-p` turn in which the model runs a 
   input in place of `$ARGUMENTS`.
 
 Each row is what `uze status` reports: unsupported groups carry the reason and never ran.
+Both scopes.
 """
 
 from __future__ import annotations
@@ -80,22 +81,23 @@ def seen(path: Path, event: str) -> list[dict[str, object]]:
             if line.split("\t", 1)[0] == event]
 
 
+@pytest.mark.parametrize("scope", ("project", "user"))
 @pytest.mark.parametrize("harness_id", ("claude_code", "gemini_cli", "codex"))
 def test_portable_events_fire_through_the_wrapper_as_their_tier_says(
-    sandbox: Sandbox, harness_id: str
+    sandbox: Sandbox, harness_id: str, scope: str
 ) -> None:
     harness = REAL_HARNESSES[harness_id]
     require(harness.binary)
     prepare_user_state(sandbox)
     lab = Lab(sandbox, build(sandbox.root / "packages" / NAME))
-    lab.uze("install", str(lab.package), "--harness", harness_id, "--trust")
-    cells = {c.resource: c for c in status_cells(lab, harness_id, "project", NAME)
+    lab.uze("install", str(lab.package), "--harness", harness_id, "--scope", scope, "--trust")
+    cells = {c.resource: c for c in status_cells(lab, harness_id, scope, NAME)
              if c.kind == "hook"}
     assert {name: c.route for name, c in cells.items()} == ROUTES[harness_id], cells
     assert all(c.reason for c in cells.values() if c.route != "native"), cells
     if harness_id == "codex":
         assert "3 s" in cells["end-log"].reason
-    DRIVERS[harness_id].prepare(lab, "project")
+    DRIVERS[harness_id].prepare(lab, scope)
     log = sandbox.root / "portable-seen.tsv"
     extra = {"UZE_PORTABLE_SEEN": str(log)}
     api = DRIVERS[harness_id].api
