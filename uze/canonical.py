@@ -46,3 +46,19 @@ def _plain(value: Any) -> bool:
         elif kind not in _PLAIN:
             return False
     return True
+
+
+def document(value: Any) -> str:
+    """A command's `--json` document: sorted keys, indent 2, ASCII, a final newline. Encoded
+    by msgspec in C without first walking the document (`status --json` on 200 packages is
+    4.7 MB): equal to `dumps` for every document of str, int, bool, None, lists and dicts; a
+    float is written in its shortest form (`1e100`, where `json.dumps` writes `1e+100`) and
+    NaN or an infinity as null. Text beyond ASCII (or DEL), or what msgspec cannot encode
+    (a key that is not a string), goes through `json.dumps`, as `dumps` does."""
+    try:
+        data = msgspec.json.encode(value, order="sorted")
+    except (TypeError, OverflowError, msgspec.EncodeError):
+        data = b"\x80"  # not ASCII: the json.dumps path below
+    if data.isascii() and b"\x7f" not in data:
+        return (msgspec.json.format(data, indent=2) + b"\n").decode()
+    return json.dumps(value, indent=2, sort_keys=True) + "\n"

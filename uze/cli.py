@@ -2,11 +2,12 @@
 
 The only module that prints a command's output and errors (ADR 0037; the progress line of
 ADR 0027 is drawn by `uze.ui.progress_view` while a command runs). Each command is defined once,
-in `uze.verbs`. A plain line of a `fast` verb (`status`, `list`, `install`, `uninstall` with
-the options of the table) is parsed from the table without typer, whose app (built from the
-same table, on first use) parses every other line and writes `--help`; both run `execute`, so
-they print the same bytes. Exit codes: 0 ok, 1 UzeError, 2 usage, 3 bug (one line + the path
-of a traceback log), 130 Ctrl-C.
+in `uze.verbs`. A plain line of a `fast` verb (`status`, `list`, `check`, `install`,
+`uninstall` with the options of the table) is parsed from the table without typer, whose app
+(built from the same table, on first use) parses every other line and writes `--help`; both
+run `execute`, so they print the same bytes. Human views are plain text when stdout is not a
+terminal (`uze.ui.plain`), drawn by rich at one. Exit codes: 0 ok, 1 UzeError, 2 usage, 3 bug
+(one line + the path of a traceback log), 130 Ctrl-C.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from uze.errors import (
     redacted,
 )
 from uze.inert import inert
+from uze.paths import terminal_forced
 from uze.verbs import GROUPS, VERBS, Call, Param, Verb, fast_call
 from uze.verbs.base import project_note
 
@@ -36,24 +38,23 @@ _color = "auto"
 
 
 def _render() -> Any:
-    """`uze.ui.render` (rich), in the colour of the command line."""
-    from uze.ui import console as render  # start-up: rich loads only to print a view or an error
+    """`uze.ui.console` (rich), in the colour of the command line."""
+    from uze.ui import console as render  # start-up: rich loads only to draw at a terminal
 
     render.set_color(_color)
     return render
 
 
-def _err() -> Any:
-    return _render().console(stderr=True, soft_wrap=True)
+def _say(*lines: str) -> None:
+    """Lines on stderr, as they are (errors, hints, notes: plain text; no rich)."""
+    sys.stderr.write("".join(f"{line}\n" for line in lines))
+    sys.stderr.flush()
 
 
 def _print_error(exc: UzeError) -> int:
-    err = _err()
-    for line in exc.details:
-        err.print(inert(redacted(line)), markup=False)
-    err.print(f"uze: error: {inert(redacted(exc.message))}", markup=False)
-    if exc.hint:
-        err.print(f"hint: {inert(redacted(exc.hint))}", markup=False)
+    _say(*(inert(redacted(line)) for line in exc.details),
+         f"uze: error: {inert(redacted(exc.message))}",
+         *([f"hint: {inert(redacted(exc.hint))}"] if exc.hint else []))
     return 2 if isinstance(exc, UsageError) else 1
 
 
@@ -69,9 +70,7 @@ def _interrupted() -> int:
     else:
         what = "uze: interrupted (Ctrl-C): nothing was written (what was under way is undone)"
         hint = "run the command again"
-    err = _err()
-    err.print(what, markup=False)
-    err.print(f"hint: {hint}", markup=False)
+    _say(what, f"hint: {hint}")
     return 130
 
 
@@ -89,9 +88,8 @@ def failure_code(exc: BaseException) -> int:
 
     log = Path(tempfile.mkstemp(prefix="uze-bug-", suffix=".log")[1])
     log.write_text("".join(traceback.format_exception(exc)), encoding="utf-8")
-    err = _err()
-    err.print(f"uze: internal error (a bug); traceback written to {log}", markup=False)
-    err.print("hint: please report it and attach that file", markup=False)
+    _say(f"uze: internal error (a bug); traceback written to {log}",
+         "hint: please report it and attach that file")
     return 3
 
 
@@ -136,12 +134,11 @@ def _ask_settings(wanted: SettingsWanted) -> tuple[list[str], list[str]]:
     empty (each harness then reads the setting's variable where it runs)."""
     from typer import prompt  # start-up: the prompt loads only when it asks
 
-    err = _err()
-    err.print(f"{inert(wanted.package)} has settings with no value (empty: each harness reads "
-              "the variable named where it runs):", markup=False)
+    _say(f"{inert(wanted.package)} has settings with no value (empty: each harness reads "
+         "the variable named where it runs):")
     given, empty = [], []
     for key, title, description, variable in wanted.wanted:
-        err.print(f"  {inert(key)}: {inert(description)}", markup=False)
+        _say(f"  {inert(key)}: {inert(description)}")
         answer = prompt(f"{inert(title)} [${inert(variable)}]", default="", show_default=False,
                         err=True)
         if answer:
@@ -156,13 +153,11 @@ def _ask(needed: TrustRequired, *, changed: bool) -> None:
     user declines."""
     from typer import confirm  # start-up: the prompt loads only when it asks
 
-    err = _err()
     names = needed.names if isinstance(needed, ConsentRequired) else ()
     if changed:
-        err.print(f"{inert(needed.package)} changed after you answered; what "
-                  f"{'they run' if names else 'it runs'} now:", markup=False)
-    for line in needed.details:
-        err.print(inert(line), markup=False)
+        _say(f"{inert(needed.package)} changed after you answered; what "
+             f"{'they run' if names else 'it runs'} now:")
+    _say(*(inert(line) for line in needed.details))
     question = (f"Install these {len(names)} packages ({inert(needed.package)}) and let them "
                 "run these?" if names else "Install it and let it run these?")
     if not confirm(question, default=False, err=True):
@@ -172,15 +167,34 @@ def _ask(needed: TrustRequired, *, changed: bool) -> None:
                             "again and answer y, or pass --trust") from None
 
 
+def _at_terminal() -> bool:
+    """Whether stdout is drawn on as a terminal, decided as rich decides it (`--color
+    always`, `TTY_COMPATIBLE`, `FORCE_COLOR`, else whether stdout is a tty) without loading it."""
+    if _color == "always":
+        return True
+    forced = terminal_forced()
+    if forced is not None:
+        return forced
+    try:
+        return sys.stdout.isatty()
+    except ValueError:  # a closed stdout
+        return False
+
+
 def _show(items: Iterable[Any]) -> None:
-    """Print a human view: a `str` is one plain line (shown inert: a view may quote a catalog,
-    a lock or a package), anything else a rich renderable (whose cells are inert)."""
-    console = _render().stdout_console()
+    """Print a human view (`uze.ui.blocks`; a `str` is one plain line, shown inert): plain
+    text when stdout is not a terminal (no rich, issue 32 item 4), else drawn by rich."""
+    if not _at_terminal():
+        from uze.ui import plain  # start-up: the plain view of a pipe, a file or a CI log
+
+        sys.stdout.write(plain.text(items))
+        sys.stdout.flush()
+        return
+    render = _render()
+    console = render.stdout_console()
     for item in items:
-        if isinstance(item, str):
-            console.print(inert(item, lines=True), markup=False)
-        else:
-            console.print(item)
+        console.print(render.renderable(inert(item, lines=True) if isinstance(item, str)
+                                        else item))
 
 
 def execute(verb: Verb, call: Call) -> int:
@@ -196,13 +210,15 @@ def execute(verb: Verb, call: Call) -> int:
         if call.get("as_json"):
             # msgspec's C encoder, byte for byte json.dumps(indent=2, sort_keys=True): the
             # pure-Python indenting encoder was most of `status --json` on 100 packages
-            sys.stdout.write(canonical.dumps(verb.document(result)).decode())
+            sys.stdout.write(canonical.document(verb.document(result)))
             sys.stdout.flush()
         elif not quiet:
             _show(verb.view(result, call))
         return verb.finish(result) if verb.finish is not None else 0
     except BrokenPipeError:  # the reader stopped reading (`| head -1`): done, not failed
-        _render().quiet_stdout()
+        from uze.ui.plain import quiet_stdout  # start-up: only when the reader went away
+
+        quiet_stdout()
         return 0
     except (Exception, KeyboardInterrupt) as exc:
         return failure_code(exc)
@@ -307,9 +323,8 @@ def _usage_error(exc: Any) -> int:
             sys.stdout.write(text + "\n")
         return 2
     name = ctx.command_path if ctx is not None else "uze"
-    err = _err()
-    err.print(f"uze: error: {inert(redacted(exc.format_message()))}", markup=False)
-    err.print(f"hint: run `{name} --help` to see the accepted arguments", markup=False)
+    _say(f"uze: error: {inert(redacted(exc.format_message()))}",
+         f"hint: run `{name} --help` to see the accepted arguments")
     return int(getattr(exc, "exit_code", 2))
 
 

@@ -83,6 +83,17 @@ def progress_delay(default: float) -> float:
     return delay if math.isfinite(delay) and 0 <= delay <= 3600 else default
 
 
+def terminal_forced() -> bool | None:
+    """Whether the environment says stdout is a terminal or not, as rich reads it:
+    `TTY_COMPATIBLE` 1 or 0, else `FORCE_COLOR` (set and not empty: a terminal); None when
+    neither says (then stdout's own `isatty` decides)."""
+    compatible = os.environ.get("TTY_COMPATIBLE", "")
+    if compatible in ("0", "1"):
+        return compatible == "1"
+    force = os.environ.get("FORCE_COLOR")
+    return None if force is None else force != ""
+
+
 def _lock_timeout(text: str) -> float:
     """UZE_LOCK_TIMEOUT as seconds: a finite number, zero or more. Raises UzeError otherwise."""
 

@@ -34,7 +34,7 @@ def _rows(text: str) -> dict[str, list[str]]:
     assert header[: len(header) - sourced] == ["package", "version", *HEADERS], lines[0]
     rows = {}
     for line in lines[1:]:
-        if not line.startswith(" "):
+        if not line.strip() or line.lstrip()[0].isdigit():  # the footer: "N projections ..."
             break
         name, *cells = line.split()
         assert len(cells) == 1 + len(HEADERS) + sourced, line

@@ -47,3 +47,19 @@ def test_dumps_matches_json_dumps_on_random_documents() -> None:
         doc = {text: [text, {"v": rng.choice(leaves), "k" + text: {}}], "n": [[text, 1]]}
         for ensure_ascii in (True, False):
             assert canonical.dumps(doc, ensure_ascii=ensure_ascii) == _reference(doc, ensure_ascii)
+
+
+def test_a_command_document_is_dumps_for_plain_documents_and_ascii_always() -> None:
+    """`--json` output (issue 32 item 2): msgspec's encoder without a walk of the document,
+    the bytes of `dumps` wherever the document is plain, and never anything but ASCII."""
+    rng = random.Random(7)
+    alphabet = [chr(c) for c in range(0x180)] + ["\u2028", "\U0001f600", "/"]
+    for value in [*CASES, *({"k" + "".join(rng.choice(alphabet) for _ in range(6)):
+                             [rng.randint(-9, 2**70), True, None, ("a", 1)]} for _ in range(500))]:
+        found = canonical.document(value)
+        assert found.isascii() and json.loads(found) == json.loads(json.dumps(value))
+        if not any(isinstance(v, float) for v in (value.values() if isinstance(value, dict)
+                                                  else [value])):
+            assert found.encode() == canonical.dumps(value)
+    assert canonical.document({"big": 1e100, "small": 0.5}) == \
+        '{\n  "big": 1e100,\n  "small": 0.5\n}\n'

@@ -83,14 +83,54 @@ def test_read_only_json_command_with_no_receipt_does_not_load_pydantic(sandbox: 
 @pytest.mark.parametrize("command", ["status", "list"])
 def test_read_only_human_command_prints_its_table_without_the_parser(installed: Path,
                                                                      command: str) -> None:
-    """Without --json a person gets rich's tables, but typer, click and pydantic stay unloaded
-    (typer builds a pydantic adapter per option: about 100 ms of a 200 ms `uze status`)."""
+    """Without --json a person gets the tables, but typer, click and pydantic stay unloaded
+    (typer builds a pydantic adapter per option: about 100 ms of a 200 ms `uze status`); not
+    at a terminal the tables are plain text, and rich stays unloaded too (issue 32 item 4)."""
     done = _python("-c", SHOW_MODULES, command, cwd=installed)
     assert done.returncode == 0, done.stderr
     loaded = json.loads(done.stdout)
-    assert {"uze.ui.render", "rich.table"} <= set(loaded)
+    assert {"uze.ui.render", "uze.ui.plain"} <= set(loaded)
     assert _heavy(loaded, ("uze.ui.cli_help", "typer", "click", "pydantic", "uze.plan.planner",
-                           "uze.package", "uze.store", "tomlkit", "yaml")) == []
+                           "uze.package", "uze.store", "tomlkit", "yaml", "rich",
+                           "uze.ui.console")) == []
+
+
+@pytest.mark.parametrize("command", ["status", "list"])
+def test_at_a_terminal_or_with_color_always_rich_draws_the_tables(installed: Path,
+                                                                  command: str) -> None:
+    done = _python("-c", SHOW_MODULES, "--color", "always", command, cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert {"uze.ui.console", "rich.table"} <= set(loaded)
+    assert _heavy(loaded, ("typer", "click", "pydantic")) == []
+
+
+# What each command loads when stdout is not a terminal (a pipe, a file, CI): `python -c pass`
+# plus its own modules; never the typer command line (typer, click, pydantic), never rich; and
+# PyYAML only where a file it writes or reads needs it (issue 32 item 4).
+NEVER = ("typer", "click", "pydantic", "rich", "uze.ui.console", "uze.ui.cli_help")
+VIEWS = ("uze.ui.render", "uze.ui.plain")  # --json prints no human view
+PER_COMMAND = [
+    (("status",), ("yaml", "tomlkit", "filelock", "uze.package", "uze.plan.planner")),
+    (("status", "--json"), ("yaml", "tomlkit", "filelock", "uze.package", *VIEWS)),
+    (("status", "--check"), ("yaml", "tomlkit", "filelock", "uze.package", "uze.plan.planner")),
+    (("list",), ("yaml", "tomlkit", "filelock", "uze.package", "uze.plan.planner")),
+    (("list", "--json"), ("yaml", "tomlkit", "filelock", "uze.package", *VIEWS)),
+    (("check", str(PACKAGE.parent / "minimal")), ("yaml", "tomlkit", "filelock")),
+    (("check", str(PACKAGE.parent / "minimal"), "--json"), ("yaml", "tomlkit", "filelock", *VIEWS)),
+    (("check", str(PACKAGE)), ("filelock",)),  # its agents are written as YAML and TOML
+]
+
+
+@pytest.mark.parametrize(("argv", "absent"), PER_COMMAND, ids=lambda v: " ".join(v)[-40:])
+def test_each_command_loads_neither_the_parser_nor_rich_when_not_at_a_terminal(
+    installed: Path, argv: tuple[str, ...], absent: tuple[str, ...],
+) -> None:
+    done = _python("-c", SHOW_MODULES, *argv, cwd=installed)
+    assert done.returncode == 0, done.stderr
+    loaded = json.loads(done.stdout)
+    assert f"uze.commands.{argv[0] if argv[0] != 'list' else 'listing'}" in loaded
+    assert _heavy(loaded, (*NEVER, *absent)) == []
 
 
 def test_uninstall_imports_nothing_of_install_planning_or_package_reading(installed: Path) -> None:
@@ -224,6 +264,10 @@ ARGVS = (
     ("list", "--json", "--project", "."),
     ("list", "--json", "every-kind"),
     ("list", "--json", "--scope", "user"),
+    ("check", str(PACKAGE), "--json"),
+    ("check", str(PACKAGE), "--json", "--harness", "codex,claude"),
+    ("check", str(PACKAGE.parent / "no-such-package"), "--json"),
+    ("check", str(PACKAGE), "--json", "--strict", "--verbose"),
 )
 
 
@@ -320,7 +364,8 @@ def test_an_install_that_needs_consent_is_refused_alike_on_both_paths(sandbox: S
 # Every import inside a function of uze/, by (importing module, imported module), with the
 # reason it is not at the top of its module: a start-up cost kept off a command that does not
 # need it, or an optional heavy dependency (issue 20 item 6). Anything else goes at the top.
-RICH = "start-up: rich loads only to print a human view, an error or a progress line"
+RICH = "start-up: rich loads only to draw a human view or a progress line at a terminal"
+VIEW = "start-up: the views load only to print a human view (plain text unless at a terminal)"
 PARSER = "start-up: typer and click load only for a line the table's fast parse does not take"
 OWN = "start-up: a command line loads the modules of its own command only"
 READER = "start-up: the package reader (models, YAML) loads only when a package is read"
@@ -351,8 +396,10 @@ LAZY_IMPORTS = {
         "start-up: hook and MCP delivery loads only for a package with hooks or servers",
     ("uze.plan.planner", "uze.plan.tools"):
         "start-up: the generated tool server loads only for a package with tools.json",
-    ("uze.plan.agents", "yaml"): "start-up: PyYAML loads only to write an agent (ADR 0051)",
-    ("uze.plan.commands", "yaml"): "start-up: PyYAML loads only to write a command (ADR 0051)",
+    ("uze.plan.agents", "yaml"):
+        "start-up: PyYAML writes only an agent header that is not plain text (ADR 0051)",
+    ("uze.plan.commands", "yaml"):
+        "start-up: PyYAML writes only a command header that is not plain text (ADR 0051)",
     ("uze.projections.frontmatter", "yaml"):
         "start-up: PyYAML writes only a frontmatter value that is not one plain word (ADR 0051)",
     ("uze.package.frontmatter", "yaml"): PLAIN_YAML,
@@ -363,6 +410,7 @@ LAZY_IMPORTS = {
     ("uze.cli", "traceback"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "typer"): PARSER,
     ("uze.cli", "uze.ui.console"): RICH,
+    ("uze.cli", "uze.ui.plain"): VIEW,
     ("uze.cli", "uze.ui.cli_help"): PARSER,
     ("uze.cli", "uze.ui.progress_view"): RICH,
     ("uze.commands.acquire", "uze.commands.install_verb"): PLANNER,
@@ -450,13 +498,12 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.status"): OWN,
     ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
     ("uze.verbs.switching", "uze.commands.switch"): OWN,
-    ("uze.verbs.switching", "uze.ui.switch_view"): RICH,
+    ("uze.verbs.switching", "uze.ui.switch_view"): VIEW,
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
-    ("uze.verbs.everyday", "uze.ui.console"): RICH,
-    ("uze.verbs.everyday", "uze.ui.render"): RICH,
+    ("uze.verbs.everyday", "uze.ui.render"): VIEW,
     ("uze.verbs.everyday", "uze.ui.summary"): OWN,
     ("uze.verbs.everyday", "uze.ui.many"): OWN,
-    ("uze.ui.many", "uze.ui.render"): RICH,
+    ("uze.ui.many", "uze.ui.render"): VIEW,
 }
 SOURCE = Path(__file__).parents[2] / "uze"
 

@@ -36,7 +36,7 @@ class PackageStatus(msgspec.Struct, frozen=True):
         """The `packages[]` object of `status --json` (docs/design.md, output documents)."""
         r = self.receipt
         projections = [
-            {f: getattr(p, f) for f in p.__struct_fields__} | {"state": state}
+            {**msgspec.structs.asdict(p), "state": state}
             for p, state in zip(r.projections, self.states, strict=True)
         ]
         return {"name": r.name, "version": r.version, "scope": r.scope, "tree": r.tree,

@@ -7,6 +7,7 @@ import msgspec
 from uze.harnesses.base import AgentFormat
 from uze.package import Agent
 from uze.plan.agent_tools import ToolFields, translate_tools
+from uze.projections.frontmatter import plain_dump
 
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
 TOOL_KEYS = frozenset({"tools", "disallowedTools"})
@@ -66,10 +67,12 @@ def render_agent(agent: Agent, harness: str, fmt: AgentFormat,
         document.add("developer_instructions", tomlkit.string(agent.body, multiline=True))
         return RenderedAgent(tomlkit.dumps(document).encode(), tuple(dropped), tools.lost,
                              tools.notes)
-    import yaml  # start-up: YAML loads only to write an agent (ADR 0051)
-
     head: dict[str, object] = {"name": label} if fmt.name_key else {}
     head |= {"description": description, **fmt.fixed, **extra}
-    front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
+    front = plain_dump(head)
+    if front is None:
+        import yaml  # start-up: YAML loads only for an agent header that is not plain text
+
+        front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
     return RenderedAgent(f"---\n{front}---\n{agent.body}".encode(), tuple(dropped), tools.lost,
                          tools.notes)

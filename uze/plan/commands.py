@@ -26,6 +26,7 @@ import msgspec
 from uze.harnesses import REGISTRY
 from uze.location import Location
 from uze.package import Command
+from uze.projections.frontmatter import plain_dump
 from uze.vocabulary import Route
 
 # The harnesses with their own command files (`Harness.commands`), in registry order.
@@ -69,9 +70,11 @@ def source(command: Command, files: dict[str, bytes]) -> bytes:
     """The command's Markdown file: as written, or made from a command of another format."""
     if not command.converted:
         return files[command.relpath]
-    import yaml  # start-up: YAML loads only to write a command (ADR 0051)
+    front = plain_dump(command.frontmatter)
+    if front is None and command.frontmatter:
+        import yaml  # start-up: YAML loads only for a command header that is not plain text
 
-    front = yaml.safe_dump(dict(command.frontmatter), sort_keys=False, allow_unicode=True)
+        front = yaml.safe_dump(dict(command.frontmatter), sort_keys=False, allow_unicode=True)
     head = f"---\n{front}---\n" if command.frontmatter else ""
     return f"{head}{command.body}".encode()
 

@@ -75,3 +75,25 @@ def edit_frontmatter(
     head, body = (parts if parts else ([b"---" + eol, b"---" + eol], text))
     inner = _rewrite(head[1:-1], set_keys, set(drop), eol)
     return head[0] + b"".join(inner) + head[-1] + body
+
+
+# A text PyYAML's dumper writes plain on one line: a letter first (no indicator, no number,
+# date or null), then no `:` or `#` (no `: `, ` #`, sexagesimal), no quote, bracket or other
+# indicator it would quote, and no trailing space.
+_PLAIN_TEXT = re.compile(r"[A-Za-z](?:[A-Za-z0-9 _.,;()/'+=-]*[A-Za-z0-9_.)'-])?")
+_WIDTH = 80  # PyYAML's best_width: a plain scalar past it is folded at a space
+
+
+def plain_dump(head: Mapping[str, object]) -> str | None:
+    """`yaml.safe_dump(head, sort_keys=False, allow_unicode=True)` without loading PyYAML,
+    for a mapping of plain keys to texts that fit one line as plain scalars (an agent's name
+    and description); None for anything else, which the caller dumps with PyYAML (issue 32
+    item 4; tests/property holds it to PyYAML's own output)."""
+    out = []
+    for key, value in head.items():
+        if not (isinstance(key, str) and isinstance(value, str) and _PLAIN_KEY.fullmatch(key)
+                and _PLAIN_TEXT.fullmatch(value) and not {key.lower(), value.lower()} & _NOT_TEXT
+                and len(key) + 2 + len(value) <= _WIDTH):
+            return None
+        out.append(f"{key}: {value}\n")
+    return "".join(out) or None

@@ -130,6 +130,9 @@ HEAD: Final = """\
      file and the definitions differ). -->
 
 Every command prints a human view on standard output, or one JSON document with `--json`.
+The human view is drawn with tables and colour on a terminal, and is plain text (columns two
+spaces apart) when standard output is a pipe, a file or a CI log (`FORCE_COLOR` or
+`--color always` draw it as on a terminal).
 Errors go to standard error as `uze: error: <what>` followed by `hint: <next step>`.
 `NO_COLOR` turns colour off unless `--color always` is given. On a terminal, an install or
 uninstall that runs longer than half a second draws its progress on standard error;

@@ -1,26 +1,22 @@
-"""The consoles views are printed on (colour, quiet stdout) and the pieces every view is built
-from: cells, lines and tables. Nothing here prints (ADR 0037)."""
+"""The consoles human views are drawn on at a terminal (colour, quiet stdout), and the rich
+renderables of the view blocks (`uze.ui.blocks`). Nothing here prints (ADR 0037); a stdout
+that is not a terminal gets `uze.ui.plain` instead, without rich (issue 32 item 4)."""
 
 from __future__ import annotations
 
-import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.measure import Measurement
 from rich.padding import Padding
 from rich.segment import Segment
 from rich.table import Column, Table
 from rich.text import Text
 
-from uze.inert import inert
-
-if TYPE_CHECKING:
-    pass
-
-
+from uze.ui.blocks import Block, Cell, Fits, Grid, Line
+from uze.ui.plain import quiet_stdout
 
 COLOR_MODES = ("auto", "always", "never")
 _color = "auto"
@@ -45,15 +41,6 @@ class _Console(Console):
         raise SystemExit(0)
 
 
-def quiet_stdout() -> None:
-    """Point standard output at /dev/null, so nothing more (the interpreter's last flush
-    included) can fail on a pipe whose reader has gone."""
-
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, sys.stdout.fileno())
-    os.close(devnull)
-
-
 def console(*, stderr: bool = False, **options: Any) -> Console:
     """A console in the colour mode of `set_color`; `NO_COLOR` counts only in `auto`."""
     if _color == "never":
@@ -64,8 +51,8 @@ def console(*, stderr: bool = False, **options: Any) -> Console:
 
 
 def stdout_console() -> Console:
-    """The console a human view is printed on; piped output is wide enough that tables do not
-    fold."""
+    """The console a human view is printed on; piped output (with `--color always`) is wide
+    enough that tables do not fold."""
 
     first = console()
     if first.is_terminal and (_color != "always" or sys.stdout.isatty()):
@@ -73,25 +60,25 @@ def stdout_console() -> Console:
     return console(width=160)
 
 
-class Cell:
-    """One line of plain text in a table cell, with the table's one-space padding built in.
+class RichCell:
+    """A cell's text (already inert) with the table's one-space padding built in.
 
-    What `Table(...).add_row("text")` draws, about 3x cheaper: rich wraps, pads and measures a
-    `Text` per cell (0.5 ms a projection row, 0.7 s of `uze status` on 20 packages, issue 8),
-    where a cell that fits is one segment. One that does not fit is handed to the `Text` and
-    `Padding` rich uses, so a narrow terminal wraps it the same way. No markup or emoji codes
-    are read (a path with `[x]` in it prints as it is).
+    What `Table(...).add_row(Text(text))` draws, about 3x cheaper: rich wraps, pads and
+    measures a `Text` per cell (0.5 ms a projection row, 0.7 s of `uze status` on 20 packages,
+    issue 8), where a cell that fits is one segment. One that does not fit is handed to the
+    `Text` and `Padding` rich uses, so a narrow terminal wraps it the same way. No markup or
+    emoji codes are read (a path with `[x]` in it prints as it is).
     """
 
     __slots__ = ("style", "text", "width")
 
-    def __init__(self, text: str, style: str = "") -> None:
-        self.text, self.style = inert(text, lines=True), style
+    def __init__(self, cell: Cell) -> None:
+        self.text, self.style = cell.text, cell.style
         self.width = max(cell_len(line) for line in self.text.split("\n")) + 2
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         """The width of the whole text: the one figure a top-level table's layout reads (its
-        column widths come from the maximum; tests/unit/test_render.py holds it to rich's)."""
+        column widths come from the maximum; tests/unit/ui/test_render.py holds it to rich's)."""
         return Measurement(self.width, self.width)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
@@ -103,16 +90,41 @@ class Cell:
         yield Segment(" ")
 
 
-def styled_line(text: str, style: str = "") -> Text:
-    """One line of a view, its text made inert (`uze.inert`: control characters escaped)."""
-    return Text(inert(text), style=style)
+class FirstThatFits:
+    """The first of several renderables whose natural width fits where it is drawn; the last
+    one when none does."""
+
+    def __init__(self, *choices: RenderableType) -> None:
+        self.choices = choices
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        unbounded = options.update_width(1 << 16)  # Measurement.get clamps to the width
+        for choice in self.choices[:-1]:
+            if Measurement.get(console, unbounded, choice).maximum <= options.max_width:
+                yield choice
+                return
+        yield self.choices[-1]
 
 
-def new_table(*headers: str) -> Table:
-    """A table whose cells are `Cell`s (`add_row`), drawn as rich draws a table of strings."""
-    return Table(*(Column(header=Cell(h)) for h in headers), padding=0)
+def _table(grid: Grid) -> Table:
+    """A boxed grid as rich draws a table of strings; a borderless one as columns two spaces
+    apart (bold headers) where only the first column gives way on a narrow terminal."""
+    if grid.boxed:
+        table = Table(*(Column(header=RichCell(h)) for h in grid.headers), padding=0)
+    else:
+        table = Table(*(Column(header=RichCell(h), no_wrap=i > 0)
+                        for i, h in enumerate(grid.headers)), padding=0, box=None)
+    for row in grid.rows:
+        table.add_row(*map(RichCell, row))
+    return table
 
 
-def add_row(table: Table, *cells: str | Cell) -> None:
-    """Add a row to a `new_table`; a plain string becomes an unstyled `Cell`."""
-    table.add_row(*(c if isinstance(c, Cell) else Cell(c) for c in cells))
+def renderable(block: Block | str) -> RenderableType:
+    """The rich renderable of a view block (a `str`: one plain line, not read as markup)."""
+    if isinstance(block, str):
+        return Text(block)
+    if isinstance(block, Line):
+        return Text(block.text, style=block.style)
+    if isinstance(block, Fits):
+        return FirstThatFits(*map(_table, block.choices))
+    return _table(block)

@@ -5,19 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
-from rich.measure import Measurement
-from rich.table import Column, Table
-
 from uze.harnesses import HARNESS_IDS, REGISTRY
+from uze.ui.blocks import Block, Cell, Fits, Grid, Line
+from uze.ui.declared_view import difference_lines
 
 if TYPE_CHECKING:
     from uze.commands.status import StatusResult
     from uze.vocabulary import State
-
-
-from uze.ui.console import Cell, add_row, styled_line
-from uze.ui.declared_view import difference_lines
 
 _PROBLEM_STATES = ("drifted", "missing", "conflict", "blocked")
 _MARK_STYLE = {"✓": "green", "~": "yellow", "-": "dim", "·": "dim", "o": "dim"}
@@ -48,30 +42,13 @@ def harness_mark(routes: list[str], states: list[str], waiting: bool) -> str:
     return mark
 
 
-class FirstThatFits:
-    """The first of several renderables whose natural width fits where it is drawn; the last
-    one when none does."""
-
-    def __init__(self, *choices: RenderableType) -> None:
-        self.choices = choices
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        unbounded = options.update_width(1 << 16)  # Measurement.get clamps to the width
-        for choice in self.choices[:-1]:
-            if Measurement.get(console, unbounded, choice).maximum <= options.max_width:
-                yield choice
-                return
-        yield self.choices[-1]
+def _glance_table(headers: list[str]) -> Grid:
+    """Columns without borders (two spaces apart, bold headers at a terminal), so 7 harnesses
+    fit 80 columns; only the package column gives way on a narrow terminal."""
+    return Grid(*headers, boxed=False)
 
 
-def _glance_table(headers: list[str]) -> Table:
-    """Columns without borders (two spaces apart, bold headers), so 7 harnesses fit 80
-    columns; only the package column gives way on a narrow terminal."""
-    columns = [Column(header=Cell(h), no_wrap=i > 0) for i, h in enumerate(headers)]
-    return Table(*columns, padding=0, box=None)
-
-
-def glance_view(result: StatusResult) -> list[RenderableType]:
+def glance_view(result: StatusResult) -> list[Block]:
     """`uze status`: one row per package (version, scope, a mark per harness), a footer that
     counts, then each problem with its fix; 20 packages x 7 harnesses fit in 60 lines."""
     waiting = {(name, scope) for name, scope, _ in result.untrusted_hooks}
@@ -112,13 +89,13 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
         rows.append([r.name, r.version, *([r.scope] if scoped else []), *marks])
     table = _glance_table(headers)
     for row in rows:
-        add_row(table, *row)
-    out: list[RenderableType] = [table]
+        table.add_row(*row)
+    out: list[Block] = [table]
     if any(sources):  # a column of its own where the terminal has room for it
         with_source = _glance_table([*headers, "source"])
         for row, source in zip(rows, sources, strict=True):
-            add_row(with_source, *row, source or "-")
-        out = [FirstThatFits(with_source, table)]
+            with_source.add_row(*row, source or "-")
+        out = [Fits(with_source, table)]
     footer = f"{in_place} projections in place"
     for index, ((name, scope), found) in enumerate(problems.items()):
         if index == 3:
@@ -139,11 +116,11 @@ def glance_view(result: StatusResult) -> list[RenderableType]:
                  if d.state not in ("installed", "undeclared", "unknown", "unknown harness")]
     if elsewhere:
         footer += f"; {len(elsewhere)} not as uze.lock pins them"
-    out += [styled_line(footer + "."), styled_line(LEGEND, style="dim")]
+    out += [Line(footer + "."), Line(LEGEND, style="dim")]
     lines = _problem_lines(result)
     if lines:
-        out.append(styled_line("Problems:"))
-        out += [styled_line(line) for line in lines]
+        out.append(Line("Problems:"))
+        out += [Line(line) for line in lines]
     return out
 
 

@@ -3,7 +3,7 @@ converge) and `uze update` (issue 30 item 12, ADR 0066). Each package's line, th
 harness a single install prints (`uze.ui.summary`), then what needs attention once for all of
 them, each row named with its package; `verbose`: each package's table of every projection.
 
-The default view is plain lines (rich loads only for `verbose`)."""
+The default view is plain lines (the projection tables load only for `verbose`)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def packages_view(packages: Sequence[tuple[str, str, Sequence[str], Sequence[Row
     for name, head, notes, rows in packages:
         out.append(head)
         if verbose and rows:
-            from uze.ui.render import projection_table  # start-up: rich only for --verbose
+            from uze.ui.render import projection_table  # start-up: the tables only for --verbose
 
             out += projection_table(list(rows), "action")
         else:

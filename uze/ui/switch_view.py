@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import RenderableType
-
-from uze.ui.console import styled_line
+from uze.ui.blocks import Block, Line
 
 if TYPE_CHECKING:
     from uze.commands.switch import SwitchResult
@@ -16,27 +14,27 @@ _DONE = {"remove": "removed", "create": "written", "replace": "rewritten",
          "merge": "kept (edited)", "kept": "kept (edited)"}
 
 
-def switch_view(result: SwitchResult) -> list[RenderableType]:
+def switch_view(result: SwitchResult) -> list[Block]:
     """Lines for a human: what was switched, each artifact touched, each edit kept."""
     verb = "enabled" if result.on else "disabled"
     where = f" in {', '.join(result.harnesses)}" if result.harnesses else ""
     if not result.changed:
-        return [styled_line(f"{result.asked} is already {verb}{where}: nothing changed.")]
+        return [Line(f"{result.asked} is already {verb}{where}: nothing changed.")]
     head = ("Dry run, nothing written: would switch " + ("on" if result.on else "off")
             if result.install.dry_run else verb.capitalize())
-    out: list[RenderableType] = [styled_line(f"{head} {result.asked}{where}")]
+    out: list[Block] = [Line(f"{head} {result.asked}{where}")]
     for action in result.install.actions:
         done = "written back" if result.on and action.action == "create" \
             else _DONE.get(action.action)
         if done is None:
             continue
         line = f"  {done}: {action.target}" + (f" ({action.detail})" if action.detail else "")
-        out.append(styled_line(line, style="yellow" if action.action in ("kept", "merge")
+        out.append(Line(line, style="yellow" if action.action in ("kept", "merge")
                                else ""))
     if any(a.action in ("kept", "merge") for a in result.install.actions):
-        out.append(styled_line("What was kept now belongs to you; uze no longer tracks it."))
+        out.append(Line("What was kept now belongs to you; uze no longer tracks it."))
     if result.after:
         name = result.name
-        out.append(styled_line("Off now: " + "; ".join(o.spelled(name) for o in result.after),
+        out.append(Line("Off now: " + "; ".join(o.spelled(name) for o in result.after),
                                style="dim"))
     return out

@@ -9,6 +9,7 @@ from typing import Any, Final
 from uze.errors import UsageError
 from uze.inert import inert
 from uze.location import checked_scope
+from uze.ui.blocks import Grid
 from uze.ui.documents import check_json, install_json, uninstall_json
 from uze.verbs.base import (
     DRY_RUN,
@@ -99,7 +100,7 @@ def _install_view(result: Any, call: Call) -> list[Any]:
         from uze.ui.many import converge_view  # start-up: one command's view
 
         return converge_view(result, verbose=verbose)
-    from uze.ui.render import install_view  # start-up: rich loads only for a human view
+    from uze.ui.render import install_view  # start-up: a human view only
 
     return install_view(result.result, verbose=verbose)
 
@@ -144,7 +145,7 @@ def _uninstall(call: Call) -> Any:
 
 
 def _uninstall_view(result: Any, _call: Call) -> list[Any]:
-    from uze.ui.render import uninstall_view  # start-up: rich loads only for a human view
+    from uze.ui.render import uninstall_view  # start-up: a human view only
 
     return uninstall_view(result)
 
@@ -209,7 +210,7 @@ def _status(call: Call) -> Any:
 
 
 def _status_view(result: Any, call: Call) -> list[Any]:
-    from uze.ui.render import status_view  # start-up: rich loads only for a human view
+    from uze.ui.render import status_view  # start-up: a human view only
 
     return status_view(result, full=call["name"] is not None or call["verbose"])
 
@@ -240,7 +241,7 @@ def _list_json(result: Any) -> dict[str, Any]:
 
 
 def _list_view(result: Any, _call: Call) -> list[Any]:
-    from uze.ui.render import list_view  # start-up: rich loads only for a human view
+    from uze.ui.render import list_view  # start-up: a human view only
 
     return list_view(result[1])
 
@@ -260,7 +261,7 @@ def _check(call: Call) -> Any:
 
 
 def _check_view(result: Any, call: Call) -> list[Any]:
-    from uze.ui.render import check_view  # start-up: rich loads only for a human view
+    from uze.ui.render import check_view  # start-up: a human view only
 
     return check_view(result, verbose=call["verbose"])
 
@@ -271,7 +272,7 @@ CHECK = Verb(
      Param("harness", "text", "H[,H...] or all (default: all).", "--harness"), JSON,
      Param("strict", "flag", "Refuse on warnings too (for authors and CI).", "--strict"),
      VERBOSE, QUIET),
-    _check, check_json, _check_view,
+    _check, check_json, _check_view, fast=True,
     finish=lambda result: 1 if result.plan.unmet_requirements() else 0)
 
 
@@ -283,14 +284,13 @@ def _doctor(call: Call) -> Any:
 
 def _doctor_view(result: Any, _call: Call) -> list[Any]:
     from uze.commands.doctor import explain, probe_lines  # start-up: one command's module
-    from uze.ui.console import add_row, new_table  # start-up: rich loads only for a human view
     from uze.ui.summary import group_lines  # start-up: one command's view
 
-    table = new_table("harness", "installed", "version", "discovery", "behavior", "status",
-                      "skill roots")
+    table = Grid("harness", "installed", "version", "discovery", "behavior", "status",
+                 "skill roots")
     for h in result.harnesses:
-        add_row(table, h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
-                h.behavior, h.status, "\n".join(h.skill_roots) or "-")
+        table.add_row(h.id, "yes" if h.installed else "no", h.version or "-", h.discovery,
+                      h.behavior, h.status, "\n".join(h.skill_roots) or "-")
     return [table, *group_lines(inert(line) for h in result.harnesses
                                 for line in explain(h) + probe_lines(h))]
 

@@ -25,7 +25,7 @@ def _run(on: bool) -> Any:
 
 
 def _view(result: Any, _call: Call) -> list[Any]:
-    from uze.ui.switch_view import switch_view  # start-up: rich loads only for a human view
+    from uze.ui.switch_view import switch_view  # start-up: a human view only
 
     return switch_view(result)
 

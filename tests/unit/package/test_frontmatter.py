@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from uze.package.frontmatter import FrontmatterError, plain_mapping, split_frontmatter
 from uze.package.limits import MAX_FRONTMATTER_BYTES
-from uze.projections.frontmatter import edit_frontmatter
+from uze.projections.frontmatter import edit_frontmatter, plain_dump
 
 # Words and characters YAML treats specially, mixed into otherwise plain lines.
 _WORDS = ["yes", "No", "TRUE", "off", "ON", "null", "Null", "y", "n", "name", "description"]
@@ -101,3 +101,28 @@ def test_a_skill_name_is_written_without_pyyaml() -> None:
     text = edit_frontmatter(b"---\nname: pdf\ndescription: D.\n---\n", {"name": "acme-pdf"})
     assert text == b"---\nname: acme-pdf\ndescription: D.\n---\n"
     assert yaml.safe_load(text.split(b"---")[1]) == {"name": "acme-pdf", "description": "D."}
+
+
+_SENTENCE = st.builds(lambda first, rest: first + rest, st.sampled_from("aZn"), st.text(
+    st.sampled_from("aZ09_.,;()/'+=- :#\"!?[]{}é\t"), max_size=90))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(st.one_of(_PLAIN_KEY, _TRICKY),
+                       st.one_of(_SENTENCE, _SENTENCE, _VALUE, _TRICKY, st.integers(),
+                                 st.booleans(), st.lists(_TEXT, max_size=2)), max_size=4))
+def test_a_plain_header_is_dumped_as_pyyaml_dumps_it(head: dict[str, object]) -> None:
+    """An agent's or command's header of plain texts is written without PyYAML (issue 32
+    item 4): byte for byte `yaml.safe_dump`'s output, and anything it cannot write so is left
+    to PyYAML (None)."""
+    found = plain_dump(head)
+    if found is not None:
+        assert found == yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
+
+
+def test_a_usual_agent_header_is_dumped_without_pyyaml() -> None:
+    head = {"name": "acme-reviewer", "description": "Reviews a diff for bugs, style and tests; "
+                                                   "use it before a merge."}
+    assert plain_dump(head) == yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
+    assert plain_dump({"description": "x" * 80}) is None  # PyYAML would fold or keep it long
+    assert plain_dump({"description": "yes"}) is None and plain_dump({}) is None

@@ -27,6 +27,9 @@ def _scan(text: str, path: str = "skills/s/SKILL.md") -> list[str]:
     ("<!--" + "x" * 100 + "-->", ["skills/s/SKILL.md:1: hides text from a reader: an HTML "
                                   "comment (not shown once rendered): '" + "x" * 80 + "…'"]),
     (f"Write for {SCOTLAND}.", []),
+    ("Caf\u00e9 na\u00efve \u2014 \u00fcber\n" * 50, []),  # not ASCII, nothing that hides
+    ("Caf\u00e9\n\u180e\u180e\u180e\u180e", ["skills/s/SKILL.md:2: hides text from a "
+                                           "reader: a run of 4 zero-width characters"]),
     ("\ufeffA BOM, one zero-width \u200d joiner, a lone \u202c pop.", []),
 ])
 def test_each_hiding_place_is_named_by_line(text: str, found: list[str]) -> None:

@@ -12,6 +12,8 @@ import pytest
 from rich.console import Console
 
 from uze.state.receipts import ProjectionRecord, Receipt
+from uze.ui import plain
+from uze.ui.console import renderable
 from uze.ui.glance import glance_view, harness_mark
 
 
@@ -41,7 +43,7 @@ def _draw(result: Any, width: int) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, highlight=False, color_system=None)
     for item in glance_view(result):
-        console.print(item)
+        console.print(renderable(item))
     return buffer.getvalue()
 
 
@@ -66,3 +68,14 @@ def test_without_any_source_there_is_no_source_column() -> None:
         _package("hello", ""),))
     assert _draw(result, 160).splitlines()[0].split() == ["package", "version", "claude",
                                                           "codex"]
+
+
+def test_not_at_a_terminal_the_glance_has_every_column_as_plain_text() -> None:
+    source = "git+https://github.com/example/a-rather-long-repository-name@v1.0.0"
+    result = SimpleNamespace(project=Path("/p"), untrusted_hooks=(), declared=(),
+                             differences=(), packages=(
+        _package("hello", source), _package("local", "")))
+    found = plain.lines(glance_view(result))
+    assert found[0].split() == ["package", "version", "claude", "codex", "source"]
+    assert found[1].split() == ["hello", "1.0.0", "✓", "✓", source]
+    assert found[3].startswith("4 projections in place")

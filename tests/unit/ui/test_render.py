@@ -18,7 +18,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from uze.ui.console import Cell, add_row, new_table
+from uze.ui import plain
+from uze.ui.blocks import Cell, Grid
+from uze.ui.console import renderable
 from uze.ui.render import projection_table
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -52,11 +54,15 @@ def _rich_table(rows: list[tuple[str, ...]]) -> Table:
     return table
 
 
-def _cell_table(rows: list[tuple[str, ...]]) -> Table:
-    table = new_table(*HEADERS)
+def _grid(rows: list[tuple[str, ...]]) -> Grid:
+    grid = Grid(*HEADERS)
     for row in rows:
-        add_row(table, *row[:4], Cell(row[4], STYLES.get(row[4], "")), *row[5:])
-    return table
+        grid.add_row(*row[:4], Cell(row[4], STYLES.get(row[4], "")), *row[5:])
+    return grid
+
+
+def _cell_table(rows: list[tuple[str, ...]]) -> object:
+    return renderable(_grid(rows))
 
 
 @pytest.mark.parametrize("colour", [False, True], ids=["plain", "colour"])
@@ -93,4 +99,30 @@ def test_a_hook_target_keeps_its_bracketed_element_in_the_status_table() -> None
            "state": "matched", "target": ".claude/settings.json#hooks.PreToolUse[hello/guard]",
            "reason": ""}
     table, *_notes = projection_table([row], "state")
-    assert ".claude/settings.json#hooks.PreToolUse[hello/guard]" in _print(table, 160, False)
+    assert ".claude/settings.json#hooks.PreToolUse[hello/guard]" in _print(renderable(table), 160,
+                                                                           False)
+    assert ".claude/settings.json#hooks.PreToolUse[hello/guard]" in plain.lines([table])[1]
+
+
+def test_plain_text_is_the_table_as_columns_without_rich() -> None:
+    """Not at a terminal (a pipe, CI): each row one line, columns two spaces apart under the
+    header row, the words rich draws and nothing else (issue 32 item 4)."""
+    found = plain.lines([_grid(ROWS)])
+    assert found[0].split() == list(HEADERS)
+    assert [line.split() for line in found[1:]] == [
+        [c for c in row if c] for row in ROWS]
+    starts = {plain.width(line[:line.index("matched")]) for line in found[1:]
+              if "matched" in line}
+    assert len(starts) == 1  # one column, whatever the width (wide characters too) before it
+    assert all(line == line.rstrip() for line in found)
+    ours = _print(renderable(_grid(ROWS)), 160, False)
+    for row in ROWS:
+        assert all(cell in ours for cell in row)
+
+
+def test_a_cell_of_several_lines_continues_below_in_its_column() -> None:
+    grid = Grid("harness", "skill roots", "status")
+    grid.add_row("codex", ".agents/skills\n.codex/skills", "ok")
+    assert plain.lines([grid]) == ["harness  skill roots     status",
+                                   "codex    .agents/skills  ok",
+                                   "         .codex/skills"]
