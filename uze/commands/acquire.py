@@ -107,14 +107,22 @@ def _chosen(paths: Paths, source: Source, folder: Path, pin: declare.Pin, commit
     """`folder` and `pin` as the source chooses (`uze.commands.published`): asked only of a
     source that chooses a plugin or skills, or whose root holds a catalog, so a package's
     re-install loads none of it."""
-    if not (source.plugin or source.skills
-            or any((folder / rel).is_file() for rel in CATALOGS)):
+    if not (source.plugin or source.skills or any(_is_file(folder / rel) for rel in CATALOGS)):
         yield folder, pin
         return
     from uze.commands.published import chosen
 
     with chosen(paths, source, folder, pin, commit=commit, cache=cache, cwd=cwd) as found:
         yield found
+
+
+def _is_file(path: Path) -> bool:
+    """Whether `path` is a file; a path the system cannot look up (a name too long) is not:
+    the package reader names the folder in its own refusal."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
 
 
 def _obey_policy(paths: Paths, source: Source, cwd: Path, commit: str,
