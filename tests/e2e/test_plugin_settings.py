@@ -54,6 +54,12 @@ def test_set_values_are_written_and_the_sensitive_one_is_a_variable_everywhere(
     assert SECRET.encode() not in _everything(sandbox)
     configs = [p for p in project.rglob("*") if p.is_file() and ".uze" not in p.parts]
     assert [p for p in configs if b"user_config" in p.read_bytes()] == []  # only the copy has it
+    skills = sorted(p.relative_to(project).as_posix() for p in configs if p.name == "SKILL.md")
+    assert skills == [".agents/skills/plugin-settings-status/SKILL.md",  # codex, opencode,
+                      ".claude/skills/plugin-settings/skills/status/SKILL.md"]  # gemini; claude
+    for rel in skills:  # text: the value where one is written, else the variable, as a shell
+        text = (project / rel).read_text()  # reads it
+        assert "in region eu and" in text and 'Authorization: ${SETTINGS_TOKEN}"' in text, rel
     document = as_json(done)
     assert SECRET not in done.stdout + done.stderr
     assert {s["key"]: (s["sensitive"], s["variable"], s["written"])

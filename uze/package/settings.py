@@ -191,7 +191,9 @@ def ready(package: Package, values: Mapping[str, str]) -> Package:
             key = match.group(1)
             if key in values:
                 return values[key]
-            setting = by_key[key]
+            setting = by_key.get(key)
+            if setting is None:  # no setting declares it (a server naming one was skipped)
+                return match.group(0)
             used.add(f"{key} from ${setting.env}" + (" (sensitive)" if setting.sensitive
                                                      else ""))
             return f"${{{setting.env}}}"
@@ -199,6 +201,7 @@ def ready(package: Package, values: Mapping[str, str]) -> Package:
 
     settings = tuple(msgspec.structs.replace(s, written=s.key in values)
                      for s in package.settings)
+    package = _texts(package, fill)
     servers = tuple(_server(server, fill) for server in package.mcp_servers)
     hooks = package.claude_hooks
     if hooks is not None:
@@ -207,6 +210,39 @@ def ready(package: Package, values: Mapping[str, str]) -> Package:
             for g in hooks.groups))
     return msgspec.structs.replace(package, mcp_servers=servers, claude_hooks=hooks,
                                    settings=settings)
+
+
+_MARK: Final = b"${user_config."
+
+
+def _texts(package: Package, fill: _Fill) -> Package:
+    """The package with `${user_config.KEY}` filled in the text every harness reads as it is
+    (each skill's, command's and agent's UTF-8 files, agent and command bodies, the
+    instructions): as Claude Code substitutes a value into skill and agent content, and, where
+    no value is written (a sensitive setting, one without a value), as `${VAR}`, the variable a
+    shell the harness runs expands; the placeholder itself reaches no harness."""
+    rels = {rel for skill in package.skills for rel in skill.files}
+    rels |= {c.relpath for c in package.commands} | {a.relpath for a in package.agents}
+    files = dict(package.files)
+    for rel in sorted(rels):
+        found = files.get(rel)
+        if found is None or _MARK not in found.data:
+            continue
+        try:
+            text = found.data.decode()
+        except UnicodeDecodeError:
+            continue
+        files[rel] = msgspec.structs.replace(found, data=fill(text, set()).encode())
+    agents = tuple(msgspec.structs.replace(a, body=fill(a.body, set())) for a in package.agents)
+    commands = tuple(msgspec.structs.replace(c, body=fill(c.body, set()))
+                     for c in package.commands)
+    instructions = package.instructions
+    if instructions is not None and _MARK in instructions.text:
+        instructions = msgspec.structs.replace(instructions, text=fill(
+            instructions.text.decode(errors="surrogateescape"), set()).encode(
+            errors="surrogateescape"))
+    return msgspec.structs.replace(package, files=files, agents=agents, commands=commands,
+                                   instructions=instructions)
 
 
 def _server(server: McpServer, fill: _Fill) -> McpServer:

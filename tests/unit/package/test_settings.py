@@ -3,12 +3,13 @@ list; `ready` puts each value or variable in place of `${user_config.KEY}`."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import DATA
+from tests.helpers import DATA, build_tree
 from uze.errors import UsageError
 from uze.harnesses import REGISTRY
 from uze.package import McpServer, Package, read_package
@@ -155,3 +156,26 @@ def test_codex_marks_a_variable_in_args_unverified() -> None:
 
     assert degraded == ["Codex's expansion of ${VAR} in a server's command, args or cwd is "
                         "unverified"]
+
+
+def test_text_every_harness_reads_gets_the_value_or_the_variable_never_the_placeholder(
+        tmp_path: Path) -> None:
+    """Skill, command and agent text: a written value in place, else `${VAR}` (a sensitive
+    setting always); a key no setting declares stays as written."""
+    root = build_tree(tmp_path / "pkg", {
+        ".claude-plugin/plugin.json": json.dumps({"name": "svc", "userConfig": {
+            "region": {"type": "string", "title": "Region", "description": "d"},
+            "token": {"type": "string", "title": "Token", "description": "d",
+                      "sensitive": True}}}),
+        "skills/s/SKILL.md": "---\nname: s\ndescription: d\n---\n"
+                             "${user_config.region} ${user_config.token} ${user_config.nope}\n",
+        "commands/c.md": "---\ndescription: d\n---\nin ${user_config.region}\n",
+        "agents/a.md": "---\nname: a\ndescription: d\n---\nuse ${user_config.token}\n"})
+    package = read_package(root)
+    done = ready(package, given_values(package, {"region": "us"}))
+    text = {rel: f.data.decode() for rel, f in done.files.items() if rel.endswith(".md")}
+    assert text["skills/s/SKILL.md"].endswith("us ${SVC_TOKEN} ${user_config.nope}\n")
+    assert text["commands/c.md"].endswith("in us\n")
+    assert text["agents/a.md"].endswith("use ${SVC_TOKEN}\n")
+    assert [a.body for a in done.agents] == ["use ${SVC_TOKEN}\n"]
+    assert [c.body for c in done.commands] == ["in us\n"]
