@@ -493,6 +493,7 @@ LAZY_IMPORTS = {
     ("uze.commands.every_plugin", "uze.sources.mirrors"): GIT,
     ("uze.verbs.everyday", "uze.commands.check"): OWN,
     ("uze.verbs.everyday", "uze.commands.converge"): OWN,
+    ("uze.verbs.everyday", "uze.commands.imports"): OWN,
     ("uze.verbs.everyday", "uze.commands.doctor"): OWN,
     ("uze.verbs.everyday", "uze.commands.listing"): OWN,
     ("uze.verbs.everyday", "uze.commands.status"): OWN,

@@ -33,6 +33,8 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("uze install ./pkg --json", "one JSON document for scripts"),
         ("uze install --frozen --trust --quiet", "in CI: uze.lock exactly, nothing printed but "
                                                   "errors"),
+        ("uze install --from skills-lock.json", "the skills CLI's entries declared in uze.toml, "
+                                                "installed and pinned; the rest reported"),
     ),
     "uninstall": (
         ("uze uninstall hello", "remove what uze owns; keep every file you edited"),

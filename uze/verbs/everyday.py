@@ -33,6 +33,9 @@ from uze.verbs.base import (
 
 
 def _install(call: Call) -> Any:
+    if call["from_file"] and (call["source"] is not None or call["frozen"]):
+        raise UsageError("--from FILE declares what FILE lists: give no SOURCE and no --frozen",
+                         hint="uze install --from skills-lock.json")
     if call["frozen"] and call["source"] is not None:
         raise UsageError("--frozen installs uze.lock: give no SOURCE",
                          hint="run `uze install --frozen` alone")
@@ -50,6 +53,10 @@ def _install(call: Call) -> Any:
                       settings=_settings(call["set"] or (), call["source"]),
                       ask=None if call["dry_run"] or call.get("ask") is None
                       else tuple(call["ask"]))
+    if call["from_file"]:  # a peer's manifest: declare its entries, then converge
+        from uze.commands.imports import install_from  # start-up: loads on use
+
+        return install_from(paths(), options, Path.cwd(), call["from_file"])
     if call["source"] is None:  # no SOURCE: converge to uze.toml + uze.lock
         from uze.commands.converge import converge  # start-up: the install path loads on use
 
@@ -86,6 +93,10 @@ def _settings(given: list[str] | tuple[str, ...], source: str | None
 
 
 def _install_json(result: Any) -> dict[str, Any]:
+    if hasattr(result, "untranslated"):  # --from
+        from uze.commands.imports import import_json  # start-up: JSON of one command
+
+        return import_json(result)
     if not hasattr(result, "result"):  # a converge
         from uze.commands.converge import converge_json  # start-up: JSON of one command
 
@@ -96,6 +107,13 @@ def _install_json(result: Any) -> dict[str, Any]:
 def _install_view(result: Any, call: Call) -> list[Any]:
     # --dry-run prints the whole plan (DESIGN section 2): every projection, route and target
     verbose = call["verbose"] or call["dry_run"]
+    if hasattr(result, "untranslated"):  # --from
+        from uze.commands.imports import import_lines  # start-up: one command's view
+        from uze.ui.many import converge_view  # start-up: one command's view
+
+        done = [] if result.converged is None else converge_view(result.converged,
+                                                                   verbose=verbose)
+        return [*import_lines(result), *done]
     if not hasattr(result, "result"):  # a converge
         from uze.ui.many import converge_view  # start-up: one command's view
 
@@ -122,6 +140,8 @@ INSTALL = Verb(
            ()),
      Param("all_plugins", "flag", "Install every plugin of the marketplace at SOURCE's root.",
            "--all-plugins"),
+     Param("from_file", "text", "Declare the entries of a peer's manifest (skills-lock.json) in "
+                                "uze.toml, then install them all.", "--from", ""),
      Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),

@@ -1,0 +1,108 @@
+"""Issue 34 item 3: `uze install --from FILE` turns a peer's manifest into uze.toml declarations,
+installed and pinned in uze.lock as `uze install` with no SOURCE converges; what cannot be
+translated is reported by entry; bad input is refused with its location, nothing written.
+
+The real `uze` in a subprocess, real git over loopback (the skills CLI's `owner/repo` sources
+through `UZE_GITHUB_URL` to a git daemon)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Sandbox
+from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.gitserve import Repo, git_daemon
+
+pytestmark = pytest.mark.e2e
+HARNESS = ("--harness", "claude_code,codex")
+
+
+def _skill(name: str, body: str) -> str:
+    return f"---\nname: {name}\ndescription: Does {name}.\n---\n{body}\n"
+
+
+@pytest.fixture
+def served(sandbox: Sandbox) -> Path:
+    """acme/tools (skills pdf, xlsx, docx) and acme/notes (skill jot), bare repos to serve."""
+    root = sandbox.root / "served"
+    tools = Repo(root / "acme" / "tools.git")
+    tools.commit({f"skills/{n}/SKILL.md": _skill(n, f"{n} one") for n in ("pdf", "xlsx", "docx")})
+    tools.tag("v1")
+    tools.commit({"skills/pdf/SKILL.md": _skill("pdf", "pdf two")})
+    notes = Repo(root / "acme" / "notes.git")
+    notes.commit({"skills/jot/SKILL.md": _skill("jot", "jot one")})
+    return root
+
+
+def _lock_file(project: Path, skills: dict[str, dict[str, str]]) -> Path:
+    path = project / "skills-lock.json"
+    path.write_text(json.dumps({"version": 1, "skills": skills}, indent=2) + "\n")
+    return path
+
+
+def test_a_skills_lock_is_declared_installed_and_pinned_reporting_what_it_cannot(
+        uze: Uze, sandbox: Sandbox, served: Path) -> None:
+    _lock_file(sandbox.project, {
+        "pdf": {"source": "acme/tools", "ref": "v1", "sourceType": "github",
+                "computedHash": "0" * 64},
+        "xlsx": {"source": "acme/tools", "ref": "v1", "sourceType": "github",
+                 "computedHash": "1" * 64},
+        "jot": {"source": "acme/notes", "sourceType": "github", "computedHash": "2" * 64},
+        "mine": {"source": "./local/mine", "sourceType": "local", "computedHash": "3" * 64},
+    })
+    with git_daemon(served) as daemon:
+        env = {**os.environ, "UZE_GITHUB_URL": daemon}
+        result = uze("install", "--from", "skills-lock.json", *HARNESS, env=env)
+        assert_ok(result)
+        manifest = (sandbox.project / "uze.toml").read_text()
+        assert f'tools = "git+{daemon}/acme/tools.git@v1#skill=pdf&skill=xlsx"' in manifest
+        assert f'notes = "git+{daemon}/acme/notes.git#skill=jot"' in manifest
+        assert "mine" not in manifest
+        lock = (sandbox.project / "uze.lock").read_text()
+        assert lock.count(f'source = "git+{daemon}/acme/tools.git"') == 1
+        assert 'ref = "v1"' in lock
+        assert "not translated: mine: sourceType 'local'" in result.stderr + result.stdout
+        tools = sandbox.project / ".claude" / "skills" / "tools" / "skills"
+        assert (tools / "pdf" / "SKILL.md").read_text().endswith("pdf one\n")  # v1, not HEAD
+        assert sorted(p.name for p in tools.iterdir()) == ["pdf", "xlsx"]  # docx: not locked
+        notes = sandbox.project / ".claude" / "skills" / "notes" / "skills"
+        assert (notes / "jot" / "SKILL.md").read_text().endswith("jot one\n")
+        codex = sandbox.project / ".agents" / "skills"
+        assert sorted(p.name for p in codex.iterdir()) == ["notes-jot", "tools-pdf", "tools-xlsx"]
+        # again: nothing changes, everything already installed
+        before = snapshot(sandbox)
+        again = uze("install", "--from", "skills-lock.json", *HARNESS, "--json", env=env)
+        assert_ok(again)
+        doc = as_json(again)
+        assert [u["entry"] for u in doc["from"]["untranslated"]] == ["mine"]
+        assert {p["action"] for p in doc["packages"]} == {"present"}
+        assert snapshot(sandbox) == before
+    # the declarations are ordinary: a plain converge (the upstream gone) keeps everything
+    assert_ok(uze("install", "--frozen", *HARNESS))
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ('{"version": 1, "skills": {', "skills-lock.json: line 1, column 27: not valid JSON"),
+    ('{"plugins": []}', "skills-lock.json: unknown format"),
+    ('{"version": 2, "skills": {}}', "skills-lock.json: version: 2"),
+    ('{"version": 1, "skills": {"pdf": {"source": 3}}}', "skills-lock.json: skills.pdf:"),
+])
+def test_bad_input_is_refused_with_its_location_and_nothing_is_written(
+        uze: Uze, sandbox: Sandbox, text: str, said: str) -> None:
+    (sandbox.project / "skills-lock.json").write_text(text)
+    before = snapshot(sandbox)
+    result = uze("install", "--from", "skills-lock.json", *HARNESS)
+    assert result.returncode == 1, result.stderr
+    assert f"uze: error: {said}" in result.stderr
+    assert "hint:" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(sandbox) == before
+
+
+def test_from_with_a_source_is_a_usage_error(uze: Uze, sandbox: Sandbox) -> None:
+    result = uze("install", "acme/tools", "--from", "skills-lock.json")
+    assert result.returncode == 2
+    assert "--from FILE declares what FILE lists" in result.stderr

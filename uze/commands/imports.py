@@ -1,0 +1,209 @@
+"""`uze install --from FILE`: a peer's manifest turned into uze.toml declarations, then
+installed and pinned exactly as `uze install` with no SOURCE converges (adr/0093).
+
+Read today: the `skills` CLI's project lock, `skills-lock.json` (`{"version": 1, "skills":
+{NAME: {"source", "sourceType", "ref"?, "computedHash"}}}`). Its skills from one repository at
+one ref become one declaration, `owner/repo[@ref]#skill=A&skill=B`, named as the package that
+source holds (read from the source itself, so the name uze.toml gives is the one converge
+verifies). An entry uze cannot express (a local folder, an npm package, an unknown type) is
+reported with the reason and left out; a declaration uze.toml already holds under that name from
+another source is reported and kept as the user wrote it.
+
+Bad input (not JSON, an unknown format, a malformed entry) is refused with its location and a
+hint before anything is read from a source or written. When converging fails (consent, an
+integrity check), uze.toml is put back as it was, so nothing the import declared stays behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from uze.commands import declare
+from uze.commands.acquire import Options, materialised, parse
+from uze.commands.converge import ConvergeResult, converge, converge_json, tree_of
+from uze.errors import UsageError, UzeError
+from uze.nesting import OverLimit, parse_bounded
+from uze.paths import Paths
+from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
+from uze.state.context import ScopeContext, load_created, locked, open_scope, save_created
+from uze.transaction import Transaction
+
+_MAX_BYTES = 1 << 20
+_GIT_TYPES = ("github", "gitlab", "git")
+
+
+class Untranslated(msgspec.Struct, frozen=True):
+    """One entry of the peer's file that uze did not declare, and why."""
+
+    entry: str
+    reason: str
+
+
+class ImportResult(msgspec.Struct, frozen=True):
+    """What `--from` read, declared, and what converging then did."""
+
+    file: str
+    format: str
+    declared: tuple[tuple[str, str], ...]  # (name, source) written to uze.toml
+    untranslated: tuple[Untranslated, ...]
+    converged: ConvergeResult | None  # None: a dry run, nothing installed
+
+
+class _Group(msgspec.Struct, frozen=True):
+    entries: tuple[str, ...]
+    source: str  # as uze parses it, selection included
+
+
+def _shown(text: str) -> str:
+    """A name or value of the peer's file as it may be printed: control characters escaped,
+    long text cut."""
+    return repr(text[:80])[1:-1]
+
+
+def _refuse(where: str, problem: str) -> UzeError:
+    return UzeError(f"{where}: {problem}",
+                    hint="--from reads a skills CLI skills-lock.json ({\"version\": 1, "
+                         "\"skills\": {...}}); check the file, or install its sources one by "
+                         "one with `uze install SOURCE`")
+
+
+def _read(path: Path, shown: str) -> Any:
+    try:
+        raw = path.read_bytes()[: _MAX_BYTES + 1]
+    except FileNotFoundError:
+        raise UsageError(f"--from {shown}: no such file",
+                         hint="give the path of a skills-lock.json") from None
+    except OSError as exc:
+        raise UzeError(f"cannot read {shown}: {exc.strerror}", hint=f"check {shown}") from None
+    if len(raw) > _MAX_BYTES:
+        raise _refuse(shown, f"larger than {_MAX_BYTES} bytes")
+    try:
+        return parse_bounded(json.loads, raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise _refuse(shown, f"not UTF-8 text (byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise _refuse(shown, f"line {exc.lineno}, column {exc.colno}: not valid JSON "
+                             f"({exc.msg})") from None
+    except OverLimit as exc:
+        raise _refuse(shown, str(exc)) from None
+
+
+def _skills_lock(data: Any, shown: str) -> tuple[list[_Group], list[Untranslated]]:
+    """The groups of a skills-lock.json and the entries left out."""
+    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict) \
+            or not isinstance(data.get("version"), int):
+        raise _refuse(shown, "unknown format: not a skills-lock.json (an object with a "
+                             "number `version` and a `skills` object)")
+    if data["version"] != 1:
+        raise _refuse(shown, f"version: {data['version']} is not a version this uze reads (1)")
+    groups: dict[tuple[str, str], list[str]] = {}
+    left: list[Untranslated] = []
+    for name, entry in data["skills"].items():
+        where = f"{shown}: skills.{_shown(name)}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("source"), str) \
+                or not isinstance(entry.get("sourceType", ""), str) \
+                or not isinstance(entry.get("ref", ""), str):
+            raise _refuse(where, "an entry is an object with string `source`, `sourceType` "
+                                 "and `ref`")
+        kind = entry.get("sourceType", "github")
+        if kind not in _GIT_TYPES:
+            left.append(Untranslated(name, f"sourceType '{_shown(kind)}': not a git source "
+                                           "uze can pin (install it with `uze install PATH` "
+                                           "or from its repository)"))
+            continue
+        groups.setdefault((entry["source"], entry.get("ref", "")), []).append(name)
+    out = []
+    for (source, ref), names in groups.items():
+        text = f"git+{source}" if "://" in source and not source.startswith("git+") else source
+        at = f"@{ref}" if ref else ""
+        out.append(_Group(tuple(names), f"{text}{at}#" + "&".join(f"skill={n}" for n in names)))
+    return out, left
+
+
+def _translate(paths: Paths, ctx: ScopeContext, groups: list[_Group], root: Path
+               ) -> tuple[dict[str, str], list[Untranslated]]:
+    """Each group's declaration (package name -> canonical source), read from the source."""
+    current = read_manifest(declare.scope_files(ctx)[0], "uze.toml")
+    out: dict[str, str] = {}
+    left: list[Untranslated] = []
+    for group in groups:
+        label = ", ".join(group.entries)
+        try:
+            source = parse(paths, group.source, root)
+        except UsageError as exc:
+            left.extend(Untranslated(e, f"source {group.source!r}: {exc.message}")
+                        for e in group.entries)
+            continue
+        with materialised(paths, source, ctx, root, cache=False) as (folder, _pin):
+            name = tree_of(folder)[0]
+        form = source.canonical()
+        taken = out.get(name) or current.get(name)
+        if taken is not None and taken != form:
+            left.append(Untranslated(label, f"package {name} is already declared as {taken}"))
+            continue
+        out[name] = form
+    return out, left
+
+
+def _write_manifest(ctx: ScopeContext, data: bytes | None) -> None:
+    """uze.toml as `data` (None: as if uze never wrote it), in one transaction."""
+    path = declare.scope_files(ctx)[0]
+    with locked(ctx, store=False):
+        created = load_created(ctx)
+        with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
+            declare.write_file(tx, ctx, created, path, data if data is not None
+                               else render_manifest({}), render_manifest({}))
+            save_created(tx, ctx, created)
+
+
+def install_from(paths: Paths, options: Options, cwd: Path, file: str) -> ImportResult:
+    """`uze install --from FILE` (see the module docstring)."""
+    given = Path(file).expanduser()
+    path = given if given.is_absolute() else cwd / given
+    data = _read(path, file)
+    groups, left = _skills_lock(data, file)
+    ctx = open_scope(paths, options.scope, options.project, cwd)
+    root = ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
+    declared, more = _translate(paths, ctx, groups, root)
+    left += more
+    manifest = declare.scope_files(ctx)[0]
+    before = manifest.read_bytes() if manifest.exists() else None
+    after = before
+    for name, source in declared.items():
+        after = updated_manifest(after, name, source, ctx.location.display(manifest))
+    result = ImportResult(file, "skills-lock.json", tuple(declared.items()), tuple(left), None)
+    if options.dry_run or not declared:
+        return result
+    if after != before:
+        _write_manifest(ctx, after)
+    try:
+        done = converge(paths, options, cwd)
+    except BaseException:
+        with contextlib.suppress(UzeError):
+            _write_manifest(ctx, before)
+        raise
+    return msgspec.structs.replace(result, converged=done)
+
+
+def import_json(result: ImportResult) -> dict[str, Any]:
+    """The `install --from --json` document."""
+    doc = converge_json(result.converged) if result.converged else {"schema": 1,
+                                                                     "dry_run": True}
+    return {**doc, "from": {"file": result.file, "format": result.format,
+                            "declared": dict(result.declared),
+                            "untranslated": [msgspec.to_builtins(u)
+                                             for u in result.untranslated]}}
+
+
+def import_lines(result: ImportResult) -> list[str]:
+    """The lines `--from` adds before the converge view: what was declared, what was not."""
+    out = [f"{result.file} ({result.format}): declared {name} = {source}"
+           for name, source in result.declared]
+    out += [f"{result.file}: not translated: {_shown(u.entry)}: {u.reason}"
+            for u in result.untranslated]
+    return out
