@@ -106,3 +106,61 @@ def test_from_with_a_source_is_a_usage_error(uze: Uze, sandbox: Sandbox) -> None
     result = uze("install", "acme/tools", "--from", "skills-lock.json")
     assert result.returncode == 2
     assert "--from FILE declares what FILE lists" in result.stderr
+
+
+def _plugin(name: str, body: str) -> dict[str, str]:
+    return {f"plugins/{name}/.claude-plugin/plugin.json":
+            json.dumps({"name": name, "version": "1.0.0"}),
+            f"plugins/{name}/skills/{name}-do/SKILL.md": _skill(f"{name}-do", body)}
+
+
+def test_claude_settings_register_marketplaces_and_declare_enabled_plugins(
+        uze: Uze, sandbox: Sandbox) -> None:
+    market = Repo(sandbox.root / "served" / "market.git")
+    catalog = {"name": "team", "owner": {"name": "Team"}, "plugins": [
+        {"name": n, "source": f"./plugins/{n}"} for n in ("flow", "lint", "old")]}
+    market.commit({".claude-plugin/marketplace.json": json.dumps(catalog),
+                   **_plugin("flow", "flow one"), **_plugin("lint", "lint one"),
+                   **_plugin("old", "old one")})
+    settings = sandbox.project / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({
+        "permissions": {"allow": ["Bash(ls)"]},
+        "enabledPlugins": {"flow@team": True, "lint@team": True, "old@team": False,
+                           "gone@elsewhere": True},
+        "extraKnownMarketplaces": {
+            "team": {"source": {"source": "git", "url": market.url}},
+            "npmish": {"source": {"source": "npm", "package": "@acme/market"}}},
+    }, indent=2))
+    result = uze("install", "--from", ".claude/settings.json", *HARNESS)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout + result.stderr
+    assert "not translated: old@team: disabled in the settings" in out
+    assert "not translated: gone@elsewhere: its marketplace is neither" in out
+    assert "not translated: marketplace npmish: source kind 'npm'" in out
+    manifest = (sandbox.project / "uze.toml").read_text()
+    assert 'flow = "flow@team"' in manifest and 'lint = "lint@team"' in manifest
+    assert "old" not in manifest and "gone" not in manifest
+    lock = (sandbox.project / "uze.lock").read_text()
+    assert lock.count('marketplace = "team"') == 2
+    registry = json.loads((sandbox.uze_home / "marketplaces" / "registry.json").read_text())
+    assert list(registry["marketplaces"]) == ["team"]
+    skills = sandbox.project / ".claude" / "skills"
+    assert (skills / "flow" / "skills" / "flow-do" / "SKILL.md").read_text().endswith(
+        "flow one\n")
+    codex = sandbox.project / ".agents" / "skills"
+    assert sorted(p.name for p in codex.iterdir()) == ["flow-do", "lint-do"]
+    assert not (skills / "old").exists()
+
+
+def test_bad_claude_settings_are_refused_and_nothing_is_registered(
+        uze: Uze, sandbox: Sandbox) -> None:
+    (sandbox.project / "settings.json").write_text(json.dumps({
+        "enabledPlugins": {"flow": True},
+        "extraKnownMarketplaces": {"team": {"source": {"source": "git", "url": "/x"}}}}))
+    before = snapshot(sandbox)
+    result = uze("install", "--from", "settings.json", *HARNESS)
+    assert result.returncode == 1
+    assert "uze: error: settings.json: enabledPlugins.flow: a key is plugin@marketplace" \
+        in result.stderr
+    assert snapshot(sandbox) == before

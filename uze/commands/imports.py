@@ -1,7 +1,10 @@
 """`uze install --from FILE`: a peer's manifest turned into uze.toml declarations, then
 installed and pinned exactly as `uze install` with no SOURCE converges (adr/0093).
 
-Read today: the `skills` CLI's project lock, `skills-lock.json` (`{"version": 1, "skills":
+Read: a Claude Code settings file (`enabledPlugins` {"plugin@market": true} and
+`extraKnownMarketplaces` {NAME: {"source": {"source": "github"|"git"|"directory", ...}}}): each
+marketplace is registered (as `uze marketplace add`), each enabled plugin declared as
+`plugin@market`. And the `skills` CLI's project lock, `skills-lock.json` (`{"version": 1, "skills":
 {NAME: {"source", "sourceType", "ref"?, "computedHash"}}}`). Its skills from one repository at
 one ref become one declaration, `owner/repo[@ref]#skill=A&skill=B`, named as the package that
 source holds (read from the source itself, so the name uze.toml gives is the one converge
@@ -23,7 +26,7 @@ from typing import Any
 
 import msgspec
 
-from uze.commands import declare
+from uze.commands import declare, marketplace
 from uze.commands.acquire import Options, materialised, parse
 from uze.commands.converge import ConvergeResult, converge, converge_json, tree_of
 from uze.errors import UsageError, UzeError
@@ -68,7 +71,8 @@ def _shown(text: str) -> str:
 def _refuse(where: str, problem: str) -> UzeError:
     return UzeError(f"{where}: {problem}",
                     hint="--from reads a skills CLI skills-lock.json ({\"version\": 1, "
-                         "\"skills\": {...}}); check the file, or install its sources one by "
+                         "\"skills\": {...}}) or Claude Code settings (enabledPlugins, "
+                         "extraKnownMarketplaces); check the file, or install its sources one by "
                          "one with `uze install SOURCE`")
 
 
@@ -93,12 +97,73 @@ def _read(path: Path, shown: str) -> Any:
         raise _refuse(shown, str(exc)) from None
 
 
+def _format(data: Any, shown: str) -> str:
+    """Which peer wrote `data`: "claude-settings" or "skills-lock.json" (else refused)."""
+    if isinstance(data, dict) and ("enabledPlugins" in data or "extraKnownMarketplaces" in data):
+        return "claude-settings"
+    if isinstance(data, dict) and isinstance(data.get("skills"), dict) \
+            and isinstance(data.get("version"), int):
+        return "skills-lock.json"
+    raise _refuse(shown, "unknown format: neither a skills-lock.json (a number `version` and a "
+                         "`skills` object) nor Claude Code settings (`enabledPlugins`, "
+                         "`extraKnownMarketplaces`)")
+
+
+def _market_source(spec: Any, where: str) -> str | None:
+    """The uze source text of a Claude marketplace source object (None: a kind uze cannot
+    register)."""
+    if not isinstance(spec, dict) or not isinstance(spec.get("source"), str) \
+            or not all(isinstance(v, str) for v in spec.values()):
+        raise _refuse(where, "a marketplace's `source` is an object of strings with `source` "
+                             "naming its kind")
+    kind, ref = spec["source"], spec.get("ref", "")
+    at = f"@{ref}" if ref else ""
+    if kind == "github" and spec.get("repo"):
+        return f"{spec['repo']}{at}"
+    if kind == "git" and spec.get("url"):
+        return f"git+{spec['url']}{at}"
+    if kind == "directory" and spec.get("path"):
+        return str(spec["path"])
+    return None
+
+
+def _claude(data: dict[str, Any], shown: str
+            ) -> tuple[list[_Group], dict[str, str], list[Untranslated]]:
+    """The enabled plugins of Claude Code settings, the marketplaces to register (name ->
+    source text) and the entries left out."""
+    plugins, markets = data.get("enabledPlugins", {}), data.get("extraKnownMarketplaces", {})
+    if not isinstance(plugins, dict) or not isinstance(markets, dict):
+        raise _refuse(shown, "enabledPlugins and extraKnownMarketplaces are objects")
+    left: list[Untranslated] = []
+    register: dict[str, str] = {}
+    for name, entry in markets.items():
+        where = f"{shown}: extraKnownMarketplaces.{_shown(name)}"
+        if not isinstance(entry, dict):
+            raise _refuse(where, "an entry is an object with a `source` object")
+        text = _market_source(entry.get("source"), f"{where}.source")
+        if text is None:
+            kind = _shown(str(entry["source"].get("source")))
+            left.append(Untranslated(f"marketplace {name}", f"source kind '{kind}': uze "
+                                     "registers github, git and directory marketplaces"))
+            continue
+        register[name] = text
+    groups = []
+    for key, on in plugins.items():
+        plugin, at, market = key.partition("@")
+        if not at or not plugin or not market:
+            raise _refuse(f"{shown}: enabledPlugins.{_shown(key)}", "a key is plugin@marketplace")
+        if on is False:
+            left.append(Untranslated(key, "disabled in the settings (false): not installed"))
+        elif on is not True:
+            left.append(Untranslated(key, "enabled at listed versions: uze pins a commit, "
+                                          "install it with `uze install " + key + "`"))
+        else:
+            groups.append(_Group((key,), key))
+    return groups, register, left
+
+
 def _skills_lock(data: Any, shown: str) -> tuple[list[_Group], list[Untranslated]]:
     """The groups of a skills-lock.json and the entries left out."""
-    if not isinstance(data, dict) or not isinstance(data.get("skills"), dict) \
-            or not isinstance(data.get("version"), int):
-        raise _refuse(shown, "unknown format: not a skills-lock.json (an object with a "
-                             "number `version` and a `skills` object)")
     if data["version"] != 1:
         raise _refuse(shown, f"version: {data['version']} is not a version this uze reads (1)")
     groups: dict[tuple[str, str], list[str]] = {}
@@ -139,8 +204,11 @@ def _translate(paths: Paths, ctx: ScopeContext, groups: list[_Group], root: Path
             left.extend(Untranslated(e, f"source {group.source!r}: {exc.message}")
                         for e in group.entries)
             continue
-        with materialised(paths, source, ctx, root, cache=False) as (folder, _pin):
-            name = tree_of(folder)[0]
+        if source.kind == "marketplace":
+            name = source.location  # the plugin's name; converge verifies the package's
+        else:
+            with materialised(paths, source, ctx, root, cache=False) as (folder, _pin):
+                name = tree_of(folder)[0]
         form = source.canonical()
         taken = out.get(name) or current.get(name)
         if taken is not None and taken != form:
@@ -148,6 +216,21 @@ def _translate(paths: Paths, ctx: ScopeContext, groups: list[_Group], root: Path
             continue
         out[name] = form
     return out, left
+
+
+def _register(paths: Paths, register: dict[str, str], root: Path) -> list[Untranslated]:
+    """Register each marketplace uze does not know by that name yet (as `uze marketplace
+    add SOURCE --name NAME`); one already registered from another source is reported."""
+    known = marketplace.load_registry(paths).marketplaces
+    left = []
+    for name, text in register.items():
+        if name in known:
+            continue
+        try:
+            marketplace.add(paths, text, name, root)
+        except UzeError as exc:
+            left.append(Untranslated(f"marketplace {name}", exc.message))
+    return left
 
 
 def _write_manifest(ctx: ScopeContext, data: bytes | None) -> None:
@@ -166,9 +249,23 @@ def install_from(paths: Paths, options: Options, cwd: Path, file: str) -> Import
     given = Path(file).expanduser()
     path = given if given.is_absolute() else cwd / given
     data = _read(path, file)
-    groups, left = _skills_lock(data, file)
+    kind = _format(data, file)
+    register: dict[str, str] = {}
+    if kind == "claude-settings":
+        groups, register, left = _claude(data, file)
+    else:
+        groups, left = _skills_lock(data, file)
     ctx = open_scope(paths, options.scope, options.project, cwd)
     root = ctx.location.project if ctx.scope == "project" else ctx.paths.uze_home
+    if not options.dry_run:
+        left += _register(paths, register, root)
+    known = set(marketplace.load_registry(paths).marketplaces) | (
+        set(register) if options.dry_run else set())
+    for group in [g for g in groups if g.source.partition("@")[2] not in known
+                  and kind == "claude-settings"]:
+        groups.remove(group)
+        left.append(Untranslated(group.source, "its marketplace is neither in "
+                                 "extraKnownMarketplaces nor registered (`uze marketplace add`)"))
     declared, more = _translate(paths, ctx, groups, root)
     left += more
     manifest = declare.scope_files(ctx)[0]
@@ -176,7 +273,7 @@ def install_from(paths: Paths, options: Options, cwd: Path, file: str) -> Import
     after = before
     for name, source in declared.items():
         after = updated_manifest(after, name, source, ctx.location.display(manifest))
-    result = ImportResult(file, "skills-lock.json", tuple(declared.items()), tuple(left), None)
+    result = ImportResult(file, kind, tuple(declared.items()), tuple(left), None)
     if options.dry_run or not declared:
         return result
     if after != before:

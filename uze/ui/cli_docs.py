@@ -35,6 +35,8 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
                                                   "errors"),
         ("uze install --from skills-lock.json", "the skills CLI's entries declared in uze.toml, "
                                                 "installed and pinned; the rest reported"),
+        ("uze install --from .claude/settings.json", "its extraKnownMarketplaces registered, "
+                                                     "its enabledPlugins installed"),
     ),
     "uninstall": (
         ("uze uninstall hello", "remove what uze owns; keep every file you edited"),
