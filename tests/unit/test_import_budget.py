@@ -500,6 +500,7 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
     ("uze.verbs.switching", "uze.commands.switch"): OWN,
     ("uze.verbs.switching", "uze.ui.switch_view"): VIEW,
+    ("uze.verbs.authoring", "uze.commands.pack"): OWN,
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
     ("uze.verbs.everyday", "uze.ui.render"): VIEW,
     ("uze.verbs.everyday", "uze.ui.summary"): OWN,
