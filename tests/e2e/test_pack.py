@@ -54,11 +54,15 @@ def test_pack_writes_the_envelopes_and_a_copy_of_every_file(sandbox: Sandbox) ->
     assert gemini["mcpServers"]["docs"]["command"] == "${extensionPath}/scripts/server.sh"
     assert gemini["mcpServers"]["search"] == {"httpUrl": "https://search.example.com/mcp",
                                               "headers": {"X-Client": "uze"}}
+    # Gemini CLI loads TOML commands from an extension: the Markdown command, translated.
+    assert (out / "commands" / "tidy.toml").read_bytes() == (
+        b'description = "Tidy"\nprompt = """Tidy {{args}}.\n"""\n')
     # Every file of the package is carried byte for byte, with its mode.
     source, packed = tree_bytes(package), tree_bytes(out)
     assert {path: packed[path] for path in source} == source
     made = {".claude-plugin", ".claude-plugin/plugin.json", ".codex-plugin",
-            ".codex-plugin/plugin.json", "gemini-extension.json", ".mcp.json"}
+            ".codex-plugin/plugin.json", "gemini-extension.json", ".mcp.json",
+            "commands/tidy.toml"}
     assert set(packed) - set(source) == made
     assert (out / "gemini-extension.json").read_bytes().endswith(b"}\n")
 
@@ -79,7 +83,7 @@ def test_pack_is_deterministic_and_check_is_red_then_green(sandbox: Sandbox) -> 
     assert code == 1
     named = [line.strip() for line in stdout.splitlines()[1:] if line.startswith("  ")]
     assert named == ["gemini-extension.json", "scripts/server.sh", "skills/helper/SKILL.md"]
-    assert "3 of 18 files differ" in stdout
+    assert "3 of 19 files differ" in stdout
     assert tree_bytes(first) == before  # --check writes nothing
     assert _pack(sandbox, package, "--out", first)[0] == 0  # pack again repairs it
     assert tree_bytes(first) == tree_bytes(second)

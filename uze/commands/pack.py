@@ -18,7 +18,8 @@ What OUT holds:
   (`./.mcp.json`);
 - `gemini-extension.json`: name, version, description, `contextFileName` (`AGENTS.md`) when
   the package has instructions, `mcpServers` with `${extensionPath}` for the package's files
-  (`httpUrl` for a streamable HTTP server, `url` for SSE).
+  (`httpUrl` for a streamable HTTP server, `url` for SSE); each Markdown command also as the
+  TOML command Gemini CLI loads (`commands/<path>.toml`, as install writes it for Gemini CLI).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ import msgspec
 
 from uze.errors import UsageError, UzeError
 from uze.fs import atomic_write, make_dir
+from uze.harnesses import gemini_cli
 from uze.package import Package, read_package
 
 CLAUDE_ENVELOPE: Final = ".claude-plugin/plugin.json"
@@ -116,6 +118,19 @@ def _gemini_server(server: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def _gemini_commands(package: Package) -> list[PackedFile]:
+    """Each Markdown command as the TOML command Gemini CLI loads from an extension's
+    `commands/` (`commands/a/b.md` -> `commands/a/b.toml`), rendered as install renders it."""
+    made = []
+    for command in package.commands:
+        if command.converted or not command.relpath.endswith(".md"):
+            continue
+        original = package.files[command.relpath].data
+        data, _route, _reason = gemini_cli.COMMANDS.render(command, original)
+        made.append(PackedFile(f"{command.relpath[:-3]}.toml", data))
+    return made
+
+
 def _identity(package: Package, raw: dict[str, Any]) -> dict[str, Any]:
     head: dict[str, Any] = {"name": package.name, "version": package.version}
     if isinstance(raw.get("description"), str):
@@ -147,7 +162,8 @@ def envelopes(package: Package) -> tuple[list[PackedFile], list[str]]:
         codex["mcpServers"] = f"./{CLAUDE_MCP}"
         gemini["mcpServers"] = {name: _gemini_server(_rooted(server, "${extensionPath}"))
                                 for name, server in servers.items()}
-    files += [PackedFile(CODEX_ENVELOPE, _json(codex)), PackedFile(GEMINI_ENVELOPE, _json(gemini))]
+    files += [PackedFile(CODEX_ENVELOPE, _json(codex)), PackedFile(GEMINI_ENVELOPE, _json(gemini)),
+              *_gemini_commands(package)]
     skipped = []
     if package.hooks is not None:
         skipped.append("hooks.json: portable hooks run through uze's generated wrapper; "
