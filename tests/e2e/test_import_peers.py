@@ -164,3 +164,44 @@ def test_bad_claude_settings_are_refused_and_nothing_is_registered(
     assert "uze: error: settings.json: enabledPlugins.flow: a key is plugin@marketplace" \
         in result.stderr
     assert snapshot(sandbox) == before
+
+
+def test_an_apm_manifest_is_declared_installed_and_pinned(
+        uze: Uze, sandbox: Sandbox, served: Path) -> None:
+    notes = (served / "acme" / "notes.git").as_uri()
+    (sandbox.project / "apm.yml").write_text(
+        "name: proj\nversion: 1.0.0\ndependencies:\n  apm:\n    - acme/tools#v1\n"
+        "    - ./packages/mine\n    - pack@apm-market\n  mcp:\n"
+        "    - io.github.github/github-mcp-server\n"
+        f"devDependencies:\n  apm:\n    - git: {notes}\n")
+    with git_daemon(served) as daemon:
+        env = {**os.environ, "UZE_GITHUB_URL": daemon}
+        result = uze("install", "--from", "apm.yml", *HARNESS, "--json", env=env)
+        assert result.returncode == 0, result.stderr
+        doc = as_json(result)
+        assert doc["from"]["format"] == "apm.yml"
+        assert doc["from"]["declared"] == {"tools": f"git+{daemon}/acme/tools.git@v1",
+                                           "notes": f"git+{notes}"}
+        assert sorted(u["entry"] for u in doc["from"]["untranslated"]) == [
+            "./packages/mine", "io.github.github/github-mcp-server", "pack@apm-market"]
+    manifest = (sandbox.project / "uze.toml").read_text()
+    assert f'tools = "git+{daemon}/acme/tools.git@v1"' in manifest
+    assert 'ref = "v1"' in (sandbox.project / "uze.lock").read_text()
+    tools = sandbox.project / ".claude" / "skills" / "tools" / "skills"
+    assert sorted(p.name for p in tools.iterdir()) == ["docx", "pdf", "xlsx"]  # the whole repo
+    assert (tools / "pdf" / "SKILL.md").read_text().endswith("pdf one\n")
+
+
+@pytest.mark.parametrize(("text", "said"), [
+    ("dependencies:\n  apm: [a\n", "apm.yml: line 3, column 1: not valid YAML"),
+    ("dependencies:\n  - acme/tools\n", "apm.yml: dependencies: a mapping"),
+    ("dependencies:\n  apm:\n    - 7\n", "apm.yml: dependencies.apm[0]: an entry is"),
+])
+def test_a_bad_apm_manifest_is_refused_with_its_location(
+        uze: Uze, sandbox: Sandbox, text: str, said: str) -> None:
+    (sandbox.project / "apm.yml").write_text(text)
+    before = snapshot(sandbox)
+    result = uze("install", "--from", "apm.yml", *HARNESS)
+    assert result.returncode == 1
+    assert f"uze: error: {said}" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(sandbox) == before

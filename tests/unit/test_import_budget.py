@@ -404,6 +404,11 @@ LAZY_IMPORTS = {
         "start-up: PyYAML writes only a frontmatter value that is not one plain word (ADR 0051)",
     ("uze.package.frontmatter", "yaml"): PLAIN_YAML,
     ("uze.package.frontmatter", "uze.package.bounded_yaml"): PLAIN_YAML,
+    ("uze.commands.imports", "yaml"): "start-up: PyYAML loads only for `--from apm.yml`",
+    ("uze.commands.imports", "uze.package.bounded_yaml"):
+        "start-up: PyYAML loads only for `--from apm.yml`",
+    ("uze.commands.imports", "uze.package.limits"):
+        "start-up: read with bounded_yaml, only for `--from apm.yml`",
     ("uze.cli", "tempfile"): "start-up: only a bug (exit 3) writes a traceback log",
     ("uze.cli", "uze.transaction"): "start-up: the journal's count is read only after Ctrl-C",
     ("uze.errors", "difflib"): "start-up: difflib loads only to suggest a name in an error",

@@ -1,7 +1,10 @@
 """`uze install --from FILE`: a peer's manifest turned into uze.toml declarations, then
 installed and pinned exactly as `uze install` with no SOURCE converges (adr/0093).
 
-Read: a Claude Code settings file (`enabledPlugins` {"plugin@market": true} and
+Read: apm's `apm.yml` (`dependencies.apm` and `devDependencies.apm`: `owner/repo[/path][#ref]`,
+`host/owner/repo[#ref]`, a git URL[#ref], or `{git, path, ref}`; each becomes one declaration;
+local paths, bundles, marketplace refs and `mcp` servers are reported). A Claude Code settings
+file (`enabledPlugins` {"plugin@market": true} and
 `extraKnownMarketplaces` {NAME: {"source": {"source": "github"|"git"|"directory", ...}}}): each
 marketplace is registered (as `uze marketplace add`), each enabled plugin declared as
 `plugin@market`. And the `skills` CLI's project lock, `skills-lock.json` (`{"version": 1, "skills":
@@ -76,6 +79,23 @@ def _refuse(where: str, problem: str) -> UzeError:
                          "one with `uze install SOURCE`")
 
 
+def _yaml(text: str, shown: str) -> Any:
+    """apm.yml's mapping; refused with the line when it is not YAML."""
+    import yaml  # only --from of a YAML file needs PyYAML (ADR 0051: start-up)
+
+    from uze.package.bounded_yaml import load_yaml  # the same: PyYAML loads on use
+    from uze.package.limits import LimitExceeded
+
+    try:
+        return load_yaml(text)
+    except LimitExceeded as exc:
+        raise _refuse(shown, str(exc)) from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        raise _refuse(shown, f"{where}not valid YAML") from None
+
+
 def _read(path: Path, shown: str) -> Any:
     try:
         raw = path.read_bytes()[: _MAX_BYTES + 1]
@@ -87,7 +107,10 @@ def _read(path: Path, shown: str) -> Any:
     if len(raw) > _MAX_BYTES:
         raise _refuse(shown, f"larger than {_MAX_BYTES} bytes")
     try:
-        return parse_bounded(json.loads, raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        if path.suffix in (".yml", ".yaml"):
+            return _yaml(text, shown)
+        return parse_bounded(json.loads, text)
     except UnicodeDecodeError as exc:
         raise _refuse(shown, f"not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
@@ -98,15 +121,18 @@ def _read(path: Path, shown: str) -> Any:
 
 
 def _format(data: Any, shown: str) -> str:
-    """Which peer wrote `data`: "claude-settings" or "skills-lock.json" (else refused)."""
+    """Which peer wrote `data`: "apm.yml", "claude-settings" or "skills-lock.json" (else
+    refused)."""
+    if isinstance(data, dict) and ("dependencies" in data or "devDependencies" in data):
+        return "apm.yml"
     if isinstance(data, dict) and ("enabledPlugins" in data or "extraKnownMarketplaces" in data):
         return "claude-settings"
     if isinstance(data, dict) and isinstance(data.get("skills"), dict) \
             and isinstance(data.get("version"), int):
         return "skills-lock.json"
-    raise _refuse(shown, "unknown format: neither a skills-lock.json (a number `version` and a "
-                         "`skills` object) nor Claude Code settings (`enabledPlugins`, "
-                         "`extraKnownMarketplaces`)")
+    raise _refuse(shown, "unknown format: not a skills-lock.json (a number `version` and a "
+                         "`skills` object), Claude Code settings (`enabledPlugins`, "
+                         "`extraKnownMarketplaces`) or an apm.yml (`dependencies`)")
 
 
 def _market_source(spec: Any, where: str) -> str | None:
@@ -160,6 +186,60 @@ def _claude(data: dict[str, Any], shown: str
         else:
             groups.append(_Group((key,), key))
     return groups, register, left
+
+
+def _apm_ref(entry: Any, where: str) -> tuple[str | None, str]:
+    """(uze source text, or None and the reason) of one `dependencies.apm` entry."""
+    if isinstance(entry, dict):
+        url, path, ref = entry.get("git"), entry.get("path", ""), entry.get("ref", "")
+        if not isinstance(url, str) or not isinstance(path, str) or not isinstance(ref, str):
+            raise _refuse(where, "an object entry has a string `git` URL and string `path` "
+                                 "and `ref`")
+        sub = f"&subdirectory={path}" if path else ""
+        return f"git+{url}{'@' + ref if ref else ''}" + (f"#{sub[1:]}" if sub else ""), ""
+    if not isinstance(entry, str) or not entry:
+        raise _refuse(where, "an entry is a package reference string or a {git, path, ref} "
+                             "object")
+    body, _, ref = entry.partition("#")
+    at = f"@{ref}" if ref else ""
+    if body.startswith(("./", "../", "/", "~")) or body.endswith((".tar.gz", ".tgz")):
+        return None, "a local path or bundle: install it with `uze install PATH`"
+    if "://" in body or body.startswith("git@"):
+        return f"git+{body}{at}", ""
+    if "@" in body:
+        return None, "an apm marketplace reference: uze does not read apm's marketplaces"
+    parts = body.split("/")
+    if "." in parts[0] and len(parts) == 3:
+        return f"git+https://{body}.git{at}", ""
+    if "." not in parts[0] and len(parts) >= 2:
+        return f"{body}{at}", ""
+    return None, "a reference uze cannot read as owner/repo[/path], host/owner/repo or a URL"
+
+
+def _apm(data: dict[str, Any], shown: str) -> tuple[list[_Group], list[Untranslated]]:
+    """The dependencies of an apm.yml and the entries left out."""
+    groups: list[_Group] = []
+    left: list[Untranslated] = []
+    for block in ("dependencies", "devDependencies"):
+        deps = data.get(block) or {}
+        if not isinstance(deps, dict):
+            raise _refuse(f"{shown}: {block}", "a mapping of `apm:` and `mcp:` lists")
+        for kind, entries in deps.items():
+            if not isinstance(entries, list):
+                raise _refuse(f"{shown}: {block}.{_shown(str(kind))}", "a list")
+            for i, entry in enumerate(entries):
+                label = entry if isinstance(entry, str) else f"{block}.{kind}[{i}]"
+                if kind != "apm":
+                    left.append(Untranslated(str(label), f"a {_shown(str(kind))} dependency: "
+                                             "uze installs packages (declare MCP servers in "
+                                             "a package's mcp.json)"))
+                    continue
+                text, why = _apm_ref(entry, f"{shown}: {block}.apm[{i}]")
+                if text is None:
+                    left.append(Untranslated(str(label), why))
+                else:
+                    groups.append(_Group((str(label),), text))
+    return groups, left
 
 
 def _skills_lock(data: Any, shown: str) -> tuple[list[_Group], list[Untranslated]]:
@@ -253,6 +333,8 @@ def install_from(paths: Paths, options: Options, cwd: Path, file: str) -> Import
     register: dict[str, str] = {}
     if kind == "claude-settings":
         groups, register, left = _claude(data, file)
+    elif kind == "apm.yml":
+        groups, left = _apm(data, file)
     else:
         groups, left = _skills_lock(data, file)
     ctx = open_scope(paths, options.scope, options.project, cwd)

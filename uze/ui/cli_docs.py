@@ -35,6 +35,7 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
                                                   "errors"),
         ("uze install --from skills-lock.json", "the skills CLI's entries declared in uze.toml, "
                                                 "installed and pinned; the rest reported"),
+        ("uze install --from apm.yml", "apm's dependencies.apm declared; mcp entries reported"),
         ("uze install --from .claude/settings.json", "its extraKnownMarketplaces registered, "
                                                      "its enabledPlugins installed"),
     ),

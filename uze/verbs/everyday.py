@@ -141,7 +141,8 @@ INSTALL = Verb(
      Param("all_plugins", "flag", "Install every plugin of the marketplace at SOURCE's root.",
            "--all-plugins"),
      Param("from_file", "text", "Declare the entries of a peer's manifest (skills-lock.json, "
-                                "Claude Code settings) in uze.toml, then install them all.",
+                                "apm.yml, Claude Code settings) in uze.toml, then install them "
+                                "all.",
            "--from", ""),
      Param("frozen", "flag", "Install exactly uze.lock; never resolve or write it.", "--frozen"),
      Param("replace", "flag", "Replace a package of this name installed from another source.",
