@@ -85,17 +85,22 @@ def test_a_skills_lock_is_declared_installed_and_pinned_reporting_what_it_cannot
     assert_ok(uze("install", "--frozen", *HARNESS))
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ('{"version": 1, "skills": {', "skills-lock.json: line 1, column 27: not valid JSON"),
-    ('{"plugins": []}', "skills-lock.json: unknown format"),
-    ('{"version": 2, "skills": {}}', "skills-lock.json: version: 2"),
-    ('{"version": 1, "skills": {"pdf": {"source": 3}}}', "skills-lock.json: skills.pdf:"),
+@pytest.mark.parametrize(("file", "text", "said"), [
+    ("skills-lock.json", '{"version": 1, "skills": {',
+     "skills-lock.json: line 1, column 27: not valid JSON"),
+    ("skills-lock.json", '{"plugins": []}', "skills-lock.json: unknown format"),
+    ("skills-lock.json", '{"version": 2, "skills": {}}', "skills-lock.json: version: 2"),
+    ("skills-lock.json", '{"version": 1, "skills": {"pdf": {"source": 3}}}',
+     "skills-lock.json: skills.pdf:"),
+    ("apm.yml", "dependencies:\n  apm: [a\n", "apm.yml: line 3, column 1: not valid YAML"),
+    ("apm.yml", "dependencies:\n  - acme/tools\n", "apm.yml: dependencies: a mapping"),
+    ("apm.yml", "dependencies:\n  apm:\n    - 7\n", "apm.yml: dependencies.apm[0]: an entry is"),
 ])
 def test_bad_input_is_refused_with_its_location_and_nothing_is_written(
-        uze: Uze, sandbox: Sandbox, text: str, said: str) -> None:
-    (sandbox.project / "skills-lock.json").write_text(text)
+        uze: Uze, sandbox: Sandbox, file: str, text: str, said: str) -> None:
+    (sandbox.project / file).write_text(text)
     before = snapshot(sandbox)
-    result = uze("install", "--from", "skills-lock.json", *HARNESS)
+    result = uze("install", "--from", file, *HARNESS)
     assert result.returncode == 1, result.stderr
     assert f"uze: error: {said}" in result.stderr
     assert "hint:" in result.stderr and "Traceback" not in result.stderr
@@ -192,16 +197,15 @@ def test_an_apm_manifest_is_declared_installed_and_pinned(
     assert (tools / "pdf" / "SKILL.md").read_text().endswith("pdf one\n")
 
 
-@pytest.mark.parametrize(("text", "said"), [
-    ("dependencies:\n  apm: [a\n", "apm.yml: line 3, column 1: not valid YAML"),
-    ("dependencies:\n  - acme/tools\n", "apm.yml: dependencies: a mapping"),
-    ("dependencies:\n  apm:\n    - 7\n", "apm.yml: dependencies.apm[0]: an entry is"),
-])
-def test_a_bad_apm_manifest_is_refused_with_its_location(
-        uze: Uze, sandbox: Sandbox, text: str, said: str) -> None:
-    (sandbox.project / "apm.yml").write_text(text)
+def test_a_dry_run_reports_the_declarations_and_writes_nothing(
+        uze: Uze, sandbox: Sandbox, served: Path) -> None:
+    _lock_file(sandbox.project, {"jot": {"source": "acme/notes", "sourceType": "github",
+                                         "computedHash": "2" * 64}})
     before = snapshot(sandbox)
-    result = uze("install", "--from", "apm.yml", *HARNESS)
-    assert result.returncode == 1
-    assert f"uze: error: {said}" in result.stderr and "Traceback" not in result.stderr
+    with git_daemon(served) as daemon:
+        env = {**os.environ, "UZE_GITHUB_URL": daemon}
+        result = uze("install", "--from", "skills-lock.json", "--dry-run", *HARNESS, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (f"skills-lock.json (skills-lock.json): declared notes = "
+            f"git+{daemon}/acme/notes.git#skill=jot") in result.stdout
     assert snapshot(sandbox) == before
