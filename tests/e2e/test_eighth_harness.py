@@ -37,7 +37,7 @@ from typing import Any
 from uze.harnesses import mcp
 from uze.harnesses.base import (
     CLAUDE_TOOLS, SAME_EVENTS, AgentFormat, CommandSurface, Harness, HookProtocol, HookTarget,
-    Instructions, McpTarget, ProjectForms, Skills, cap, hook_events,
+    Instructions, McpTarget, ProjectForms, Skills, cap, hook_events, unclaimed_events,
 )
 from uze.location import Location
 from uze.paths import Paths
@@ -74,8 +74,10 @@ HARNESS = Harness(
                   lambda _loc, name: ("mcpServers", name), _mcp),
     hooks=HookTarget(file=_place(".acme/settings.json", "settings.json"), role="acme settings",
                      fmt="json", effects=frozenset({"observe", "deny"})),
-    hook_protocol=HookProtocol(events=hook_events(SAME_EVENTS, {"PreToolUse"}, ("command",)),
-                               tools=CLAUDE_TOOLS, answer="claude"),
+    hook_protocol=HookProtocol(events=hook_events(
+        SAME_EVENTS, {"PreToolUse"}, ("command",),
+        why_not=unclaimed_events("acme_agent", "not proven on its binary")),
+        tools=CLAUDE_TOOLS, answer="claude"),
     commands=CommandSurface(_place(".acme/commands", "commands"), ".md",
                             lambda _command, original: (original, "native", "")),
     capabilities={

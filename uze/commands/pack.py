@@ -32,7 +32,8 @@ import msgspec
 
 from uze.errors import UsageError, UzeError
 from uze.fs import atomic_write, make_dir
-from uze.harnesses import gemini_cli
+from uze.harnesses import REGISTRY
+from uze.harnesses.base import CommandSurface
 from uze.package import Package, read_package
 
 CLAUDE_ENVELOPE: Final = ".claude-plugin/plugin.json"
@@ -126,9 +127,18 @@ def _gemini_commands(package: Package) -> list[PackedFile]:
         if command.converted or not command.relpath.endswith(".md"):
             continue
         original = package.files[command.relpath].data
-        data, _route, _reason = gemini_cli.COMMANDS.render(command, original)
+        data, _route, _reason = _extension_commands().render(command, original)
         made.append(PackedFile(f"{command.relpath[:-3]}.toml", data))
     return made
+
+
+def _extension_commands() -> CommandSurface:
+    """The command files of the harness whose own package is a `gemini-extension.json`
+    (asked of the registry by its envelope, never by id: issue 29)."""
+    for harness in REGISTRY.values():
+        if harness.envelope and harness.envelope.manifest == GEMINI_ENVELOPE and harness.commands:
+            return harness.commands
+    raise AssertionError("no harness reads gemini-extension.json commands")  # registry's bug
 
 
 def _identity(package: Package, raw: dict[str, Any]) -> dict[str, Any]:
