@@ -15,6 +15,7 @@ forms uze writes, a version shown as text.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -106,24 +107,16 @@ def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
     return "".join(out).encode()
 
 
-_PARSED: dict[tuple[bytes, str], dict[str, LockedPackage]] = {}
-
-
 def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
     """The packages of a lock's bytes, by name (a new dict the caller may change). Raises
     UzeError naming `where` and the problem.
 
     Memoised by the bytes: an install reads the lock three times (its pin, the consent pass,
     the transaction's record) and a lock of 200 packages is 1,400 lines of TOML (issue 32)."""
-    found = _PARSED.get((raw, where))
-    if found is None:
-        found = _parse_lock(raw, where)
-        if len(_PARSED) >= 4:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[(raw, where)] = found
-    return dict(found)
+    return dict(_parse_lock(raw, where))
 
 
+@functools.lru_cache(maxsize=4)  # the newest texts; parse_lock hands out copies
 def _parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
     if has_markers(raw):
         raise conflicted(where)

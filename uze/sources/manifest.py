@@ -15,6 +15,7 @@ never load it).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import tomllib
@@ -35,21 +36,13 @@ def _invalid(where: str, problem: str) -> UzeError:
                     hint=f"fix {where}: it holds one table, [packages], of name = \"source\"")
 
 
-_PARSED: dict[tuple[bytes, str], dict[str, str]] = {}
-
-
 def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     """The declarations of a uze.toml (name -> source string), in file order (a new dict the
     caller may change). Memoised by the bytes, as `lockfile.parse_lock` (issue 32)."""
-    found = _PARSED.get((raw, where))
-    if found is None:
-        found = _parse_manifest(raw, where)
-        if len(_PARSED) >= 4:
-            _PARSED.pop(next(iter(_PARSED)))
-        _PARSED[(raw, where)] = found
-    return dict(found)
+    return dict(_parse_manifest(raw, where))
 
 
+@functools.lru_cache(maxsize=4)  # the newest texts; parse_manifest hands out copies
 def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     if has_markers(raw):
         raise conflicted(where)
