@@ -42,6 +42,16 @@ def _copy(lab: Lab, fixture: str, server: str, remote: tuple[str, str], url: str
     return dest
 
 
+def _gemini_extension(lab: Lab, url: str) -> Path:
+    """The Gemini CLI extension fixture copied out (`_copy`), its stdio server started by its
+    `serve.sh` with this interpreter."""
+    package = _copy(lab, "gemini-extension", "server/server.py",
+                    ("gemini-extension.json", "gem-remote"), url)
+    (package / "server/serve.sh").write_text(
+        f'#!/bin/sh\nexec "{sys.executable}" "$(dirname "$0")/server.py"\n', encoding="utf-8")
+    return package
+
+
 def _seen(lab: Lab, harness: str, kind: str) -> Any:
     oracle = REAL_HARNESSES[harness].entry(kind, "project")
     assert isinstance(oracle, Oracle)
@@ -56,10 +66,7 @@ def _labels(document: dict[str, Any], harness: str, kinds: tuple[str, ...]) -> l
 def test_a_gemini_extension_is_served_and_listed_once_by_gemini_codex_and_opencode(
     lab: Lab, mcp_url: str
 ) -> None:
-    package = _copy(lab, "gemini-extension", "server/server.py",
-                    ("gemini-extension.json", "gem-remote"), mcp_url)
-    (package / "server/serve.sh").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "$(dirname "$0")/server.py"\n', encoding="utf-8")
+    package = _gemini_extension(lab, mcp_url)
     done = lab.uze("install", str(package), "--harness", "gemini_cli,codex,opencode", "--trust",
                    "--json")
     document = json.loads(done.stdout)

@@ -7,12 +7,11 @@ Codex plugin's stdio server starts in its `cwd`, which neither has a key for: it
 from __future__ import annotations
 
 import json
-import sys
 
 import pytest
 
 from tests.conformance.lab import Lab
-from tests.conformance.test_published_formats import _copy, _labels, _seen
+from tests.conformance.test_published_formats import _copy, _gemini_extension, _labels, _seen
 
 pytestmark = pytest.mark.conformance
 
@@ -20,10 +19,7 @@ pytestmark = pytest.mark.conformance
 def test_a_gemini_extension_is_served_and_listed_once_by_claude_code(
     lab: Lab, mcp_url: str
 ) -> None:
-    package = _copy(lab, "gemini-extension", "server/server.py",
-                    ("gemini-extension.json", "gem-remote"), mcp_url)
-    (package / "server/serve.sh").write_text(
-        f'#!/bin/sh\nexec "{sys.executable}" "$(dirname "$0")/server.py"\n', encoding="utf-8")
+    package = _gemini_extension(lab, mcp_url)
     done = lab.uze("install", str(package), "--harness", "claude_code", "--trust", "--json")
     document = json.loads(done.stdout)
 
