@@ -66,3 +66,38 @@ def test_one_changed_plugin_is_the_only_one_outdated_and_the_only_pin_update_mov
     assert_ok(uze("status", "--check"))
     again = as_json(assert_ok(uze("outdated", "--json")))["packages"]
     assert {p["state"] for p in again} == {"current"}
+
+
+def test_a_chosen_subset_of_skills_is_current_after_an_unrelated_commit(
+        uze: Uze, sandbox: Sandbox) -> None:
+    """A pin whose tree is a subset of its plugin folder (a catalog entry's `skills` list, or
+    `--skill`) is compared with the same subset at the new commit, not the whole folder: an
+    unrelated commit leaves it current, and a change to a chosen skill makes it outdated."""
+    repo = Repo(sandbox.root / "served" / "market.git")
+    catalog = {"name": "team", "owner": {"name": "Team"}, "plugins": [
+        {"name": "listed", "source": "./plugins/listed", "strict": False,
+         "skills": ["./skills/one"]},
+        {"name": "picked", "source": "./plugins/picked"},
+        {"name": "other", "source": "./plugins/other"}]}
+    files = {".claude-plugin/marketplace.json": json.dumps(catalog)}
+    for name in ("listed", "picked"):
+        for skill in ("one", "two"):
+            files[f"plugins/{name}/skills/{skill}/SKILL.md"] = \
+                f"---\nname: {skill}\ndescription: {name} {skill}.\n---\nbody\n"
+    files["plugins/picked/plugin.json"] = '{"name": "picked", "version": "1.0.0"}\n'
+    files |= _plugin("other", "1.0.0", "other one")
+    repo.commit(files)
+    assert_ok(uze("marketplace", "add", f"git+{repo.url}"))
+    assert_ok(uze("install", "listed@team", *HARNESS))
+    assert_ok(uze("install", "picked@team", "--skill", "one", *HARNESS))
+
+    repo.commit(_plugin("other", "1.1.0", "other two"))
+    report = as_json(assert_ok(uze("outdated", "--json")))["packages"]
+    assert {p["name"]: p["state"] for p in report} == {"listed": "current", "picked": "current"}
+
+    repo.commit({"plugins/listed/skills/two/SKILL.md":
+                 "---\nname: two\ndescription: listed two.\n---\nchanged, not chosen\n",
+                 "plugins/picked/skills/one/SKILL.md":
+                 "---\nname: one\ndescription: picked one.\n---\nchanged\n"})
+    report = as_json(assert_ok(uze("outdated", "--json")))["packages"]
+    assert {p["name"]: p["state"] for p in report} == {"listed": "current", "picked": "outdated"}

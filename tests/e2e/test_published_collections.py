@@ -235,6 +235,13 @@ def test_a_folder_package_installs_a_subset_of_its_skills(uze: Uze, sandbox: San
     assert _skill_rows(uze, "kit") == {"codex": ["review"]}
     assert 'kit = "../kit#skill=review"' in (sandbox.project / "uze.toml").read_text()
     assert 'skills = ["review"]' in (sandbox.project / "uze.lock").read_text()
+    # the pin is the subset's tree: a skill not chosen changing leaves it current
+    (folder / "skills" / "ship" / "SKILL.md").write_text(_skill("ship") + "More.\n")
+    drift = as_json(assert_ok(uze("outdated", "--json")))["packages"]
+    assert [d["state"] for d in drift] == ["current"], drift
+    (folder / "skills" / "review" / "SKILL.md").write_text(_skill("review") + "More.\n")
+    drift = as_json(assert_ok(uze("outdated", "--json")))["packages"]
+    assert [d["state"] for d in drift] == ["outdated"], drift
 
 
 def test_search_finds_a_plugin_by_the_skills_inside_it_offline(

@@ -84,7 +84,7 @@ def _root(ctx: ScopeContext) -> Path:
 
 
 def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage,
-             fresh: dict[str, Catalog]) -> tuple[str, str]:
+             fresh: dict[str, Catalog], stack: contextlib.ExitStack) -> tuple[str, str]:
     """(commit, tree) the pin's source gives now; a git source's tree only when it moved.
     `fresh`: the catalogs of its marketplaces, read again for this command."""
     source = _entry_source(paths, pin, fresh)
@@ -92,13 +92,31 @@ def _current(paths: Paths, ctx: ScopeContext, pin: LockedPackage,
         from uze.sources.git import current_commit
 
         return current_commit(paths, source), ""
-    from uze.commands.converge import tree_of
-
-    folder = declare.folder_pin(source, ctx, _root(ctx))[0]
-    if not folder.is_dir():
+    if not declare.folder_pin(source, ctx, _root(ctx))[0].is_dir():
         raise UzeError(f"{pin.name}: the folder {pin.source} is not there",
                        hint="reinstall it from where it is now: uze install PATH")
-    return "", tree_of(folder)[1]
+    return "", _tree_now(paths, ctx, pin, fresh, stack)
+
+
+def _tree_now(paths: Paths, ctx: ScopeContext, pin: LockedPackage, fresh: dict[str, Catalog],
+              stack: contextlib.ExitStack, commit: str = "") -> str:
+    """The tree digest of what install would take from the pin's source now (at `commit`):
+    the plugin and `--skill` names it chose, and a marketplace plugin narrowed by its catalog
+    entry's lists, as the lock's tree was made; never the whole folder when the pin holds a
+    part of it. A git source is checked out in a temporary repository kept open on `stack`."""
+    from uze.commands.converge import tree_of
+    from uze.commands.selection import narrowed
+
+    source = _entry_source(paths, pin, fresh)
+    # a folder is only read here, as install read it when the user typed it (ADR 0057 refuses
+    # outside folders where a lock would make uze *install* from them)
+    folder, _found = stack.enter_context(materialised(
+        paths, source, ctx, _root(ctx), commit=commit, cache=False,
+        typed=source.kind == "folder"))
+    if pin.marketplace:  # the entry's own source chooses nothing: narrow it as install did
+        entry = fresh[pin.marketplace].entry(pin.name) if pin.marketplace in fresh else None
+        folder = stack.enter_context(narrowed(folder, entry, tuple(pin.skills)))
+    return tree_of(folder)[1]
 
 
 def _entry_source(paths: Paths, pin: LockedPackage, fresh: dict[str, Catalog]) -> Source:
@@ -139,16 +157,11 @@ def _drifts(paths: Paths, ctx: ScopeContext, pins: list[LockedPackage],
     share one fetch, kept open on `stack`) and compared by tree: a commit that changed none of
     this package's bytes (another plugin of its marketplace, another package of a monorepo)
     leaves it current, its pin where it is (ADR 0074)."""
-    from uze.commands.converge import tree_of
-
     out = []
     for pin in pins:
-        commit, tree = _current(paths, ctx, pin, fresh)
+        commit, tree = _current(paths, ctx, pin, fresh, stack)
         if commit and pin.commit and commit != pin.commit:
-            folder, _found = stack.enter_context(materialised(
-                paths, _entry_source(paths, pin, fresh), ctx, _root(ctx), commit=commit,
-                cache=False))
-            tree = tree_of(folder)[1]
+            tree = _tree_now(paths, ctx, pin, fresh, stack, commit)
         out.append(_drift(pin, commit, tree))
     return out
 
