@@ -21,6 +21,7 @@ from uze.commands import declare
 from uze.commands.acquire import Options, install_folder, materialised
 from uze.commands.declare import source_of
 from uze.commands.declared import opaque_harnesses
+from uze.commands.selection import narrowed
 from uze.errors import UzeError, did_you_mean
 from uze.install.rows import Row, planned_rows
 from uze.paths import Paths
@@ -105,7 +106,6 @@ def _tree_now(paths: Paths, ctx: ScopeContext, pin: LockedPackage, fresh: dict[s
     entry's lists, as the lock's tree was made; never the whole folder when the pin holds a
     part of it. A git source is checked out in a temporary repository kept open on `stack`."""
     from uze.commands.converge import tree_of
-    from uze.commands.selection import narrowed
 
     source = _entry_source(paths, pin, fresh)
     # a folder is only read here, as install read it when the user typed it (ADR 0057 refuses
