@@ -28,6 +28,7 @@ import os
 import platform
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -142,8 +143,11 @@ def run(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], capture: bool = F
         argv = [TIME, "-f", "%M", "-o", rss.name, *cmd] if TIME else list(cmd)
         start = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=out if capture else subprocess.DEVNULL, stderr=err)
-        killer = threading.Timer(timeout, proc.kill)
+                                stdout=out if capture else subprocess.DEVNULL, stderr=err,
+                                start_new_session=True)
+        # A group of its own: the timeout kills the measured command, not only /usr/bin/time
+        # (which would leave the command running and its parent waiting on nothing).
+        killer = threading.Timer(timeout, _kill_group, (proc.pid,))
         killer.start()
         try:
             _, status, usage = os.wait4(proc.pid, 0)
@@ -158,6 +162,11 @@ def run(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], capture: bool = F
         data = out.read() if capture else b""
         peak = int(rss.read().strip().splitlines()[-1]) if TIME else usage.ru_maxrss
     return Sample(wall, usage.ru_utime + usage.ru_stime, peak, data)
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
 
 
 def summary(samples: Sequence[Sample]) -> dict[str, Any]:
@@ -624,32 +633,90 @@ def real_package(work: Path) -> Fixture | None:
                    sum(p.stat().st_size for p in files))
 
 
+TWO_HARNESSES = "claude_code,codex"
+
+
+def _real_round(tools: dict[str, Callable[[], Sample]], found: dict[str, list[Sample]],
+                errors: dict[str, str]) -> None:
+    """Each tool once, in turn, each after an untimed sync; a tool that fails is dropped."""
+    for name, once in tools.items():
+        if name in errors:
+            continue
+        os.sync()
+        try:
+            found[name].append(once())
+        except RunFailed as exc:
+            errors[name] = f"failed: {exc.tail or exc}"
+
+
 def bench_real(mode: Mode, work: Path) -> dict[str, Any]:
-    """The 17 public Anthropic skills into seven harnesses, round robin with the durable floor
-    (`cp -r` of the skills to the 3 places uze writes, then `sync -f`) and plain `cp -r` to the
-    2 skill roots; every run after an untimed sync."""
+    """The 17 public Anthropic skills: uze into two harnesses (Claude Code and Codex) and into
+    all seven, the durable floor (`cp -r` of the skills to the 3 places uze writes, then
+    `sync -f`), plain `cp -r` to the 2 skill roots, and each peer asked for the same two
+    harnesses, round robin (every run after an untimed sync, each in a fresh sandbox)."""
     fixture = real_package(work)
     if fixture is None:
         return {"error": "not set up (run with --setup-real)"}
     log(f"real: {len(fixture.skills)} skills, {fixture.files} files, "
-        f"{fixture.bytes / MiB:.1f} MiB; fresh installs and the durable floor, round robin")
-    installs, floor, cp, layout = [], [], [], {}
+        f"{fixture.bytes / MiB:.1f} MiB; uze, the durable floor and the peers, round robin")
+    layouts: dict[str, dict[str, Any]] = {}
     cp_work = Path(tempfile.mkdtemp(prefix="cp-real-", dir=work))
-    for _ in range(mode.large_reps + 2):
-        os.sync()
-        sb = Sandbox(work, "real")
-        installs.append(sb.uze("install", str(fixture.path), "--harness", "all", "--trust",
-                               "--json"))
-        layout = skill_layout(sb.project, fixture)
-        sb.remove()
-        os.sync()
-        floor.append(_cp_once(fixture, 3, cp_work, sync=True))
-        os.sync()
-        cp.append(_cp_once(fixture, 2, cp_work))
+
+    def uze_once(harness: str, key: str) -> Callable[[], Sample]:
+        def once() -> Sample:
+            sb = Sandbox(work, "real")
+            try:
+                sample = sb.uze("install", str(fixture.path), "--harness", harness, "--trust", "--json")
+                layouts.setdefault(key, skill_layout(sb.project, fixture))
+                return sample
+            finally:
+                sb.remove()
+        return once
+
+    def peer_once(peer: Peer) -> Callable[[], Sample]:
+        def once() -> Sample:
+            sb = Sandbox(work, "real-peer")
+            try:
+                peer.prepare(sb.project, fixture)
+                sample = run(peer.install(sb.project, fixture, two=True), cwd=sb.project, env=sb.env)
+                layouts.setdefault(peer.name, skill_layout(sb.project, fixture, peer.input_dirs()))
+                return sample
+            finally:
+                sb.remove()
+        return once
+
+    tools: dict[str, Callable[[], Sample]] = {
+        "install_two": uze_once(TWO_HARNESSES, "install_two"),
+        "install_fresh": uze_once("all", "install_fresh"),
+        "floor": lambda: _cp_once(fixture, 3, cp_work, sync=True),
+        "cp_same_destinations": lambda: _cp_once(fixture, 2, cp_work),
+    }
+    errors: dict[str, str] = {}
+    for peer in peers():
+        if peer.missing:
+            errors[peer.name] = peer.missing
+        else:
+            tools[peer.name] = peer_once(peer)
+    found: dict[str, list[Sample]] = {name: [] for name in tools}
+    rounds = mode.large_reps + 2
+    for r in range(rounds):
+        log(f"real: round {r + 1} of {rounds}")
+        _real_round(tools, found, errors)
     shutil.rmtree(cp_work)
-    return {"skills": len(fixture.skills), "files": fixture.files, "bytes": fixture.bytes,
-            "commit": REAL_SKILLS_COMMIT, "layout": layout, "install_fresh": summary(installs),
-            "floor": summary(floor), "cp_same_destinations": summary(cp)}
+    result: dict[str, Any] = {
+        "skills": len(fixture.skills), "files": fixture.files, "bytes": fixture.bytes,
+        "commit": REAL_SKILLS_COMMIT, "layout": layouts.get("install_fresh", {}),
+        "layout_two": layouts.get("install_two", {}), "rounds": rounds, "peers": {}}
+    for name, samples in found.items():
+        if name in errors or not samples:
+            continue
+        if name in ("install_two", "install_fresh", "floor", "cp_same_destinations"):
+            result[name] = summary(samples)
+        else:
+            result["peers"][name] = {**summary(samples), "layout": layouts.get(name, {})}
+    for name, why in errors.items():
+        result["peers"][name] = {"error": why}
+    return result
 
 
 def bench_dedup(mode: Mode, work: Path) -> dict[str, Any]:
@@ -701,7 +768,8 @@ class Peer:
     def prepare(self, project: Path, fixture: Fixture) -> None:
         """Unmeasured per-project setup (input layout the tool needs)."""
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        """The install command; `two`: for Claude Code and Codex only (the real section)."""
         raise NotImplementedError
 
     def status(self, project: Path) -> list[str] | None:
@@ -720,8 +788,9 @@ class SkillsCli(Peer):
 
     AGENTS = ["claude-code", "codex", "opencode", "gemini-cli", "antigravity", "kimi-code-cli"]
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*self.entry, "add", str(fixture.path), "--skill", "*", "-a", *self.AGENTS, "-y", "--copy"]
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        agents = ["claude-code", "codex"] if two else self.AGENTS
+        return [*self.entry, "add", str(fixture.path), "--skill", "*", "-a", *agents, "-y", "--copy"]
 
     def status(self, project: Path) -> list[str] | None:
         return [*self.entry, "list", "--json"]
@@ -738,8 +807,9 @@ class Rulesync(Peer):
     def prepare(self, project: Path, fixture: Fixture) -> None:
         shutil.copytree(fixture.path / "skills", project / ".rulesync" / "skills")
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*self.entry, "generate", "--targets", self.TARGETS, "--features", "skills", "--silent"]
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        targets = "claudecode,codexcli" if two else self.TARGETS
+        return [*self.entry, "generate", "--targets", targets, "--features", "skills", "--silent"]
 
     def status(self, project: Path) -> list[str] | None:
         return [*self.entry, "generate", "--targets", self.TARGETS, "--features", "skills", "--check", "--silent"]
@@ -757,8 +827,8 @@ class Ruler(Peer):
     def prepare(self, project: Path, fixture: Fixture) -> None:
         shutil.copytree(fixture.path / "skills", project / ".ruler" / "skills")
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*self.entry, "apply", "--agents", self.AGENTS, *self.FLAGS]
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        return [*self.entry, "apply", "--agents", "claude,codex" if two else self.AGENTS, *self.FLAGS]
 
     def uninstall(self, project: Path, fixture: Fixture) -> list[str] | None:
         return [*self.entry, "revert", "--agents", self.AGENTS, "--local-only"]
@@ -770,8 +840,9 @@ class Ruler(Peer):
 class ApmCli(Peer):
     """Microsoft APM (PyPI apm-cli): a folder with plugin.json installs as a local bundle."""
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*self.entry, "install", str(fixture.path), "--target", "claude,codex,opencode,gemini,antigravity"]
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        targets = "claude,codex" if two else "claude,codex,opencode,gemini,antigravity"
+        return [*self.entry, "install", str(fixture.path), "--target", targets]
 
 
 def peers() -> list[Peer]:
@@ -854,8 +925,9 @@ def _peer_summary(rounds: list[dict[str, Any]], *, full: bool) -> dict[str, Any]
 class _UzePeer(Peer):
     """uze itself, run through the same scenario code as the peers."""
 
-    def install(self, project: Path, fixture: Fixture) -> list[str]:
-        return [*UZE, "install", str(fixture.path), "--harness", "all", "--trust", "--json"]
+    def install(self, project: Path, fixture: Fixture, *, two: bool = False) -> list[str]:
+        harness = TWO_HARNESSES if two else "all"
+        return [*UZE, "install", str(fixture.path), "--harness", harness, "--trust", "--json"]
 
     def status(self, project: Path) -> list[str] | None:
         return [*UZE, "status", "--json"]
@@ -976,6 +1048,8 @@ def evaluate_targets(res: dict[str, Any]) -> dict[str, Any]:
             r is not None and r <= 2, f"{r:.2f}x", "<= 2x",
             f"{real['skills']} skills, {real['files']} files; "
             "floor: cp -r to 3 places, then sync -f")
+    if real and "error" not in real and real.get("install_two"):
+        out.update(_real_verdicts(real))
     if large and "cp_plus_store_copy_then_syncfs" in large:
         r = ratio(large["install_fresh"], large["cp_plus_store_copy_then_syncfs"])
         out["large_install_within_2x_of_durable_floor"] = _verdict(
@@ -983,6 +1057,29 @@ def evaluate_targets(res: dict[str, Any]) -> dict[str, Any]:
             "floor: cp -r to 3 places, then sync -f")
     if peer_res:
         out["1.5x_faster_than_every_peer"] = _peer_verdict(peer_res["tools"], limit=1 / 1.5)
+    return out
+
+
+def _real_verdicts(real: dict[str, Any]) -> dict[str, Any]:
+    """Issue 32: the 2- and 7-harness installs of the real skills within 1.5x of the durable
+    floor (wall time and CPU), and the 2-harness install faster than every peer (both)."""
+    out, floor, two = {}, real["floor"], real["install_two"]
+    for key, stats, what in (("two", two, "2 harnesses"), ("all", real["install_fresh"], "7 harnesses")):
+        wall, cpu = ratio(stats, floor), ratio(stats, floor, "cpu_median")
+        out[f"real_skills_{key}_harness_within_1.5x_of_durable_floor"] = _verdict(
+            wall is not None and cpu is not None and wall <= 1.5 and cpu <= 1.5,
+            f"{_x(wall)} wall, {_x(cpu)} cpu", "<= 1.5x each", f"{what}; floor: cp -r to 3 places, then sync -f")
+    parts, met, measured = [], True, False
+    for name, peer in real.get("peers", {}).items():
+        if "error" in peer:
+            parts.append(f"{name}: not measured ({peer['error']})")
+            continue
+        wall, cpu = ratio(two, peer), ratio(two, peer, "cpu_median")
+        measured = True
+        met = met and wall is not None and cpu is not None and wall < 1 and cpu < 1
+        parts.append(f"{name}: uze {_x(wall)} wall, {_x(cpu)} cpu")
+    out["real_skills_two_harness_faster_than_every_peer"] = _verdict(
+        met if measured else None, "; ".join(parts) or "no peer measured", "< 1x each, wall and cpu")
     return out
 
 
@@ -1106,22 +1203,38 @@ def report_large(res: dict[str, Any]) -> list[str]:
     return lines + [_row(*r) for r in rows]
 
 
+def _both(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
+    return f"{_x(ratio(a, b))} wall, {_x(ratio(a, b, 'cpu_median'))} cpu"
+
+
 def report_real(res: dict[str, Any]) -> list[str]:
     real = res["real"]
     if "error" in real:
         return [f"Real skills: {real['error']}"]
     floor, cp = real["floor"], real["cp_same_destinations"]
     roots = real["layout"].get("roots", [])
-    return [
+    two = real.get("install_two")
+    lines = [
         f"Real skills: the {real['skills']} public Anthropic skills (anthropics/skills "
         f"{real['commit'][:7]}), {real['files']} files, {real['bytes'] / MiB:.1f} MiB; "
-        f"skill folders land in {len(roots)} roots ({', '.join(roots)}); round robin, each after an untimed sync",
-        _row("install, fresh store (7 harnesses)", real["install_fresh"],
-             f"{_x(ratio(real['install_fresh'], floor))} of the durable floor"),
+        f"skill folders land in {len(roots)} roots ({', '.join(roots)}); round robin with the "
+        "peers, each run after an untimed sync",
+        _row(f"install, 2 harnesses ({TWO_HARNESSES})", two, f"{_both(two, floor)} of the durable floor"),
+        _row("install, 7 harnesses", real["install_fresh"],
+             f"{_both(real['install_fresh'], floor)} of the durable floor"),
         _row("floor: cp -r to 3 places, then sync -f", floor, ""),
         _row(f"baseline: cp -r to {len(roots)} destinations", cp,
              f"install {_x(ratio(real['install_fresh'], cp))} of it"),
     ]
+    if real.get("peers"):
+        lines.append("  peers asked for Claude Code and Codex only (ratio = uze's 2-harness install / peer)")
+    for name, peer in real.get("peers", {}).items():
+        if "error" in peer:
+            lines.append(f"    {name}: {peer['error']}")
+            continue
+        where = ", ".join(peer["layout"].get("roots", [])) or "no skill folders found"
+        lines.append(_row(f"  {name}", peer, f"uze {_both(two, peer)}; into {where}"))
+    return lines
 
 
 def report_dedup(res: dict[str, Any]) -> list[str]:
@@ -1169,7 +1282,7 @@ def report_peers(res: dict[str, Any]) -> list[str]:
 
 def report_targets(res: dict[str, Any]) -> list[str]:
     lines = ["Targets (issue 8; from plain_status_within_5x_of_python on, issue 23; "
-             "status_check_within_5x_of_python: issue 30)"]
+             "status_check_within_5x_of_python: issue 30; real_skills_*_harness_*: issue 32)"]
     for key, v in res["targets"].items():
         state = {True: "MET", False: "NOT MET", None: "NOT MEASURED"}[v["met"]]
         lines.append(f"  {state:<12} {key}: {v['value']} (limit {v['limit']}){'; ' + v['note'] if v['note'] else ''}")
