@@ -71,14 +71,26 @@ _SECRET_VALUE: Final = re.compile(
 _NOT_A_VALUE: Final = frozenset({
     "file", "path", "dir", "type", "url", "env", "var", "name", "mode"})
 HIDDEN: Final = "<hidden>"
+_CAMEL_WORD: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def names_secret(name: str) -> bool:
+    """Whether a key names a secret (`API_KEY`, `client-secret`, `Authorization`, `apiToken`):
+    a word of it is in _SECRET_WORDS and its last word does not name a file, path, type,
+    variable or mode (`KEY_FILE`, `token-env`). The rule of `hide_secrets` (ADR 0021), shared
+    by `uze export` (ADR 0095)."""
+    words = re.split(r"[-_\s]+", _CAMEL_WORD.sub("_", name).lower())
+    return words[-1] not in _NOT_A_VALUE and any(word in _SECRET_WORDS for word in words)
+
+
+def looks_secret(value: str) -> bool:
+    """Whether a value starts like a well-known credential (`ghp_`, `sk-`, `Bearer `...)."""
+    return _SECRET_VALUE.match(value) is not None
 
 
 def _secret_option(option: str) -> bool:
     """`--api-key`, `--client_secret`, `--token`: a long option naming a secret (ADR 0021)."""
-    if not option.startswith("--"):
-        return False
-    words = re.split(r"[-_]+", option[2:].lower())
-    return words[-1] not in _NOT_A_VALUE and any(word in _SECRET_WORDS for word in words)
+    return option.startswith("--") and names_secret(option[2:])
 
 
 def hide_secrets(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:

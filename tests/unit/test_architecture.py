@@ -199,6 +199,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entry", ("__main__.py", "cli.py", "verbs/")),
     ("views", ("ui/", "inert.py")),
     ("commands", ("commands/",)),
+    ("exporting", ("exporting/",)),
     ("doctor", ("doctor/",)),
     ("install pieces", ("install/",)),
     ("artifacts", ("artifacts/",)),

@@ -69,11 +69,32 @@ EXAMPLES: Final[dict[str, tuple[tuple[str, str], ...]]] = {
         ("uze doctor", "each harness: installed, version, evidence, skill roots"),
         ("uze doctor --probe", "also run each installed harness's own listings"),
     ),
+    "export": (
+        ("uze export --harness claude_code --out ../team-setup",
+         "this project's own Claude Code setup as one package"),
+        ("uze export --harness claude_code --scope user --name mine --out ~/mine --json",
+         "your user-level setup; what was left out and why, as JSON"),
+    ),
     "store verify": (("uze store verify", "re-hash every object; exit 1 if any is damaged"),),
     "store gc": (("uze store gc", "delete what no receipt references"),),
 }
 
 NOTES: Final[dict[str, str]] = {
+    "export": "It reads the locations uze knows for the harness (skill folders, agent and "
+              "command files, its MCP config, the hooks of its settings, its instructions "
+              "file), leaves out everything a receipt of the scope says uze wrote (the region "
+              "uze wrote in CLAUDE.md, its entries and hook groups, its plugin folders, "
+              "`.uze/`), and writes `plugin.json`, `skills/`, `agents/`, `commands/`, "
+              "`mcp.json`, `AGENTS.md` and, for Claude-protocol hooks, `hooks/hooks.json` "
+              "beside `.claude-plugin/plugin.json`. Secret values of MCP servers (env and "
+              "headers naming a key, token, secret or password, `Authorization`, "
+              "credential-shaped arguments, URL passwords) become `${VARIABLE}` references, "
+              "each named in the output, never the value. What the package cannot carry "
+              "(settings such as `permissions`, a plugin folder, a folder without SKILL.md) is "
+              "listed with the reason. OUT is built in a temporary folder beside it and "
+              "renamed into place once it reads back as `uze check` reads it; OUT must be "
+              "absent or an empty folder. A harness whose setup holds something export "
+              "cannot translate yet is refused whole, naming it (ADR 0095).",
     "status": "Without NAME, each harness column holds one mark: `✓` every delivered "
               "projection keeps its meaning (native or adapted), `~` something is degraded or "
               "not delivered, `-` nothing is delivered (unsupported), `·` nothing for that "
@@ -121,6 +142,9 @@ NOTES: Final[dict[str, str]] = {
 }
 
 EXIT_NOTES: Final[dict[str, str]] = {
+    "export": "1 also when OUT is not empty, a config file does not parse, there is nothing "
+              "to export, or the harness has something export cannot translate yet; nothing "
+              "is written then.",
     "check": "1 also when a projection the author required native cannot be native.",
     "status": "1 with `--check` when the project differs from uze.toml + uze.lock in any way, "
               "each difference printed with its fix; 0 otherwise (`--json` too).",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from uze.verbs.authoring import PACK
+from uze.verbs.authoring import EXPORT, PACK
 from uze.verbs.base import Call, Param, Verb
 from uze.verbs.catalogs import GROUPS, MARKETPLACE, SEARCH, STORE
 from uze.verbs.everyday import CHECK, DOCTOR, INSTALL, LIST, OUTDATED, STATUS, UNINSTALL, UPDATE
@@ -21,7 +21,7 @@ __all__ = ["GROUPS", "VERBS", "Call", "Param", "Verb", "fast_call"]
 
 VERBS: Final = {verb.path: verb for verb in (
     INSTALL, UNINSTALL, DISABLE, ENABLE, OUTDATED, UPDATE, STATUS, CHECK, LIST, DOCTOR,
-    PACK, *MARKETPLACE, SEARCH, *STORE)}
+    EXPORT, PACK, *MARKETPLACE, SEARCH, *STORE)}
 """Every command by its path, in the order `uze --help` lists them."""
 
 

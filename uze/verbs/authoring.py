@@ -1,11 +1,11 @@
-"""The command table's `pack` (issue 34 item 4, ADR 0091)."""
+"""The command table's `pack` (issue 34 item 4, ADR 0091) and `export` (item 1, ADR 0095)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-from uze.verbs.base import JSON, Call, Param, Verb, lines, to_json
+from uze.verbs.base import JSON, PROJECT, SCOPE, Call, Param, Verb, lines, paths, project, to_json
 
 
 def _pack(call: Call) -> Any:
@@ -24,3 +24,23 @@ PACK = Verb(
                             "pack would write (for CI).", "--check"),
      JSON),
     _pack, to_json, lines, finish=lambda result: 1 if result.differs else 0)
+
+
+def _export(call: Call) -> Any:
+    from uze.commands.export import export  # start-up: one command's module
+
+    return export(paths(), call["harness"], out=Path(call["out"]), scope=call["scope"],
+                  name=call["name"], project=project(call), cwd=Path.cwd())
+
+
+EXPORT = Verb(
+    "export", "Write what one harness has in a scope (skills, agents, commands, MCP servers, "
+              "hooks, instructions), minus what uze owns, as one portable package.",
+    (Param("harness", "text", "The harness to read (one id, e.g. claude_code).", "--harness",
+           ...),
+     Param("out", "path", "Folder to create (absent or empty; written whole or not at all).",
+           "--out", ...),
+     SCOPE, Param("name", "text", "Package name (default: the project folder's name).",
+                  "--name"),
+     PROJECT, JSON),
+    _export, to_json, lines)
