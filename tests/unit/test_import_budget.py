@@ -505,6 +505,7 @@ LAZY_IMPORTS = {
     ("uze.verbs.everyday", "uze.commands.uninstall"): OWN,
     ("uze.verbs.switching", "uze.commands.switch"): OWN,
     ("uze.verbs.switching", "uze.ui.switch_view"): VIEW,
+    ("uze.verbs.authoring", "uze.commands.export"): OWN,
     ("uze.verbs.authoring", "uze.commands.pack"): OWN,
     ("uze.verbs.everyday", "uze.commands.update"): OWN,
     ("uze.verbs.everyday", "uze.ui.render"): VIEW,

@@ -25,6 +25,7 @@ from uze.harnesses import HARNESS_IDS, REGISTRY, harness_id
 from uze.harnesses.base import Harness
 from uze.location import Location, checked_scope
 from uze.names import name_problem
+from uze.package import Package, read_package
 from uze.package.layout import bare_name
 from uze.paths import Paths
 from uze.state.context import open_scope
@@ -130,11 +131,9 @@ def _manifests(found: Found, name: str, harness: Harness, scope: str) -> None:
         found.add(CLAUDE_MANIFEST, document_json(head))
 
 
-def _write(found: Found, out: Path) -> Any:
+def _write(found: Found, out: Path) -> Package:
     """Write the package beside `out`, read it back as `uze check` does, rename it onto
     `out`; the package read. Nothing is left on failure."""
-    from uze.package import read_package
-
     temp = out.parent / f".{out.name}{fs.TEMP_MARK}export"
     if temp.exists() or temp.is_symlink():
         fs.remove_tree(temp)  # a killed export's leftover: only export writes this name

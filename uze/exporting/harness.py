@@ -9,9 +9,7 @@ user never gets a package that silently lacks part of their setup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
 
 from uze.errors import UzeError
 from uze.exporting.config import (
@@ -26,21 +24,20 @@ from uze.exporting.model import Found
 from uze.exporting.owned import Owned
 from uze.harnesses.base import Harness
 from uze.location import Location
+from uze.package.codex import CODEX_SERVERS
+from uze.package.gemini import GEMINI_SERVERS
+from uze.package.layout import CODEX_MANIFEST, GEMINI_MANIFEST
 from uze.package.servers import CLAUDE, Dialect
 
 
-def _dialects() -> Mapping[str, Dialect]:
-    """The harnesses whose MCP config export reads, and the dialect it reads it in: the one
-    uze reads the same harness's published servers in (`uze.package`)."""
-    from uze.package.codex import CODEX_SERVERS
-    from uze.package.gemini import GEMINI_SERVERS
-
-    return {"claude_code": CLAUDE, "deepseek_harness": CLAUDE, "codex": CODEX_SERVERS,
-            "gemini_cli": GEMINI_SERVERS}
-
-
-# Harnesses whose hook config holds Claude-protocol groups as `hooks.<Event>` arrays.
-CLAUDE_HOOKS: Final = frozenset({"claude_code"})
+def _dialect(harness: Harness) -> Dialect | None:
+    """The dialect export reads the harness's MCP config in: the one uze reads the same
+    harness's published servers in (`uze.package`), found by the harness's data, never its id
+    (its own package format, or Claude Code's plugins); None when uze has no reader of it."""
+    if harness.claude_plugins is not None:
+        return CLAUDE
+    manifest = harness.envelope.manifest if harness.envelope is not None else ""
+    return {CODEX_MANIFEST: CODEX_SERVERS, GEMINI_MANIFEST: GEMINI_SERVERS}.get(manifest)
 
 
 class NotExportable(UzeError):
@@ -93,7 +90,7 @@ def _servers(harness: Harness, loc: Location, owned: Owned, found: Found,
     if target is None:
         return
     path, prefix = target.file(loc), target.key(loc, "")[:-1]
-    dialect = _dialects().get(harness.id)
+    dialect = _dialect(harness)
     if dialect is not None:
         read_mcp(path, target.fmt, prefix, dialect, loc, owned, found)
         return
@@ -113,7 +110,7 @@ def _hooks(harness: Harness, loc: Location, owned: Owned, found: Found,
     path = target.file(loc) if target is not None else None
     if target is None or path is None:
         return
-    if harness.id in CLAUDE_HOOKS:
+    if harness.hook_protocol.claude_verbatim:  # its settings hold Claude's hook groups
         read_hooks(path, target.fmt, loc, owned, found)
         return
     if target.layout == "plugin":
