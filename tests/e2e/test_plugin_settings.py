@@ -7,14 +7,17 @@ every byte back."""
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
+from pathlib import Path
 
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import Uze, as_json, assert_ok, snapshot
+from tests.e2e.conftest import Uze, as_json, assert_ok, person, snapshot
 from tests.e2e.test_sharp_edges import _at_a_terminal
-from tests.helpers import DATA
+from tests.gitserve import git
+from tests.helpers import DATA, tree_bytes
 
 pytestmark = pytest.mark.e2e
 
@@ -90,6 +93,8 @@ def test_a_gemini_extensions_settings_go_to_its_servers_environment(
                                  "setting (its settings: api_token, label, region)"),
     (("--set", "label"), 2, "uze: error: --set 'label' is not KEY=VALUE"),
     (("--set", "label=a", "--set", "label=b"), 2, "uze: error: --set 'label=b' is given twice"),
+    (("--set", "label=a\nb"), 2, "uze: error: --set 'label': the value is not one line of "
+                                 "printable text"),
 ])
 def test_a_bad_set_is_refused_and_writes_nothing(
     uze: Uze, sandbox: Sandbox, args: tuple[str, ...], code: int, first: str
@@ -117,3 +122,45 @@ def test_at_a_terminal_a_setting_without_a_value_is_asked_for(
     assert "API token" not in shown.split("Installed")[0]  # a sensitive one is never asked
     server = json.loads((sandbox.project / ".mcp.json").read_text())["mcpServers"]
     assert server["settings-probe"]["env"]["SETTINGS_LABEL"] == label
+
+
+def _delivered(project: Path) -> dict[str, bytes | str]:
+    """What the harnesses read in `project`: everything but uze's own state and git's."""
+    return {rel: data for rel, data in tree_bytes(project).items()
+            if not rel.startswith((".uze", "uze."))}
+
+
+def test_set_values_are_pinned_and_a_clone_delivers_the_same_bytes(
+    uze: Uze, sandbox: Sandbox
+) -> None:
+    """A `--set` value is recorded in the receipt and uze.lock (adr/0103): a re-install without
+    `--set` keeps it, a clone's `uze install` delivers byte for byte what the author's did
+    (DESIGN invariant 11), and `outdated` sees the package current. The sensitive setting is
+    in none of it."""
+    mine = sandbox.project
+    (mine / ".git").rmdir()
+    git("init", "-q", ".", cwd=mine)
+    shutil.copytree(CLAUDE, mine / "plugins" / "plugin-settings")
+    harness = ("--harness", "claude_code,codex,opencode,gemini_cli")
+    assert_ok(uze("install", "./plugins/plugin-settings", *harness, "--set", "label=laptop",
+                  "--set", "region=us", "--trust"))
+    lock = (mine / "uze.lock").read_text()
+    assert 'settings = { "label" = "laptop", "region" = "us" }\n' in lock
+    assert "api_token" not in lock
+    delivered = _delivered(mine)
+    server = json.loads((mine / ".mcp.json").read_text())["mcpServers"]["settings-probe"]
+    assert (server["args"], server["env"]["SETTINGS_LABEL"]) == (["--region", "us"], "laptop")
+
+    assert_ok(uze("install", "./plugins/plugin-settings", "--trust"))  # no --set: kept
+    assert _delivered(mine) == delivered and (mine / "uze.lock").read_text() == lock
+    drift = as_json(assert_ok(uze("outdated", "--json")))["packages"]
+    assert [d["state"] for d in drift] == ["current"], drift
+
+    git("add", "-A", cwd=mine)
+    git("commit", "-q", "-m", "plugin settings", cwd=mine)
+    theirs = sandbox.root / "mate" / "project"
+    git("clone", "-q", mine, theirs, cwd=sandbox.root)
+    mate = person(sandbox.root, "mate")
+    assert_ok(uze("install", "--trust", cwd=theirs, env=mate))
+    assert _delivered(theirs) == delivered
+    assert_ok(uze("status", "--check", cwd=theirs, env=mate))

@@ -438,6 +438,7 @@ LAZY_IMPORTS = {
     ("uze.commands.converge", "uze.install.edits"):
         "start-up: the words for kept edits load only when a pinned package has a receipt",
     ("uze.commands.converge", "uze.package"): READER,
+    ("uze.commands.converge", "uze.package.settings"): READER,
     ("uze.commands.converge", "uze.sources.mirrors"): GIT,
     ("uze.commands.doctor", "uze.doctor.probe_run"):
         "start-up: harness probes load only with --probe",

@@ -11,7 +11,7 @@ resolves and never writes the lock: a declaration the lock does not answer is an
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -91,7 +91,8 @@ def _present(ctx: ScopeContext, pin: LockedPackage, force: bool) -> Converged | 
     receipt = ctx.receipt(pin.name)
     if (receipt is None or receipt.tree != pin.tree or receipt.status != "complete"
             or sorted(receipt.harnesses) != sorted(pin.harnesses)
-            or sorted(o.locked() for o in receipt.disabled) != sorted(pin.disabled)):
+            or sorted(o.locked() for o in receipt.disabled) != sorted(pin.disabled)
+            or receipt.settings != pin.settings):
         return None
     states = {kinds.record_key(r): kinds.inspect_record(ctx, r) for r in receipt.artifacts}
     allowed = ("matched",) if force else ("matched", "drifted")
@@ -125,18 +126,22 @@ def _declared_form(paths: Paths, ctx: ScopeContext, text: str) -> tuple[Source, 
     return source, source.canonical()
 
 
-def tree_of(folder: Path) -> tuple[str, str]:
-    """(name, tree digest) of the package at `folder`, as install would store it."""
+def tree_of(folder: Path, settings: Mapping[str, str] | None = None) -> tuple[str, str]:
+    """(name, tree digest) of the package at `folder`, as install would store it given the
+    setting values a pin recorded (`settings`: its text with `${user_config.KEY}` filled, as
+    install fills it, ADR 0103)."""
     from uze.commands.install import package_tree
     from uze.package import read_package
+    from uze.package.settings import given_values, kept_values, ready
 
     package = read_package(folder)
-    return package.name, package_tree(package)[2]
+    given = kept_values(package, settings or {})
+    return package.name, package_tree(ready(package, given_values(package, given), given))[2]
 
 
 def _verify(name: str, folder: Path, pin: LockedPackage | None) -> None:
     """Refuse bytes that are not what the lock pins (before anything is written)."""
-    found, digest = tree_of(folder)
+    found, digest = tree_of(folder, pin.settings if pin is not None else None)
     if found != name:
         raise UzeError(f"uze.toml declares {name}, but its source holds package {found}",
                        hint=f"declare it as {found} in uze.toml")
@@ -198,7 +203,7 @@ def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wa
         commits[want.name] = found.commit
         scope, _package, plan, _old, entries, _meta = prepare(
             paths, folder, options.scope, ctx.location.project, want.harness or options.harness,
-            ctx.location.project)
+            ctx.location.project, dict(want.pin.settings) if want.pin else None)
         try:
             check_trust(scope, plan, entries, False, options.accepted)
         except TrustRequired as needed:
@@ -259,7 +264,9 @@ def converge(paths: Paths, options: Options, cwd: Path, *, frozen: bool = False)
             # uze.toml is the user's intent: a source changed there replaces the old one.
             step = msgspec.structs.replace(options, harness=harness,
                                            project=ctx.location.project, replace=True,
-                                           adopt=True, off=_switches(pin))
+                                           adopt=True, off=_switches(pin),
+                                           settings=tuple(pin.settings.items()) if pin
+                                           else options.settings)
             outcome = install_folder(paths, folder, found, step, cwd)
             done.append(_installed(ctx, outcome, found))
     dropped = tuple(sorted(set(pins) - set(declared)))

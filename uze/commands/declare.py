@@ -157,6 +157,7 @@ def locked(receipt: Receipt, pin: Pin) -> LockedPackage:
         marketplace=pin.marketplace, plugin=pin.plugin, skills=list(pin.skills),
         harnesses=sorted(receipt.harnesses), reproducible=pin.reproducible,
         disabled=sorted(o.locked() for o in receipt.disabled),
+        settings=dict(receipt.settings),
     )
 
 

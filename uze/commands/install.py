@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from uze import progress
@@ -14,7 +14,7 @@ from uze.install import edits, owners, reinstall
 from uze.install.preflight import Step, preflight
 from uze.install.results import InstallResult
 from uze.package import Package, hidden_warnings, read_package
-from uze.package.settings import given_values, ready
+from uze.package.settings import given_values, kept_values, ready
 from uze.paths import Paths
 from uze.plan.envelopes import envelope_warnings
 from uze.plan.model import Plan, PlannedTree
@@ -112,6 +112,7 @@ def build_receipt(plan: Plan, artifacts: list[Artifact],
         executions=[e.describe() for e in plan.executions],
         unconsented=unconsented or [],
         disabled=list(plan.disabled),
+        settings={s.key: s.given for s in plan.package.settings if s.given is not None},
     )
 
 
@@ -223,19 +224,28 @@ def _apply(
     return receipt, data
 
 
+def _recorded(ctx: ScopeContext, name: str) -> Mapping[str, str]:
+    """The setting values the receipt of `name` here recorded (none without one)."""
+    previous = ctx.receipt(name)
+    return previous.settings if previous is not None else {}
+
+
 def read_source(source: Path, location: Location, *, strict: bool = False,
-                settings: Mapping[str, str] | None = None) -> Package:
+                settings: Mapping[str, str] | None = None,
+                kept: Callable[[str], Mapping[str, str]] | None = None) -> Package:
     """read_package; when the package folder is the project itself (`uze install .` in a
     repository that is a package), without what uze writes there, so installs converge. What
     the package's own envelopes for other harnesses carry and uze does not deliver is warned
     about (uze.plan.envelopes). The package comes ready to deliver: each setting's value
     (`settings`, the `--set` values, else the author's default) or variable in place of its
-    `${user_config.KEY}` (uze.package.settings, adr/0078)."""
+    `${user_config.KEY}` (uze.package.settings, adr/0078). `kept(name)`: the values recorded
+    for the package of that name (its receipt's), used where `settings` gives none (ADR 0103)."""
     same = location.scope == "project" and source.resolve() == location.project.resolve()
     package = read_package(source, strict=strict, deliverable=True,
                            skip=project_outputs(location) if same else frozenset(),
                            extra_warnings=envelope_warnings)
-    return ready(package, given_values(package, settings or {}))
+    given = {**kept_values(package, kept(package.name) if kept else {}), **(settings or {})}
+    return ready(package, given_values(package, given), given)
 
 
 def prepare(
@@ -250,7 +260,8 @@ def prepare(
     the receipt says."""
     progress.stage(f"reading {source}")
     ctx = open_scope(paths, scope, project, cwd)
-    package = read_source(source, ctx.location, settings=settings)
+    package = read_source(source, ctx.location, settings=settings,
+                          kept=lambda name: _recorded(ctx, name))
     wanted = [(s.key, s.title, s.description, s.env) for s in package.settings
               if ask is not None and not s.sensitive and not s.written and s.key not in ask]
     if wanted:

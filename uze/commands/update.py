@@ -116,7 +116,7 @@ def _tree_now(paths: Paths, ctx: ScopeContext, pin: LockedPackage, fresh: dict[s
     if pin.marketplace:  # the entry's own source chooses nothing: narrow it as install did
         entry = fresh[pin.marketplace].entry(pin.name) if pin.marketplace in fresh else None
         folder = stack.enter_context(narrowed(folder, entry, tuple(pin.skills)))
-    return tree_of(folder)[1]
+    return tree_of(folder, pin.settings)[1]
 
 
 def _entry_source(paths: Paths, pin: LockedPackage, fresh: dict[str, Catalog]) -> Source:

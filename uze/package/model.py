@@ -128,6 +128,7 @@ class Setting(msgspec.Struct, frozen=True):
     default: str | None
     source: str
     written: bool = False  # its value is written where it is used (uze.package.settings.ready)
+    given: str | None = None  # the value the user gave (--set, the terminal, uze.lock; ADR 0103)
 
     def describe(self) -> str:
         """How it is delivered, in one line (never a value)."""

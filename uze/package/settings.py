@@ -158,6 +158,14 @@ def undeclared(servers: tuple[McpServer, ...], settings: tuple[Setting, ...], lo
     return tuple(kept)
 
 
+def kept_values(package: Package, recorded: Mapping[str, str]) -> dict[str, str]:
+    """The values a receipt or uze.lock recorded (`recorded`) that still apply to `package`:
+    those of settings it still declares, never a sensitive one (ADR 0103)."""
+    usable = {s.key for s in package.settings if not s.sensitive}
+    return {key: value for key, value in recorded.items()
+            if key in usable and len(value) <= 4096 and value.isprintable()}
+
+
 def given_values(package: Package, given: Mapping[str, str]) -> dict[str, str]:
     """The values written for delivery: each `--set` value, else the author's default, for the
     non-sensitive settings. UsageError for a key the package does not declare or a sensitive
@@ -178,10 +186,13 @@ def given_values(package: Package, given: Mapping[str, str]) -> dict[str, str]:
     return {**values, **given}
 
 
-def ready(package: Package, values: Mapping[str, str]) -> Package:
+def ready(package: Package, values: Mapping[str, str],
+          given: Mapping[str, str] | None = None) -> Package:
     """The package with each `${user_config.KEY}` of its servers and Claude hook commands
     replaced: by `values[KEY]`, else by `${ENV}` (the setting's variable); each server names
-    the variables it now reads (`McpServer.settings`)."""
+    the variables it now reads (`McpServer.settings`). Each setting in `given` (the values the
+    user gave, not the author's defaults) keeps its value as `Setting.given`: the receipt and
+    uze.lock record it, so a clone delivers the same bytes (ADR 0103)."""
     if not package.settings:
         return package
     by_key = {s.key: s for s in package.settings}
@@ -199,7 +210,8 @@ def ready(package: Package, values: Mapping[str, str]) -> Package:
             return f"${{{setting.env}}}"
         return PLACEHOLDER.sub(one, text)
 
-    settings = tuple(msgspec.structs.replace(s, written=s.key in values)
+    given = given or {}
+    settings = tuple(msgspec.structs.replace(s, written=s.key in values, given=given.get(s.key))
                      for s in package.settings)
     package = _texts(package, fill)
     servers = tuple(_server(server, fill) for server in package.mcp_servers)

@@ -3,8 +3,9 @@
 Per package: name, version, source (a credential-free `git+<url>` or a `./folder`), the
 requested ref, the subdirectory, the resolved commit, the blake3 tree digest of the bytes uze
 stores, the marketplace it came through (if any), the plugin of a marketplace at the source's
-root and the skills chosen (adr/0075, adr/0076), the harnesses, and `reproducible = false` for
-a folder outside the project. The text is generated here, field by field in a fixed order,
+root and the skills chosen (adr/0075, adr/0076), the harnesses, `reproducible = false` for
+a folder outside the project, what `uze disable` switched off (adr/0087) and the setting values
+the user gave (adr/0103). The text is generated here, field by field in a fixed order,
 packages sorted by name: the same pins give the same bytes, whatever order anything was
 declared or installed in. It is read with the standard library (`tomllib`) and validated like
 every file in a project (nothing there is trusted): each entry as strictly as a source typed on
@@ -59,6 +60,9 @@ class LockedPackage(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_
     # What `uze disable` switched off (ADR 0087), each `RESOURCE[@HARNESS]` with `*` for the
     # whole package: a clone's `uze install` switches off the same.
     disabled: list[str] = []
+    # The setting values the user gave (ADR 0103): a clone's `uze install` delivers the same
+    # bytes. Never a sensitive one (uze never takes those).
+    settings: dict[str, str] = {}
 
     def declared(self) -> str:
         """The source string this pin answers (what `uze.toml` declares)."""
@@ -104,6 +108,9 @@ def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
             out.append("reproducible = false  # a folder outside the project\n")
         if pkg.disabled:
             out.append("disabled = [" + ", ".join(map(_string, sorted(pkg.disabled))) + "]\n")
+        if pkg.settings:
+            out.append("settings = { " + ", ".join(
+                f"{_string(k)} = {_string(v)}" for k, v in sorted(pkg.settings.items())) + " }\n")
     return "".join(out).encode()
 
 
@@ -174,6 +181,7 @@ def _pin_problem(pkg: LockedPackage) -> str | None:
     return _switch_problem(pkg)
 
 
+_SETTING: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,63}")
 _SWITCH: Final = re.compile(r"(\*|[A-Za-z0-9][A-Za-z0-9._-]{0,127})(@[a-z_]+)?")
 
 
@@ -181,6 +189,11 @@ def _switch_problem(pkg: LockedPackage) -> str | None:
     bad = [s for s in pkg.disabled if not _SWITCH.fullmatch(s)]
     if bad:
         return f"disabled: {bad[0]!r} is not RESOURCE or RESOURCE@HARNESS (* the whole package)"
+    for key, value in sorted(pkg.settings.items()):
+        if not _SETTING.fullmatch(key):
+            return f"settings: {key!r} is not a setting name"
+        if len(value) > 4096 or not value.isprintable():
+            return f"settings: the value of {key} is not one line of printable text"
     return None
 
 

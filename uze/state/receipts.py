@@ -173,6 +173,10 @@ class Receipt(_Model, frozen=True, kw_only=True):
     # What `uze disable` switched off (ADR 0087), kept by every re-install and update. Left out
     # of the file when empty.
     disabled: list[Off] = []
+    # The setting values the user gave (`--set`, the terminal, uze.lock; never a sensitive one
+    # or an author's default), kept by re-installs and updates and pinned in uze.lock (ADR
+    # 0103). Left out of the file when empty.
+    settings: dict[str, str] = {}
 
 
 def dump_receipt(receipt: Receipt) -> bytes:
@@ -183,7 +187,7 @@ def dump_receipt(receipt: Receipt) -> bytes:
     """
     data = msgspec.to_builtins(receipt)
     msgspec.convert(data, Receipt)
-    for key in ("unconsented", "disabled"):  # every other receipt stays byte-identical
+    for key in ("unconsented", "disabled", "settings"):  # every other receipt stays byte-identical
         if not data[key]:
             del data[key]
     return canonical.dumps(data)

@@ -88,6 +88,10 @@ def _settings(given: list[str] | tuple[str, ...], source: str | None
             raise UsageError(f"--set {inert(item)!r} {why}",
                              hint="one --set KEY=VALUE per setting (`uze check SOURCE` lists "
                                   "them)")
+        if len(value) > 4096 or not value.isprintable():  # uze.lock keeps it (adr/0103)
+            raise UsageError(f"--set {inert(key)!r}: the value is not one line of printable "
+                             "text", hint="give a value without control characters, at most "
+                                          "4096 characters")
         found[key] = value
     return tuple(found.items())
 
@@ -148,7 +152,8 @@ INSTALL = Verb(
      Param("replace", "flag", "Replace a package of this name installed from another source.",
            "--replace"),
      Param("set", "texts", "KEY=VALUE: a value of one of the package's settings (repeatable; "
-                           "a sensitive one is read from its variable, never given).", "--set",
+                           "kept in uze.lock; a sensitive one is read from its variable, never "
+                           "given).", "--set",
            ()),
      DRY_RUN, JSON, FORCE,
      Param("trust", "flag", "Accept the commands the package runs.", "--trust"), VERBOSE, QUIET),

@@ -30,6 +30,12 @@ def test_a_lock_written_as_uze_writes_it_is_read() -> None:
     switched = parse_lock(_lock(disabled='["*@codex", "review"]'), "uze.lock")["flow"]
     assert switched.disabled == ["*@codex", "review"]
     assert dump_lock([switched]).endswith(b'disabled = ["*@codex", "review"]\n')
+    given = parse_lock(_lock(settings='{ label = "desk \\"A\\"", region = "eu" }'),
+                       "uze.lock")["flow"]
+    assert given.settings == {"label": 'desk "A"', "region": "eu"}
+    assert dump_lock([given]).endswith(
+        b'settings = { "label" = "desk \\"A\\"", "region" = "eu" }\n')
+    assert parse_lock(dump_lock([given]), "uze.lock")["flow"] == given
 
 
 @pytest.mark.parametrize(("fields", "said"), [
@@ -50,6 +56,8 @@ def test_a_lock_written_as_uze_writes_it_is_read() -> None:
     ({"disabled": '["@codex"]'}, "is not RESOURCE or RESOURCE@HARNESS"),
     ({"disabled": '["../x"]', "source": '"./plugins/flow"', "commit": ""},
      "is not RESOURCE or RESOURCE@HARNESS"),
+    ({"settings": '{ "x y" = "1" }'}, "settings"),
+    ({"settings": '{ label = "a\\u001b[2J" }'}, "settings"),
 ])
 def test_a_lock_entry_is_refused_where_a_typed_source_would_be(
         fields: dict[str, str], said: str) -> None:
