@@ -6,11 +6,13 @@ project, home or uze's data changing; bad input is refused with nothing written.
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from subprocess import CompletedProcess
 
 import pytest
 
 from tests.conftest import Sandbox
-from tests.e2e.conftest import EVERY_KIND, Uze, as_json, snapshot
+from tests.e2e.conftest import EVERY_KIND, Snapshot, Uze, as_json, snapshot
 from tests.helpers import build_tree, tree_bytes
 
 pytestmark = pytest.mark.e2e
@@ -263,3 +265,139 @@ def test_export_lists_what_is_not_a_portable_skill(sandbox: Sandbox, uze: Uze) -
     assert left["empty"] == "no SKILL.md: not a skill"
     assert left["theirs"].startswith("a Claude Code plugin folder")
     assert not (out / "skills").exists()
+
+
+def _installed_then_exported(sandbox: Sandbox, uze: Uze, harness: str, name: str
+                             ) -> tuple[Snapshot, Path, CompletedProcess[str]]:
+    """every-kind installed by uze for `harness` beside the user's setup, then exported with
+    --json: the snapshot between the two, OUT and the export's result (exit 0 checked)."""
+    installed = uze("install", EVERY_KIND, "--harness", harness, "--trust")
+    assert installed.returncode == 0, installed.stderr
+    before = snapshot(sandbox)
+    out = sandbox.root / "out"
+    result = uze("export", "--harness", harness, "--name", name, "--out", out, "--json")
+    assert result.returncode == 0, result.stderr
+    return before, out, result
+
+
+def test_export_reads_codex_back_into_portable_resources(sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {
+        ".agents/skills/lint/SKILL.md": "---\nname: lint\ndescription: Lint.\n---\nLint it.\n",
+        ".codex/agents/rev.toml": 'name = "rev"\ndescription = "Reviews code"\nmodel = "gpt-5"\n'
+                                  'model_reasoning_effort = "high"\ncolor = "blue"\n'
+                                  'developer_instructions = """\nReview carefully.\n"""\n',
+        ".codex/config.toml": 'model = "gpt-5"\n\n[mcp_servers.db]\ncommand = "db-mcp"\n'
+                              f'args = ["--stdio"]\nenv = {{ DB_PASSWORD = "{TOKEN}" }}\n'
+                              "tool_timeout_sec = 30\n\n[mcp_servers.remote]\n"
+                              'url = "https://r.example/mcp"\nbearer_token_env_var = "R_TOKEN"\n',
+        ".codex/hooks.json": json.dumps({"hooks": {"PreToolUse": [{
+            "matcher": "apply_patch|shell", "hooks": [{"type": "command",
+                                                        "command": "./check.sh"}]}]}}),
+        "AGENTS.md": "Use tabs.\n",
+    })
+    before, out, result = _installed_then_exported(sandbox, uze, "codex", "cx")
+    head = {"name": "cx", "version": "0.1.0",
+            "description": "Exported from codex (project scope) by uze export"}
+    assert {path: value for path, value in tree_bytes(out).items() if value != "dir"} == {
+        ".claude-plugin/plugin.json": _json(head) + b"\0mode=644",
+        "AGENTS.md": b"Use tabs.\n\0mode=644",
+        "agents/rev.md": b"---\nname: rev\ndescription: Reviews code\nharness:\n  codex:\n"
+                         b"    model: gpt-5\n    model_reasoning_effort: high\n---\n"
+                         b"Review carefully.\n\0mode=644",
+        "hooks/hooks.json": _json({"hooks": {"PreToolUse": [{
+            "matcher": "Edit|Bash", "hooks": [{"type": "command", "command": "./check.sh"}]}]}})
+        + b"\0mode=644",
+        "mcp.json": _json({"mcpServers": {
+            "db": {"command": "db-mcp", "args": ["--stdio"],
+                   "env": {"DB_PASSWORD": "${DB_PASSWORD}"}},
+            "remote": {"url": "https://r.example/mcp",
+                       "headers": {"Authorization": "Bearer ${R_TOKEN}"}}}}) + b"\0mode=644",
+        "plugin.json": _json(head) + b"\0mode=644",
+        "skills/lint/SKILL.md": b"---\nname: lint\ndescription: Lint.\n---\nLint it.\n\0mode=644",
+    }
+    left = {(item["resource"], item["reason"]) for item in as_json(result)["not_exported"]}
+    assert left == {
+        ("rev", "key color: not a field uze carries for codex agents; not exported"),
+        ("db", "Codex's own keys tool_timeout_sec: not portable")}
+    assert TOKEN not in result.stdout
+    assert snapshot(sandbox) == before
+    checked = uze("check", out)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+GEMINI_SETTINGS = """{
+  // the user's own settings
+  "theme": "dark",
+  "mcpServers": {"lookup": {"httpUrl": "https://s.example/mcp", "headers": {"X-Api-Key": "k"}}}
+}
+"""
+
+
+def test_export_reads_gemini_back_into_portable_resources(sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {
+        ".gemini/commands/git/commit.toml": 'description = "Commit"\n'
+                                            'prompt = "Commit {{args}}. Now: !{git status}"\n',
+        ".gemini/agents/helper.md": "---\nname: helper\ndescription: Helps.\nkind: local\n"
+                                    "temperature: 0.2\nfavourite: blue\n---\nHelp out.\n",
+        ".gemini/settings.json": GEMINI_SETTINGS,
+        "GEMINI.md": "Be terse.\n",
+    })
+    before, out, result = _installed_then_exported(sandbox, uze, "gemini_cli", "gm")
+    files = {path: value for path, value in tree_bytes(out).items() if value != "dir"}
+    assert sorted(files) == ["AGENTS.md", "agents/helper.md", "commands/git/commit.md",
+                             "mcp.json", "plugin.json"]
+    assert files["commands/git/commit.md"] == (
+        b"---\ndescription: Commit\n---\nCommit $ARGUMENTS. Now: !`git status`\n\0mode=644")
+    assert files["agents/helper.md"] == (
+        b"---\nname: helper\ndescription: Helps.\nharness:\n  gemini_cli:\n    kind: local\n"
+        b"    temperature: 0.2\n---\nHelp out.\n\0mode=644")
+    assert files["mcp.json"] == _json({"mcpServers": {"lookup": {
+        "type": "http", "url": "https://s.example/mcp",
+        "headers": {"X-Api-Key": "${LOOKUP_X_API_KEY}"}}}}) + b"\0mode=644"
+    assert files["AGENTS.md"] == b"Be terse.\n\0mode=644"
+    assert as_json(result)["not_exported"] == [
+        {"kind": "agent", "resource": "helper", "source": ".gemini/agents/helper.md",
+         "reason": "key favourite: not a field uze carries for gemini_cli agents; not exported"}]
+    assert snapshot(sandbox) == before
+    assert uze("check", out).returncode == 0
+
+
+def test_export_refuses_a_harness_whose_hooks_it_cannot_translate(
+        sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {
+        ".gemini/settings.json": json.dumps({"hooks": {"BeforeTool": [{"matcher": "x", "hooks": [
+            {"type": "command", "command": "guard"}]}]}}),
+        "GEMINI.md": "Be terse.\n",
+    })
+    before = snapshot(sandbox)
+    out = sandbox.root / "out"
+    result = uze("export", "--harness", "gemini_cli", "--out", out)
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        ".gemini/settings.json: hooks: gemini_cli's hook groups speak its own protocol, not "
+        "Claude's; they are not yet read back into a package",
+        "uze: error: cannot export gemini_cli yet: it has what uze export cannot translate into "
+        "a portable package; nothing was written",
+        "hint: move those aside (or export from a harness that can be exported, such as "
+        "claude_code) and run again"]
+    assert not out.exists()
+    assert snapshot(sandbox) == before
+
+
+def test_export_reads_opencode_agents_and_commands(sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {
+        ".opencode/commands/test.md": "---\ndescription: Test it\nagent: build\n---\nTest it.\n",
+        ".opencode/agents/docs.md": "---\ndescription: Docs writer\nmode: subagent\n"
+                                    "temperature: 0.1\n---\nWrite docs.\n",
+    })
+    installed = uze("install", EVERY_KIND, "--harness", "opencode", "--trust")
+    assert installed.returncode == 0, installed.stderr
+    out = sandbox.root / "out"
+    result = uze("export", "--harness", "opencode", "--out", out)
+    assert result.returncode == 0, result.stderr
+    assert (out / "agents/docs.md").read_bytes() == (
+        b"---\nname: docs\ndescription: Docs writer\nharness:\n  opencode:\n"
+        b"    temperature: 0.1\n---\nWrite docs.\n")
+    assert (out / "commands/test.md").read_bytes() == (
+        b"---\ndescription: Test it\nagent: build\n---\nTest it.\n")
+    assert sorted(p.name for p in out.iterdir()) == ["agents", "commands", "plugin.json"]

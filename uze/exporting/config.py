@@ -6,6 +6,7 @@ config reader of `uze.projections.config_entry`, the server dialects and Claude 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -76,7 +77,10 @@ def read_mcp(path: Path, fmt: ConfigFormat, prefix: tuple[str, ...], dialect: Di
         body = {key: value for key, value in msgspec.to_builtins(server).items()
                 if key not in ("name", "codex_keys", "settings") and value is not None
                 and _DEFAULTS.get(key, ...) != value}
-        if server.codex_keys:
+        if server.codex_keys:  # the reader's warning says "kept for Codex": not here
+            warnings = [line for line in warnings if not any(
+                f".{server.name}: {key}: " in line or f".{server.name}.{key}: " in line
+                for key in server.codex_keys)]
             found.left.append(Left("mcp", server.name, source, "Codex's own keys "
                                    f"{', '.join(sorted(server.codex_keys))}: not portable"))
         portable[server.name], secrets = referenced(server.name, body)
@@ -97,10 +101,12 @@ def _named(line: str, prefix: tuple[str, ...]) -> str:
     return parts[len(prefix)] if len(parts) > len(prefix) else head
 
 
-def read_hooks(path: Path, fmt: ConfigFormat, loc: Location, owned: Owned,
-               found: Found) -> None:
+def read_hooks(path: Path, fmt: ConfigFormat, loc: Location, owned: Owned, found: Found,
+               names: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {})) -> None:
     """Claude-protocol hook groups of the settings file (`hooks.<Event>` arrays), uze's own
-    groups left out, into `hooks/hooks.json`; its other keys are listed as not exported."""
+    groups left out, into `hooks/hooks.json`; its other keys are listed as not exported.
+    `names`: the harness's event and tool names -> Claude Code's, for a harness whose hooks
+    speak Claude's protocol under its own names (Codex: `apply_patch` is `Edit`)."""
     document = read_config(path, fmt, loc)
     if document is None:
         return
@@ -128,11 +134,19 @@ def read_hooks(path: Path, fmt: ConfigFormat, loc: Location, owned: Owned,
         return
     out: dict[str, list[object]] = {}
     for group in read:
-        out.setdefault(group.event, []).append(dict(group.value))
-        index = len(out[group.event]) - 1
+        event = names[0].get(group.event, group.event)
+        out.setdefault(event, []).append(_claude_names(dict(group.value), names[1]))
         found.exported.append(Exported("hook", group.name, source,
-                                       f"{HOOKS_FILE}: hooks.{group.event}[{index}]"))
+                                       f"{HOOKS_FILE}: hooks.{event}[{len(out[event]) - 1}]"))
     found.add(HOOKS_FILE, document_json({"hooks": out}))
+
+
+def _claude_names(group: dict[str, object], tools: Mapping[str, str]) -> dict[str, object]:
+    """The group with each `|`-separated tool of its matcher named as Claude Code names it."""
+    matcher = group.get("matcher")
+    if tools and isinstance(matcher, str):
+        group["matcher"] = "|".join(tools.get(name, name) for name in matcher.split("|"))
+    return group
 
 
 def group_commands(group: object) -> tuple[str, ...]:

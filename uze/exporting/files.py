@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import yaml
+
 from uze.exporting.model import Exported, ExportKind, Found, Left
 from uze.exporting.owned import Owned
 from uze.location import Location
 from uze.names import name_problem
-from uze.package.tree import read_tree
+from uze.package.gemini import COMMANDS, read_commands
+from uze.package.tree import PackageFile, Tree, read_tree
 
 CLAUDE_PLUGIN_MANIFEST = ".claude-plugin/plugin.json"
 
@@ -68,17 +71,24 @@ def _copy_skill(folder: Path, found: Found) -> str | None:
     return None
 
 
+def resource_files(folder: Path, suffix: str, owned: Owned) -> list[tuple[Path, str]]:
+    """Each `*<suffix>` file below `folder` that uze does not own and no hidden folder holds,
+    with its path inside `folder` (POSIX), sorted."""
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.rglob(f"*{suffix}")):
+        inner = path.relative_to(folder)
+        if not owned.owns_path(path) and not any(part.startswith(".") for part in inner.parts):
+            found.append((path, inner.as_posix()))
+    return found
+
+
 def read_files(kind: ExportKind, folder: Path, suffix: str, loc: Location, owned: Owned,
                found: Found) -> None:
     """Each `*<suffix>` file below `folder` (agents, commands), at the same path below
     `<kind>s/` in the package; the resource is its path without the suffix."""
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.rglob(f"*{suffix}")):
-        relpath = path.relative_to(folder).as_posix()
-        if owned.owns_path(path) or any(part.startswith(".") for part in path.relative_to(
-                folder).parts):
-            continue
+    for path, relpath in resource_files(folder, suffix, owned):
         resource = relpath[: -len(suffix)]
         source = loc.display(path)
         if not path.is_file():
@@ -93,3 +103,32 @@ def read_files(kind: ExportKind, folder: Path, suffix: str, loc: Location, owned
         target = f"{kind}s/{relpath}"
         found.add(target, data, bool(path.stat().st_mode & 0o100))
         found.exported.append(Exported(kind, resource, source, target))
+
+
+def read_toml_commands(folder: Path, loc: Location, owned: Owned, found: Found) -> None:
+    """Gemini CLI's TOML commands below `folder`, read by the reader uze has for a Gemini
+    extension's commands (`uze.package.gemini.read_commands`: `{{args}}` as `$ARGUMENTS`,
+    `!{...}` as `!`...``, `@{...}` as `@path`), written as Markdown commands
+    `commands/<path>.md`; what it skips is listed with its reason."""
+    files = {}
+    for path, inner in resource_files(folder, ".toml", owned):
+        try:
+            files[f"{COMMANDS}{inner}"] = PackageFile(f"{COMMANDS}{inner}", path.read_bytes(),
+                                                      False)
+        except OSError as error:
+            found.left.append(Left("command", inner, loc.display(path),
+                                   f"cannot be read: {error.strerror}"))
+    warnings: list[str] = []
+    for command in read_commands(Tree(files=files, seen=set(files)), warnings):
+        source = loc.display(folder / command.relpath[len(COMMANDS):])
+        label = "/".join((*command.subdirs, command.name))
+        head = yaml.safe_dump(dict(command.frontmatter), sort_keys=False, allow_unicode=True,
+                              width=1000) if command.frontmatter else ""
+        text = f"---\n{head}---\n{command.body}" if head else command.body
+        target = f"commands/{label}.md"
+        found.add(target, (text if text.endswith("\n") else f"{text}\n").encode())
+        found.exported.append(Exported("command", label, source, target))
+    for line in warnings:
+        relpath = line.split(": ")[0]
+        source = loc.display(folder / relpath[len(COMMANDS):])
+        found.left.append(Left("command", relpath[len(COMMANDS):], source, line))

@@ -1,17 +1,29 @@
 """What one harness has in one scope, read kind by kind from the locations its data names
 (`uze.harnesses.<id>.HARNESS`), into a Found (ADR 0095).
 
-A kind export cannot translate into the portable format yet (Codex's TOML agents, OpenCode's
-MCP dialect, hooks that do not speak Claude's protocol...) is refused whole when the harness
-has anything of it in the scope: `NotExportable` names each location and what is missing, so a
-user never gets a package that silently lacks part of their setup.
+Each kind is read with the reader uze already has for it, chosen by the harness's data, never
+its id: skills from `skills.roots`; agents as they are where the harness reads Claude's agent
+files (`AgentFormat.claude_keys`), else translated by its `AgentFormat` (uze.exporting.agents);
+Markdown commands as they are, TOML commands by the Gemini extension reader; MCP servers by the
+reader of that harness's published servers (its `envelope`, or Claude Code's plugins); hook
+groups where they speak Claude's protocol (Claude Code's settings, and Codex's hooks, which
+uze reads as Claude's in a Codex plugin); the instructions file without uze's regions.
+
+A kind export cannot translate into the portable format yet (OpenCode's MCP dialect and
+plugins, Gemini CLI's hook protocol...) is refused whole when the harness has anything of it
+in the scope: `NotExportable` names each location and what is missing, so a user never gets a
+package that silently lacks part of their setup.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Mapping
+from typing import Final
+
+import msgspec
 
 from uze.errors import UzeError
+from uze.exporting.agents import read_agents
 from uze.exporting.config import (
     group_commands,
     read_config,
@@ -19,7 +31,7 @@ from uze.exporting.config import (
     read_instructions,
     read_mcp,
 )
-from uze.exporting.files import read_files, read_skills
+from uze.exporting.files import read_files, read_skills, read_toml_commands, resource_files
 from uze.exporting.model import Found
 from uze.exporting.owned import Owned
 from uze.harnesses.base import Harness
@@ -30,14 +42,27 @@ from uze.package.layout import CODEX_MANIFEST, GEMINI_MANIFEST
 from uze.package.servers import CLAUDE, Dialect
 
 
-def _dialect(harness: Harness) -> Dialect | None:
-    """The dialect export reads the harness's MCP config in: the one uze reads the same
-    harness's published servers in (`uze.package`), found by the harness's data, never its id
-    (its own package format, or Claude Code's plugins); None when uze has no reader of it."""
+class Readers(msgspec.Struct, frozen=True):
+    """How export reads a harness's config kinds: the MCP dialect (None: no reader yet) and
+    whether its hook config holds Claude-protocol groups."""
+
+    servers: Dialect | None = None
+    claude_hooks: bool = False
+
+
+# By the harness's own package format: what uze reads in that format's servers and hooks.
+BY_ENVELOPE: Final[Mapping[str, Readers]] = {
+    CODEX_MANIFEST: Readers(CODEX_SERVERS, claude_hooks=True),  # docs/package-format.md
+    GEMINI_MANIFEST: Readers(GEMINI_SERVERS),
+}
+
+
+def readers(harness: Harness) -> Readers:
+    """The readers of `harness`'s config kinds (Claude Code: it loads Claude plugins)."""
     if harness.claude_plugins is not None:
-        return CLAUDE
+        return Readers(CLAUDE, claude_hooks=True)
     manifest = harness.envelope.manifest if harness.envelope is not None else ""
-    return {CODEX_MANIFEST: CODEX_SERVERS, GEMINI_MANIFEST: GEMINI_SERVERS}.get(manifest)
+    return BY_ENVELOPE.get(manifest, Readers())
 
 
 class NotExportable(UzeError):
@@ -51,11 +76,6 @@ class NotExportable(UzeError):
                  "claude_code) and run again", details=missing)
 
 
-def _has_files(folder: Path, suffix: str, owned: Owned) -> bool:
-    return folder.is_dir() and any(not owned.owns_path(path)
-                                   for path in folder.rglob(f"*{suffix}"))
-
-
 def read_harness(harness: Harness, loc: Location, owned: Owned) -> Found:
     """Every resource `harness` has in the scope of `loc` that uze does not own.
 
@@ -65,17 +85,15 @@ def read_harness(harness: Harness, loc: Location, owned: Owned) -> Found:
     missing: list[str] = []
     read_skills(harness.skills.roots(loc), loc, owned, found)
     agents = harness.agents
-    if agents is not None and agents.claude_keys and agents.suffix == ".md":
+    if agents is not None and agents.claude_keys:
         read_files("agent", agents.folder(loc), agents.suffix, loc, owned, found)
-    elif agents is not None and _has_files(agents.folder(loc), agents.suffix, owned):
-        missing.append(f"{loc.display(agents.folder(loc))}: {harness.id}'s agent files "
-                       f"({agents.suffix}) are not yet read back into portable agents")
+    elif agents is not None:
+        read_agents(harness.id, agents, loc, owned, found)
     commands = harness.commands
     if commands is not None and commands.suffix == ".md":
         read_files("command", commands.folder(loc), commands.suffix, loc, owned, found)
-    elif commands is not None and _has_files(commands.folder(loc), commands.suffix, owned):
-        missing.append(f"{loc.display(commands.folder(loc))}: {harness.id}'s command files "
-                       f"({commands.suffix}) are not yet read back into portable commands")
+    elif commands is not None and commands.suffix == ".toml":
+        read_toml_commands(commands.folder(loc), loc, owned, found)
     _servers(harness, loc, owned, found, missing)
     _hooks(harness, loc, owned, found, missing)
     read_instructions(harness.instructions.file(loc), loc, owned, found)
@@ -90,7 +108,7 @@ def _servers(harness: Harness, loc: Location, owned: Owned, found: Found,
     if target is None:
         return
     path, prefix = target.file(loc), target.key(loc, "")[:-1]
-    dialect = _dialect(harness)
+    dialect = readers(harness).servers
     if dialect is not None:
         read_mcp(path, target.fmt, prefix, dialect, loc, owned, found)
         return
@@ -110,19 +128,21 @@ def _hooks(harness: Harness, loc: Location, owned: Owned, found: Found,
     path = target.file(loc) if target is not None else None
     if target is None or path is None:
         return
-    if harness.hook_protocol.claude_verbatim:  # its settings hold Claude's hook groups
-        read_hooks(path, target.fmt, loc, owned, found)
+    if readers(harness).claude_hooks:
+        protocol = harness.hook_protocol
+        events = {native: claude for claude, native in protocol.claude_events.items()}
+        read_hooks(path, target.fmt, loc, owned, found, (events, protocol.claude_tools))
         return
     if target.layout == "plugin":
-        if _has_files(path, "", owned):
+        if resource_files(path, "", owned):
             missing.append(f"{loc.display(path)}: {harness.id}'s plugins are code, not hook "
                            "groups a package carries")
         return
     document = read_config(path, target.fmt, loc)
-    events = document.get("hooks") if document is not None else None
-    if isinstance(events, dict) and any(
+    groups_by_event = document.get("hooks") if document is not None else None
+    if isinstance(groups_by_event, dict) and any(
             not owned.owns_group(path, group_commands(group))
-            for groups in events.values() if isinstance(groups, list) for group in groups):
-        missing.append(f"{loc.display(path)}: hooks: {harness.id}'s hook groups are not yet "
-                       "read back into a package's hooks")
+            for groups in groups_by_event.values() if isinstance(groups, list) for group in groups):
+        missing.append(f"{loc.display(path)}: hooks: {harness.id}'s hook groups speak its own "
+                       "protocol, not Claude's; they are not yet read back into a package")
 
