@@ -12,6 +12,7 @@ It answers just enough of four wire formats (real-harness-probes.md section 6 an
 The script: when `command` is set and a request offers a shell tool but carries no tool result
 yet, the answer is one call of that tool running `command`; every other request (a tool result
 came back, or a side call without tools such as a title or a router) gets the text `STUB_DONE`.
+A `judge` answers Claude Code's prompt and agent hook handlers with a verdict.
 Every request is logged with its parsed body, so a test can assert on what reached the model.
 
 Stdlib only; binds 127.0.0.1 only; refuses requests beyond `max_requests` and shuts itself down
@@ -67,10 +68,16 @@ class Script:
 
     command: str | None = None
     description: str = "scripted by the uze conformance model server"
-    calls: tuple[tuple[str, str, dict[str, str]], ...] = ()
+    calls: tuple[tuple[str, str, dict[str, Any]], ...] = ()
     # For a request that already carries a tool result: the next call, from the request's
     # body (a wait on the agent a call started, say), or None for the text answer.
     follow: Callable[[str, dict[str, Any]], tuple[str, dict[str, Any]] | None] | None = None
+    # Claude Code's model-run hook handlers: for a request asking for JSON, or one with no
+    # tool result yet, `judge` gets the body as JSON text and returns a verdict (`{"ok": false,
+    # "reason": ...}`) or None. A prompt handler's request asks for a JSON answer
+    # (`output_config.format`): the verdict is the text. An agent handler's subagent is offered
+    # StructuredOutput: the verdict is the input of that call.
+    judge: Callable[[str], dict[str, Any] | None] | None = None
 
 
 @dataclass
@@ -133,6 +140,22 @@ def has_tool_result(api: str, body: dict[str, Any]) -> bool:
     return False
 
 
+def verdict(api: str, body: dict[str, Any], script: Script) -> dict[str, Any] | None:
+    """The judge's verdict on a Claude request that asks for a JSON answer, or that carries no
+    tool result yet; None when there is no judge or it has none."""
+    if script.judge is None or api != "claude":
+        return None
+    if not wants_json(body) and has_tool_result(api, body):  # a prompt handler's request
+        return None  # carries the transcript; an agent handler's subagent asks once
+    return script.judge(json.dumps(body, ensure_ascii=False))
+
+
+def wants_json(body: dict[str, Any]) -> bool:
+    """Whether a Claude request asks for a JSON answer (`output_config.format`)."""
+    config = body.get("output_config")
+    return isinstance(config, dict) and isinstance(config.get("format"), dict)
+
+
 def planned_call(api: str, body: dict[str, Any],
                  script: Script) -> tuple[str, dict[str, Any]] | None:
     """(tool name, arguments) of the scripted call for this request, or None for text."""
@@ -163,11 +186,12 @@ def sse(events: list[tuple[str | None, Any]]) -> bytes:
     return "".join(chunks).encode()
 
 
-def claude_answer(call: tuple[str, dict[str, Any]] | None, stream: bool) -> tuple[str, bytes]:
+def claude_answer(call: tuple[str, dict[str, Any]] | None, stream: bool,
+                  text: str = TEXT) -> tuple[str, bytes]:
     usage = {"input_tokens": 1, "output_tokens": 1}
     if call is None:
-        block: dict[str, Any] = {"type": "text", "text": TEXT}
-        start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": TEXT}
+        block: dict[str, Any] = {"type": "text", "text": text}
+        start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": text}
     else:
         block = {"type": "tool_use", "id": "toolu_stub_1", "name": call[0], "input": call[1]}
         start = {**block, "input": {}}
@@ -351,7 +375,14 @@ class _Handler(BaseHTTPRequestHandler):
             return "application/json", json.dumps({"input_tokens": 1}).encode()
         if request.path.endswith(":countTokens"):
             return "application/json", json.dumps({"totalTokens": 1}).encode()
-        call = planned_call(request.api, body, self.server.model.script)
+        script = self.server.model.script
+        judged = verdict(request.api, body, script)  # asked once: a judge may count
+        if judged is not None:
+            stream = bool(body.get("stream"))
+            if wants_json(body):
+                return claude_answer(None, stream, json.dumps(judged))
+            return claude_answer(("StructuredOutput", judged), stream)
+        call = planned_call(request.api, body, script)
         if request.api == "claude":
             return claude_answer(call, bool(body.get("stream")))
         if request.api == "codex":

@@ -5,7 +5,8 @@ stdout reaches the model as the tool result; after uninstall the tool is offered
 
 What to expect comes from `uze status --json` (the package's one `mcp` row for the harness must
 be delivered); the tool's name on the wire is the driver's (`mcp__<server>__<tool>` in Claude
-Code, ...), as for every MCP server of the behaviour contracts.
+Code, ...), as for every MCP server of the behaviour contracts. The offer, the call and the
+result are recorded as the `tool.call` evidence of the harness and scope (adr/0098).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.behaviour import DRIVERS, main_request
+from tests.conformance.evidence import EvidenceRun
 from tests.conformance.lab import Lab, model_run, prepare_user_state, require
 from tests.conformance.model_server import ModelServer, Request, Script, model_server
 from tests.conformance.oracles import REAL_HARNESSES
@@ -68,7 +70,7 @@ def _results(requests: list[Request], api: str) -> str:
 @pytest.mark.parametrize("scope", ["project", "user"])
 @pytest.mark.parametrize("harness_id", ["claude_code", "codex", "gemini_cli", "opencode"])
 def test_each_harness_offers_the_generated_tool_once_and_its_call_runs_the_command(
-        sandbox: Sandbox, harness_id: str, scope: str) -> None:
+        sandbox: Sandbox, evidence: EvidenceRun, harness_id: str, scope: str) -> None:
     harness, driver = REAL_HARNESSES[harness_id], DRIVERS[harness_id]
     require(harness.binary)
     prepare_user_state(sandbox)
@@ -81,14 +83,15 @@ def test_each_harness_offers_the_generated_tool_once_and_its_call_runs_the_comma
     driver.prepare(lab, scope)
     wire = driver.mcp_tool(SERVER, TOOL)
     with model_server() as model:
-        requests = _turn(lab, harness.binary, model, wire)
-        offered = driver.read(main_request(requests, driver.api).body)
-        assert offered.tools[wire] == 1, f"{wire} offered {offered.tools[wire]}x: " \
-                                         f"{sorted(offered.tools)}"
-        calls = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-        assert [json.loads(line) for line in calls] == [ARGUMENTS], calls
-        results = _results(requests, driver.api)
-        assert ANSWER in results and "ping-31" in results, results[-3000:]
+        with evidence.check(harness_id, "tool.call", scope):
+            requests = _turn(lab, harness.binary, model, wire)
+            offered = driver.read(main_request(requests, driver.api).body)
+            assert offered.tools[wire] == 1, f"{wire} offered {offered.tools[wire]}x: " \
+                                             f"{sorted(offered.tools)}"
+            calls = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+            assert [json.loads(line) for line in calls] == [ARGUMENTS], calls
+            results = _results(requests, driver.api)
+            assert ANSWER in results and "ping-31" in results, results[-3000:]
         lab.uze("uninstall", NAME, "--scope", scope)
         requests = _turn(lab, harness.binary, model, None)
         offered = driver.read(main_request(requests, driver.api).body)

@@ -96,6 +96,10 @@ def test_with_two_real_harnesses_on_path_those_two_have_versions_and_evidence_th
         assert proven["checked_at"] == max(r.checked_at for r in used)
         assert proven["environments"] and proven["permissions"]
     assert records["codex"]["discovery"] == "verified"  # backed in both scopes (test_evidence)
+    rests_on = {h: {shipped_ids[e].capability for e in records[h]["evidence"]}
+                for h in ("codex", "opencode")}  # the portable events and tools too (adr/0098)
+    assert {"hook.event.prompt", "hook.event.substop", "tool.call"} <= rests_on["codex"]
+    assert "tool.call" in rests_on["opencode"]
     for harness in set(HARNESS_IDS) - {"codex", "opencode"}:
         record = records[harness]
         assert (record["installed"], record["path"], record["version"]) == (False, None, None)

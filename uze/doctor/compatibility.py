@@ -20,7 +20,6 @@ from uze.doctor.evidence import (
     CAPABILITY_IDS,
     CLAUDE_HOOK_BEHAVIOURS,
     CLAUDE_PLUGIN_CONTRACTS,
-    HOOK_BEHAVIOURS,
     NOT_RUNNABLE,
     REQUEST_KINDS,
     SCOPES,
@@ -35,16 +34,33 @@ from uze.package.hooks import HooksFile
 
 CLAIMED_ROUTES: Final = ("native", "adapted")
 HARNESS_ORDER: Final = HARNESS_IDS
-# The scripted shell call each hook behaviour contract drives, as a portable PreToolUse group.
-_HOOK_EFFECTS: Final = {
-    "hook.deny": "deny", "hook.observe": "observe", "hook.transform": "transform",
-    "hook.ask": "ask",
+_COMMAND: Final = ({"type": "command", "command": "true"},)
+# The portable hooks.json group each portable hook contract drives: (event, group). The four
+# effects on a scripted shell call (PreToolUse); the capability map's other events and the
+# model-run handlers (tests/conformance/test_portable_events.py, adr/0089, adr/0098).
+_PORTABLE_GROUPS: Final[dict[str, tuple[str, dict[str, Any]]]] = {
+    **{f"hook.{effect}": ("PreToolUse", {"matcher": "shell", "effect": effect,
+                                         "hooks": _COMMAND})
+       for effect in ("deny", "observe", "transform", "ask")},
+    "hook.event.prompt": ("UserPromptSubmit", {"effect": "deny", "hooks": _COMMAND}),
+    "hook.event.substop": ("SubagentStop", {"hooks": _COMMAND}),
+    "hook.event.end": ("SessionEnd", {"hooks": _COMMAND}),
+    "hook.event.compact": ("PreCompact", {"hooks": _COMMAND}),
+    "hook.event.notify": ("Notification", {"hooks": _COMMAND}),
+    "hook.handler.prompt": ("Stop", {"effect": "deny",
+                                     "hooks": ({"type": "prompt", "prompt": "done?"},)}),
+    "hook.handler.agent": ("Stop", {"effect": "deny",
+                                    "hooks": ({"type": "agent", "prompt": "done?"},)}),
 }
+# Capability id prefix -> the kind of the capability map it rests on, where they differ: a
+# package's tools are delivered as its generated MCP server (adr/0083).
+_MAP_KINDS: Final = {"tool": "mcp"}
 
 
 def kind_of(capability: str) -> str:
-    """`skill.discovery` -> `skill`."""
-    return capability.partition(".")[0]
+    """`skill.discovery` -> `skill`; `tool.call` -> `mcp` (the kind of the capability map)."""
+    prefix = capability.partition(".")[0]
+    return _MAP_KINDS.get(prefix, prefix)
 
 
 def feature(capability: str) -> str:
@@ -53,16 +69,15 @@ def feature(capability: str) -> str:
     return "protocol.claude" if capability in CLAUDE_HOOK_BEHAVIOURS else "base"
 
 
-def _hook_claimed(harness: str, capability: str) -> bool:
-    """Whether uze delivers a PreToolUse shell group with this effect as native or adapted."""
+def _portable_delivery(harness: str, capability: str) -> tuple[str, str]:
+    """(route, reason) of the portable group that hook contract drives, on `harness`."""
     from uze.hooks.delivery import deliver_hooks
 
-    group = {"matcher": "shell", "effect": _HOOK_EFFECTS[capability],
-             "hooks": [{"type": "command", "command": "true"}]}
-    hooks = msgspec.convert({"hooks": {"PreToolUse": [group]}}, HooksFile)
+    event, group = _PORTABLE_GROUPS[capability]
+    hooks = msgspec.convert({"hooks": {event: [group]}}, HooksFile)
     root = PurePosixPath("/uze")
     (delivery,) = deliver_hooks(harness, hooks, "probe", root, root)
-    return delivery.route in CLAIMED_ROUTES
+    return delivery.route, delivery.reason
 
 
 # The Claude-protocol group each of those contracts drives (tests/conformance/test_claude_hooks).
@@ -93,20 +108,27 @@ def _claude_delivery(harness: str, capability: str) -> tuple[str, str]:
     return delivered.route, delivered.reason
 
 
-def _claude_hook_claimed(harness: str, capability: str) -> bool:
-    """Whether uze delivers that Claude-protocol group to `harness` as native or adapted."""
-    return _claude_delivery(harness, capability)[0] in CLAIMED_ROUTES
-
-
 def claimed(harness: str, capability: str) -> bool:
     """Whether uze's routes promise that `harness` does `capability`."""
     if lookup(harness, kind_of(capability), feature(capability)).route not in CLAIMED_ROUTES:
         return False
     if capability in CLAUDE_PLUGIN_CONTRACTS:  # through Claude Code's own plugin (adr/0041)
         return REGISTRY[harness].claude_plugins is not None
+    return route(harness, capability) in CLAIMED_ROUTES
+
+
+def route(harness: str, capability: str) -> str:
+    """The route uze delivers what the contract drives with: the hook group's own (its event,
+    effect and handler type decide it), `adapted` at best for a generated tool server
+    (adr/0083), else the capability map's route for the kind."""
+    mapped = lookup(harness, kind_of(capability), feature(capability)).route
+    if mapped not in CLAIMED_ROUTES:
+        return mapped
     if capability in CLAUDE_HOOK_BEHAVIOURS:
-        return _claude_hook_claimed(harness, capability)
-    return _hook_claimed(harness, capability) if capability in HOOK_BEHAVIOURS else True
+        return _claude_delivery(harness, capability)[0]
+    if capability in _PORTABLE_GROUPS:
+        return _portable_delivery(harness, capability)[0]
+    return "adapted" if capability.startswith("tool.") else mapped
 
 
 def claims(harness: str) -> tuple[str, ...]:
@@ -179,8 +201,11 @@ def _why_not(harness: str, capability: str) -> str:
         route, reason = _claude_delivery(harness, capability)
         return (f"uze delivers a Claude-protocol {event} hook as {route}: "
                 f"{reason.split('; ')[0]}")
-    effect = _HOOK_EFFECTS.get(capability, "")
-    return f"uze does not deliver a PreToolUse `{effect}` shell hook as native or adapted"
+    event, group = _PORTABLE_GROUPS[capability]
+    route_, reason = _portable_delivery(harness, capability)
+    what = f"a PreToolUse `{group['effect']}` shell hook" if event == "PreToolUse" else \
+        f"a {event} hook of {group['hooks'][0]['type']} handlers"
+    return f"uze delivers {what} as {route_}: {reason.split('; ')[0]}"
 
 
 class Proven(msgspec.Struct, frozen=True):
@@ -274,10 +299,10 @@ def markdown(evidence: EvidenceFile) -> str:
         out += [f"## `{harness}`", "", "| capability | route | project | user |",
                 "|---|---|---|---|"]
         for capability in CAPABILITY_IDS:
-            route = lookup(harness, kind_of(capability), feature(capability)).route
             cells = [cell(evidence, harness, capability, scope) for scope in SCOPES]
             shown = [f"**{c.status}**: {_escape(c.basis)}" for c in cells]
-            out.append(f"| `{capability}` | {route} | " + " | ".join(shown) + " |")
+            out.append(f"| `{capability}` | {route(harness, capability)} | "
+                       + " | ".join(shown) + " |")
         out.append("")
     return "\n".join(out)
 

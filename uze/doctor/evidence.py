@@ -46,12 +46,33 @@ CLAUDE_HOOK_BEHAVIOURS: Final = (
 # as `<package>:<skill>`, a command invoked by its label reaching the model, an agent's `tools`
 # list refusing the other tools. Claimed for Claude Code only.
 CLAUDE_PLUGIN_CONTRACTS: Final = ("skill.label", "command.label", "agent.tools")
+# Portable hooks.json groups on the capability map's other events, through uze's wrapper
+# (adr/0089, adr/0098; tests/conformance/test_portable_events.py): a UserPromptSubmit deny keeps
+# the prompt from the model, a SubagentStop handler runs when a subagent ends, SessionEnd once
+# when a headless run ends, PreCompact before a compaction, Notification when the harness
+# notifies, each with the event's own fields in HOOK_INPUT.
+HOOK_EVENT_BEHAVIOURS: Final = (
+    "hook.event.prompt", "hook.event.substop", "hook.event.end", "hook.event.compact",
+    "hook.event.notify",
+)
+# Portable `prompt` / `agent` handlers the harness's own model runs (adr/0089, adr/0098): the
+# model gets the prompt with the hook input for $ARGUMENTS, and its `ok: false` blocks (a Stop
+# group: the agent goes on with the reason).
+HOOK_HANDLER_BEHAVIOURS: Final = ("hook.handler.prompt", "hook.handler.agent")
+# A package's tools.json, as its generated stdio MCP server (adr/0083,
+# tests/conformance/test_tool_server.py): the tool is offered once, the model's call runs the
+# command with the arguments on stdin and its stdout comes back. The kind in the capability map
+# is `mcp` (the server is delivered through the MCP route).
+TOOL_CONTRACTS: Final = ("tool.call",)
 CAPABILITY_IDS: Final[tuple[str, ...]] = (
     *(f"{kind}.discovery" for kind in KINDS),
     *(f"{kind}.request" for kind in REQUEST_KINDS),
     *HOOK_BEHAVIOURS,
     *CLAUDE_HOOK_BEHAVIOURS,
     *CLAUDE_PLUGIN_CONTRACTS,
+    *HOOK_EVENT_BEHAVIOURS,
+    *HOOK_HANDLER_BEHAVIOURS,
+    *TOOL_CONTRACTS,
 )
 RESULTS: Final = ("passed", "failed", "denied", "unverified")
 # Within one run the worst result of a cell wins; a pass beats "could not check".

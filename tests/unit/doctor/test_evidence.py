@@ -11,11 +11,22 @@ import pytest
 from tests.conformance.lab import PINS
 from tests.conformance.oracles import REAL_HARNESSES
 from tests.helpers import REPO
-from uze.doctor.compatibility import AUDIT_HEADING, backing, claims, markdown, status
+from uze.doctor.compatibility import (
+    AUDIT_HEADING,
+    backing,
+    cell,
+    claims,
+    markdown,
+    route,
+    status,
+)
 from uze.doctor.evidence import (
     CAPABILITY_IDS,
+    HOOK_EVENT_BEHAVIOURS,
+    HOOK_HANDLER_BEHAVIOURS,
     NOT_RUNNABLE,
     SCOPES,
+    TOOL_CONTRACTS,
     EvidenceFile,
     Record,
     collapse,
@@ -207,3 +218,25 @@ def test_shipped_evidence_json_is_sorted_and_has_the_schema_version() -> None:
     keys = [(r["harness"], r["harness_version"], r["capability"], r["scope"])
             for r in raw["records"]]
     assert keys == sorted(keys)
+
+
+NEW_CONTRACTS = (*HOOK_EVENT_BEHAVIOURS, *HOOK_HANDLER_BEHAVIOURS, *TOOL_CONTRACTS)
+
+
+def test_portable_event_handler_and_tool_contracts_are_claimed_where_their_route_is() -> None:
+    """adr/0098: each contract is claimed where the group (or tool server) it drives is
+    delivered native or adapted, and its table row shows that route, not the kind's."""
+    claimed = {h: {c for c in claims(h) if c in NEW_CONTRACTS} for h in REAL_HARNESSES}
+    assert claimed == {
+        "claude_code": set(NEW_CONTRACTS),
+        "codex": {"hook.event.prompt", "hook.event.substop", "tool.call"},
+        "gemini_cli": {"hook.event.prompt", "hook.event.end", "tool.call"},
+        "opencode": {"tool.call"},
+    }
+    assert route("codex", "hook.event.end") == "degraded"  # Codex clamps SessionEnd to 3 s
+    assert route("gemini_cli", "hook.event.compact") == "degraded"  # before each request
+    assert route("claude_code", "hook.handler.prompt") == "adapted"
+    assert route("opencode", "tool.call") == "adapted"  # a generated server (adr/0083)
+    unclaimed = cell(EvidenceFile(), "codex", "hook.handler.agent", "user")
+    assert unclaimed.status == "unverified" and "unsupported" in unclaimed.basis
+    assert "skips agent hook handlers" in unclaimed.basis  # the harness module's reason
