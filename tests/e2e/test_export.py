@@ -384,20 +384,51 @@ def test_export_refuses_a_harness_whose_hooks_it_cannot_translate(
     assert snapshot(sandbox) == before
 
 
-def test_export_reads_opencode_agents_and_commands(sandbox: Sandbox, uze: Uze) -> None:
+OPENCODE = {"$schema": "https://opencode.ai/config.json", "mcp": {
+    "notes": {"type": "local", "command": ["notes-mcp", "--db", "n.db"],
+              "environment": {"NOTES_TOKEN": "{env:NOTES_TOKEN}", "SECRET_KEY": TOKEN}},
+    "wiki": {"type": "remote", "url": "https://wiki.example/mcp", "enabled": False}}}
+
+
+def test_export_reads_opencode_back_into_portable_resources(sandbox: Sandbox, uze: Uze) -> None:
     build_tree(sandbox.project, {
         ".opencode/commands/test.md": "---\ndescription: Test it\nagent: build\n---\nTest it.\n",
         ".opencode/agents/docs.md": "---\ndescription: Docs writer\nmode: subagent\n"
                                     "temperature: 0.1\n---\nWrite docs.\n",
+        "opencode.json": json.dumps(OPENCODE, indent=2) + "\n",
     })
-    installed = uze("install", EVERY_KIND, "--harness", "opencode", "--trust")
-    assert installed.returncode == 0, installed.stderr
-    out = sandbox.root / "out"
-    result = uze("export", "--harness", "opencode", "--out", out)
-    assert result.returncode == 0, result.stderr
+    before, out, result = _installed_then_exported(sandbox, uze, "opencode", "oc")
+    assert snapshot(sandbox) == before
+    assert TOKEN not in result.stdout
+    assert (out / "mcp.json").read_bytes() == _json({"mcpServers": {
+        "notes": {"command": "notes-mcp", "args": ["--db", "n.db"],
+                  "env": {"NOTES_TOKEN": "${NOTES_TOKEN}", "SECRET_KEY": "${SECRET_KEY}"}},
+        "wiki": {"url": "https://wiki.example/mcp", "enabled": False}}})
+    assert as_json(result)["secrets"] == [
+        {"server": "notes", "field": "env.SECRET_KEY", "variable": "SECRET_KEY"}]
     assert (out / "agents/docs.md").read_bytes() == (
         b"---\nname: docs\ndescription: Docs writer\nharness:\n  opencode:\n"
         b"    temperature: 0.1\n---\nWrite docs.\n")
     assert (out / "commands/test.md").read_bytes() == (
         b"---\ndescription: Test it\nagent: build\n---\nTest it.\n")
-    assert sorted(p.name for p in out.iterdir()) == ["agents", "commands", "plugin.json"]
+    # AGENTS.md held only the region uze wrote: nothing of the user's to export
+    assert sorted(p.name for p in out.iterdir()) == [
+        "agents", "commands", "mcp.json", "plugin.json"]
+    assert uze("check", out).returncode == 0
+
+
+def test_export_lists_claude_codes_private_servers_and_leaves_them_out(
+        sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {".claude/commands/hello.md": "Say hello.\n"})
+    build_tree(sandbox.home, {".claude.json": json.dumps({"projects": {str(sandbox.project): {
+        "mcpServers": {"mine": {"command": "mine-mcp", "env": {"API_KEY": TOKEN}}}}}})})
+    out = sandbox.root / "out"
+    result = uze("export", "--harness", "claude_code", "--out", out, "--json")
+    assert result.returncode == 0, result.stderr
+    assert TOKEN not in result.stdout
+    assert as_json(result)["not_exported"] == [{
+        "kind": "mcp", "resource": "mine", "source": "~/.claude.json: projects.<this "
+        "project>.mcpServers", "reason": "a server Claude Code keeps for you alone in this "
+        "project (its local scope): not exported into a package meant to be shared; `claude "
+        "mcp add --scope project` makes it the project's"}]
+    assert not (out / "mcp.json").exists()

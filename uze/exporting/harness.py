@@ -5,19 +5,21 @@ Each kind is read with the reader uze already has for it, chosen by the harness'
 its id: skills from `skills.roots`; agents as they are where the harness reads Claude's agent
 files (`AgentFormat.claude_keys`), else translated by its `AgentFormat` (uze.exporting.agents);
 Markdown commands as they are, TOML commands by the Gemini extension reader; MCP servers by the
-reader of that harness's published servers (its `envelope`, or Claude Code's plugins); hook
+reader of that harness's published servers (its `envelope`, or Claude Code's plugins), else
+by the inverse of its dialect that its data names (`McpTarget.portable`: OpenCode); hook
 groups where they speak Claude's protocol (Claude Code's settings, and Codex's hooks, which
 uze reads as Claude's in a Codex plugin); the instructions file without uze's regions.
 
-A kind export cannot translate into the portable format yet (OpenCode's MCP dialect and
-plugins, Gemini CLI's hook protocol...) is refused whole when the harness has anything of it
-in the scope: `NotExportable` names each location and what is missing, so a user never gets a
-package that silently lacks part of their setup.
+A kind export cannot translate into the portable format yet (OpenCode's plugins, Gemini CLI's
+hook protocol, the MCP dialect of a harness uze has no reader of) is refused whole when the
+harness has anything of it in the scope: `NotExportable` names each location and what is
+missing, so a user never gets a package that silently lacks part of their setup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Final
 
 import msgspec
@@ -32,7 +34,7 @@ from uze.exporting.config import (
     read_mcp,
 )
 from uze.exporting.files import read_files, read_skills, read_toml_commands, resource_files
-from uze.exporting.model import Found
+from uze.exporting.model import Found, Left
 from uze.exporting.owned import Owned
 from uze.harnesses.base import Harness
 from uze.location import Location
@@ -40,6 +42,7 @@ from uze.package.codex import CODEX_SERVERS
 from uze.package.gemini import GEMINI_SERVERS
 from uze.package.layout import CODEX_MANIFEST, GEMINI_MANIFEST
 from uze.package.servers import CLAUDE, Dialect
+from uze.vocabulary import ConfigFormat
 
 
 class Readers(msgspec.Struct, frozen=True):
@@ -48,6 +51,9 @@ class Readers(msgspec.Struct, frozen=True):
 
     servers: Dialect | None = None
     claude_hooks: bool = False
+    # Its user config also holds servers private to one project (Claude Code's local scope,
+    # `projects.<path>.mcpServers` of ~/.claude.json): listed, never exported.
+    private_servers: bool = False
 
 
 # By the harness's own package format: what uze reads in that format's servers and hooks.
@@ -60,7 +66,7 @@ BY_ENVELOPE: Final[Mapping[str, Readers]] = {
 def readers(harness: Harness) -> Readers:
     """The readers of `harness`'s config kinds (Claude Code: it loads Claude plugins)."""
     if harness.claude_plugins is not None:
-        return Readers(CLAUDE, claude_hooks=True)
+        return Readers(CLAUDE, claude_hooks=True, private_servers=True)
     manifest = harness.envelope.manifest if harness.envelope is not None else ""
     return BY_ENVELOPE.get(manifest, Readers())
 
@@ -108,9 +114,13 @@ def _servers(harness: Harness, loc: Location, owned: Owned, found: Found,
     if target is None:
         return
     path, prefix = target.file(loc), target.key(loc, "")[:-1]
-    dialect = readers(harness).servers
+    dialect = readers(harness).servers or (
+        Dialect(translate=target.portable) if target.portable is not None else None)
     if dialect is not None:
         read_mcp(path, target.fmt, prefix, dialect, loc, owned, found)
+        if loc.scope == "project" and readers(harness).private_servers:
+            _private(target.file(Location("user", loc.project, loc.paths)), target.fmt,
+                     loc, found)
         return
     document = read_config(path, target.fmt, loc)
     node: object = document
@@ -120,6 +130,25 @@ def _servers(harness: Harness, loc: Location, owned: Owned, found: Found,
                                       for name in node):
         missing.append(f"{loc.display(path)}: {'.'.join(prefix)}: {harness.id}'s MCP server "
                        "entries are not yet read back into portable servers")
+
+
+PRIVATE: Final = ("a server Claude Code keeps for you alone in this project (its local scope): "
+           "not exported into a package meant to be shared; `claude mcp add --scope project` "
+           "makes it the project's")
+
+
+def _private(path: Path, fmt: ConfigFormat, loc: Location, found: Found) -> None:
+    """List the servers the user config keeps for this project alone (never exported)."""
+    document = read_config(path, fmt, loc)
+    projects = document.get("projects") if document is not None else None
+    if not isinstance(projects, dict):
+        return
+    for key in dict.fromkeys((str(loc.project), str(loc.project.resolve()))):
+        entry = projects.get(key)
+        servers = entry.get("mcpServers") if isinstance(entry, dict) else None
+        for name in servers if isinstance(servers, dict) else ():
+            found.left.append(Left("mcp", name, f"{loc.display(path)}: projects.<this "
+                                   "project>.mcpServers", PRIVATE))
 
 
 def _hooks(harness: Harness, loc: Location, owned: Owned, found: Found,

@@ -123,6 +123,10 @@ class McpTarget(msgspec.Struct, frozen=True):
     key: Callable[[Location, str], tuple[str, ...]]
     dialect: Callable[[Any], Any]
     expands_defaults: bool = False
+    # The inverse of `dialect` for `uze export` (ADR 0095): an entry of the config back in
+    # portable keys, noting what it changed; None where uze reads the harness's servers with
+    # the reader of its own package format (uze.exporting.harness), or cannot yet.
+    portable: Callable[[dict[str, object], list[str]], dict[str, object]] | None = None
 
 
 # The Claude protocol's tool names and the portable aliases each stands for (harnesses.md 1.6):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -57,6 +58,40 @@ def _skill_roots(loc: Location) -> tuple[Path, ...]:
 
 def _env_refs(text: str) -> str:
     return mcp.REF.sub(lambda m: "{env:" + m.group(1) + "}", text)
+
+
+_OPENCODE_REF: Final = re.compile(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _from_env_refs(value: object) -> object:
+    """`{env:NAME}` (OpenCode's reference) as `${NAME}` (the portable one), in every string."""
+    if isinstance(value, str):
+        return _OPENCODE_REF.sub(lambda m: "${" + m.group(1) + "}", value)
+    if isinstance(value, list):
+        return [_from_env_refs(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _from_env_refs(item) for key, item in value.items()}
+    return value
+
+
+def portable_server(body: dict[str, object], notes: list[str]) -> dict[str, object]:
+    """An `mcp.<name>` entry of opencode.json in portable keys (the inverse of `mcp_dialect`,
+    for `uze export`): a local `command` array as command + args, `environment` as env,
+    `{env:NAME}` as `${NAME}`; `type` local/remote is implied by command or url."""
+    out = {key: value for key, value in body.items()
+           if key not in ("type", "command", "environment")}
+    command = body.get("command")
+    if isinstance(command, list) and command:
+        out["command"], out["args"] = command[0], command[1:]
+    elif command is not None:
+        out["command"] = command
+    if "environment" in body:
+        out["env"] = body["environment"]
+    if body.get("type") not in ("local", "remote", None):
+        notes.append(f"type {body.get('type')!r}: not OpenCode's local or remote; ignored")
+    found = _from_env_refs(out)
+    assert isinstance(found, dict)  # a dict stays a dict
+    return found
 
 
 def _config_file(loc: Location) -> Path:
@@ -261,6 +296,7 @@ HARNESS = Harness(
     # opencode.json is parsed as JSONC: OpenCode accepts comments and trailing commas there.
     mcp=McpTarget(
         _config_file, "jsonc", lambda _loc, name: ("mcp", name), mcp_dialect,
+        portable=portable_server,
     ),
     agents=AgentFormat(
         folder=lambda loc: loc.pick(".opencode/agents", config_dir(loc.paths) / "agents"),
