@@ -45,10 +45,12 @@ class PackageInvalid(UzeError):
 class Conflict(UzeError):
     """Two claims on one target, or a target someone else owns."""
 
-    def __init__(self, target: str, owner: str, *, hint: str | None = None) -> None:
+    def __init__(self, target: str, owner: str, *, hint: str | None = None,
+                 details: Sequence[str] = ()) -> None:
         super().__init__(
             f"conflict at {target}: {owner}",
             hint=hint or "rename or move the existing item, or uninstall the package that owns it",
+            details=details,
         )
         self.target = target
         self.owner = owner

@@ -36,6 +36,7 @@ class Action(msgspec.Struct, frozen=True):
     detail: str = ""
     new_value: str = ""  # for a kept region or entry: what the new version would have written
     files: tuple[str, ...] = ()  # a folder kept or put back: each file that differed, before
+    adopted: bool = False  # taken over as it was found, no receipt owning it (ADR 0096)
 
 
 class Kind(Protocol[P, R]):

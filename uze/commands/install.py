@@ -10,7 +10,7 @@ from uze.artifacts import parts
 from uze.artifacts import registry as kinds
 from uze.errors import SettingsWanted, TrustRequired, UzeError
 from uze.harnesses import Location, detect_harnesses, parse_harnesses, project_outputs
-from uze.install import edits, owners, reinstall
+from uze.install import adoption, edits, owners, reinstall
 from uze.install.preflight import Step, preflight
 from uze.install.results import InstallResult
 from uze.package import Package, hidden_warnings, read_package
@@ -207,6 +207,7 @@ def _apply(
         if record is not None:
             records.append(record)
         progress.advance()
+    adoption.claim(ctx, steps, created)
     unconsented = edits.unconsented_keys(plan, [s.action for s in steps], previous)
     receipt = build_receipt(plan, records, unconsented)
     path = ctx.receipt_file(receipt.name)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Final
 from uze.artifacts import registry as kinds
 from uze.artifacts.beside import NEW_SUFFIX, waiting
 from uze.artifacts.kind import Action
+from uze.install.adoption import ADOPTED
 from uze.projections.tree import list_files
 
 if TYPE_CHECKING:
@@ -37,7 +38,7 @@ def adopted_action(ctx: ScopeContext, plan: Plan, adopted: Artifact, key: str,
     record uze would write), and whether it writes the planned bytes: as planned, taken over;
     a committed edit, kept (with `force`: replaced)."""
     if kinds.inspect_record(ctx, adopted) == "matched":
-        return Action(key, "unchanged", "already there as planned; adopted"), True
+        return Action(key, "unchanged", ADOPTED, adopted=True), True
     files = differing(ctx, adopted)
     if force:
         return Action(key, "replace", COMMITTED_RESTORED, files=files), True

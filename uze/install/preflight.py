@@ -10,7 +10,7 @@ from uze.artifacts import parts
 from uze.artifacts import registry as kinds
 from uze.artifacts.kind import Action
 from uze.errors import Conflict, UzeError
-from uze.install import edits
+from uze.install import adoption, edits
 from uze.install.owners import owners as owned_by
 from uze.plan.model import Plan, PlannedArtifact
 from uze.state.context import ScopeContext
@@ -41,7 +41,10 @@ def _check_free(ctx: ScopeContext, planned: PlannedArtifact, key: str,
         raise UzeError(f"{planned.target} {why}; uze replaces only files you may write",
                        hint="ask its owner to make it yours (or writable for you), or leave out "
                             "that harness")
-    kinds.of(planned).check_free(ctx, planned, key)
+    try:
+        kinds.of(planned).check_free(ctx, planned, key)
+    except Conflict as exc:  # there and not uze's: name both digests (adoption.refused)
+        raise adoption.refused(exc, ctx, planned) from None
 
 
 def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
@@ -82,12 +85,22 @@ def _steps_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> list[St
     return [Step(Action(key, "kept", kept), None, None)]
 
 
+def _adoptable(ctx: ScopeContext, planned: PlannedArtifact, adopt: bool) -> Artifact | None:
+    """The record of a target already there that the install takes over: byte for byte as
+    planned (any install, ADR 0096), or with `adopt` a committed edit of it too (ADR 0064)."""
+    record = kinds.of(planned).adopt(ctx, planned)
+    if record is None or adopt or kinds.inspect_record(ctx, record) == "matched":
+        return record
+    return None
+
+
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,
               adopt: bool = False) -> list[Step]:
     """Decide every artifact's action; raise on any conflict before anything is written.
-    `adopt`: a target already there, as planned or a committed edit of it, and no other
-    receipt's, is taken over (`uze install` of a committed project, ADR 0024, 0064) instead of
-    refused.
+    A target already there byte for byte as planned, and no other receipt's, is adopted
+    (ADR 0096): recorded as delivered, nothing written. `adopt`: a committed edit of it is
+    taken over too (`uze install` of a committed project, ADR 0024, 0064); any other target
+    there and not uze's is refused, naming both digests.
 
     Every place the install writes is checked first: no link on the way in a project, nothing
     outside the scope's places (ADR 0020)."""
@@ -101,8 +114,7 @@ def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bo
         kind = kinds.of(planned)
         key = kind.planned_key(planned)
         old = owned.pop(key, None)
-        adopted = kind.adopt(ctx, planned) if adopt and old is None and key not in owners \
-            else None
+        adopted = _adoptable(ctx, planned, adopt) if old is None and key not in owners else None
         if adopted is not None:
             action, write = edits.adopted_action(ctx, plan, adopted, key, force)
             steps.append(Step(action, planned if write else None, adopted))

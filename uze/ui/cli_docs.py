@@ -115,8 +115,12 @@ NOTES: Final[dict[str, str]] = {
                "print the table of every projection; `--quiet` prints nothing but errors. With "
                "no SOURCE it prints each declared package's line, the same lines per harness "
                "under it, then what needs attention once for all of them, each resource named "
-               "with its package. On a terminal, without `--json`, an install or uninstall that "
-               "runs longer than half a second shows its steps on standard error.",
+               "with its package. A target already there byte for byte as the install would "
+               "write it, that no other package owns, is adopted instead of refused: nothing is "
+               "rewritten, the receipt records it, `uze uninstall` removes it, and the install "
+               "names each one (`adopted` in `--json`); one that differs is refused naming both "
+               "digests (ADR 0096). On a terminal, without `--json`, an install or uninstall "
+               "that runs longer than half a second shows its steps on standard error.",
     "disable": "The package stays installed and pinned. Claude Code, which loads each package "
                "as the plugin `NAME@skills-dir`, is switched off by its own setting, "
                "`enabledPlugins.\"NAME@skills-dir\": false` in `.claude/settings.json` (user "

@@ -25,6 +25,7 @@ def install_json(result: InstallResult) -> dict[str, Any]:
         "harnesses": list(result.plan.harnesses),
         "projections": planned_rows(result),
         "actions": [action_json(a) for a in result.actions],
+        "adopted": [a.target for a in result.actions if a.adopted],
         "executions": [e.describe() for e in result.plan.executions],
         "warnings": list(package.warnings),
         "settings": settings_json(package),
@@ -55,6 +56,8 @@ def action_json(action: Action) -> dict[str, Any]:
         out["new_value"] = action.new_value
     if action.files:
         out["files"] = list(action.files)
+    if action.adopted:
+        out["adopted"] = True
     return out
 
 

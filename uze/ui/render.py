@@ -60,6 +60,20 @@ def _kept_lines(actions: tuple[Action, ...]) -> list[Block]:
     return out
 
 
+def adopted_lines(result: InstallResult) -> list[Block]:
+    """What an install took over as it found it (ADR 0096): each target, and that uninstall
+    removes it."""
+    targets = [a.target for a in result.actions if a.adopted]
+    if not targets:
+        return []
+    verb = "Would adopt" if result.dry_run else "Adopted"
+    them = "it" if len(targets) == 1 else "them"
+    head = (f"{verb} {len(targets)} target{'' if len(targets) == 1 else 's'} already there "
+            "byte for byte (nothing rewritten); "
+            f"`uze uninstall {result.plan.package.name}` removes {them}:")
+    return [Line(head, style="cyan"), *(Line(f"  {target}") for target in targets)]
+
+
 def install_view(result: InstallResult, verbose: bool = False) -> list[Block]:
     """Lines for a human reading `uze install`: per harness what it gets, then what needs
     attention (`uze.ui.summary`); `verbose`: the table of every projection instead."""
@@ -76,6 +90,7 @@ def install_view(result: InstallResult, verbose: bool = False) -> list[Block]:
     else:
         out += [Line(line) for line in summary.harness_lines(rows, result.plan.harnesses)]
         out += [Line(line) for line in summary.attention_lines(rows)]
+    out += adopted_lines(result)
     out += instruction_lines(package) if result.dry_run else []
     out += warning_lines(package.warnings)
     out += setting_lines(package)

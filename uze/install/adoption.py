@@ -1,0 +1,126 @@
+"""Adoption at install (ADR 0096): a target already there byte for byte, that no receipt of
+the scope owns, is taken over instead of refused; one that differs is refused naming both
+digests.
+
+Any `uze install` adopts what is exactly as it would write it (a file, a folder with exactly
+the planned files, a config entry or hook element with an equal value, a region between uze's
+markers): the receipt records it as delivered, nothing is written, and `uze uninstall` removes
+it as anything uze wrote. A converge also adopts committed edits (ADR 0064,
+`uze.install.edits`). Links are never followed: a link where a file or folder is planned
+inspects as a conflict and stays refused, as a folder holding one does.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from uze.errors import ConfigBroken, Conflict
+from uze.projections import entry, tree
+from uze.projections.config_entry import MISSING
+from uze.projections.digest import content_digest
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from uze.install.preflight import Step
+    from uze.plan.model import PlannedArtifact
+    from uze.state.context import Created, ScopeContext
+
+ADOPTED: Final = ("already there byte for byte; adopted: uze owns it now, and `uze uninstall` "
+                  "removes it")
+_SHOWN: Final = 20  # digest lines under a refusal; the rest are counted
+
+
+def refused(exc: Conflict, ctx: ScopeContext, planned: PlannedArtifact) -> Conflict:
+    """`exc` (the refusal of a target that is there and not uze's) with its message and hint,
+    and under it one line per differing file or entry naming both digests; `exc` itself when
+    there is nothing to compare (a region, a hook element)."""
+    lines = differences(ctx, planned)
+    if not lines:
+        return exc
+    more = len(lines) - _SHOWN
+    shown = [*lines[:_SHOWN], *([f"... and {more} more"] if more > 0 else [])]
+    return Conflict(exc.target, exc.owner, hint=exc.hint, details=shown)
+
+
+def differences(ctx: ScopeContext, planned: PlannedArtifact) -> list[str]:
+    """What differs between the target on disk and what the install would write there:
+    `<target>: on disk blake3:<hex>; the package's blake3:<hex>` per file (a folder: per file
+    in it, a link or a file only one side has named as such) or per config entry. Empty for a
+    region or hook element, a file that does not parse, or nothing there."""
+    if planned.type == "file":
+        live = _live(planned.path)
+        return [] if live is None else [_line(planned.target, live,
+                                              content_digest(planned.data))]
+    if planned.type == "tree":
+        return _folder(planned.path, planned.target, tree.digests_of(planned.files))
+    if planned.type == "entry":
+        try:
+            found = entry.read_value(planned.path, planned.fmt, planned.key_path, planned.target)
+        except ConfigBroken:
+            return []
+        if found is MISSING:
+            return []
+        return [_line(planned.target + "#" + ".".join(planned.key_path),
+                      f"blake3:{entry.value_digest(found)}",
+                      entry.value_digest(planned.value))]
+    return []
+
+
+def _line(target: str, live: str, planned: str) -> str:
+    return f"{target}: on disk {live}; the package's blake3:{planned}"
+
+
+def _live(path: Path) -> str | None:
+    """How the file at `path` reads for a refusal: `blake3:<hex>`, or what it is instead (a
+    link is never followed); None when nothing is there."""
+    try:
+        st = path.lstat()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "a symbolic link (never followed)"
+    if stat.S_ISDIR(st.st_mode):
+        return "a folder"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    return f"blake3:{content_digest(path.read_bytes())}"
+
+
+def _folder(folder: Path, target: str, planned: dict[str, str]) -> list[str]:
+    what = _live(folder)
+    if what is None:
+        return []
+    if what != "a folder":
+        return [f"{target}: on disk {what}; the package's: a folder of {len(planned)} files"]
+    live = tree.list_files(folder)
+    out = []
+    for rel in sorted(live.keys() | planned.keys()):
+        where = f"{target}/{rel}"
+        if rel not in planned:
+            out.append(f"{where}: on disk {_live(Path(live[rel].path))}; not in the package")
+        elif rel not in live:
+            out.append(f"{where}: not on disk; the package's blake3:{planned[rel]}")
+        elif (found := _live(Path(live[rel].path))) != f"blake3:{planned[rel]}":
+            out.append(_line(where, str(found), planned[rel]))
+    return out
+
+
+def claim(ctx: ScopeContext, steps: Sequence[Step], created: Created) -> None:
+    """Note in `created` what an uninstall may tidy after the adopted artifacts of `steps` go:
+    each shared file holding one (removed only once nothing but uze's empty rendering is left
+    in it, as for a file uze made) and, in a project, each folder on the way to an adopted
+    target (removed only when empty). So install then uninstall of a package whose files were
+    all there leaves the project without them and without their empty shells."""
+    for step in steps:
+        planned = step.planned
+        if not step.action.adopted or planned is None:
+            continue
+        if planned.type in ("entry", "element", "region"):
+            created.files.add(planned.target)
+        if ctx.scope == "project":
+            project = ctx.location.project
+            created.dirs |= {ctx.location.display(folder) for folder in planned.path.parents
+                             if folder.is_relative_to(project) and folder != project}
