@@ -207,7 +207,7 @@ def _apply(
         if record is not None:
             records.append(record)
         progress.advance()
-    adoption.claim(ctx, steps, created)
+    adoption.claim(ctx, [s.planned for s in steps if s.action.adopted and s.planned], created)
     unconsented = edits.unconsented_keys(plan, [s.action for s in steps], previous)
     receipt = build_receipt(plan, records, unconsented)
     path = ctx.receipt_file(receipt.name)

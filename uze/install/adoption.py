@@ -24,7 +24,6 @@ from uze.projections.digest import content_digest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from uze.install.preflight import Step
     from uze.plan.model import PlannedArtifact
     from uze.state.context import Created, ScopeContext
 
@@ -108,16 +107,13 @@ def _folder(folder: Path, target: str, planned: dict[str, str]) -> list[str]:
     return out
 
 
-def claim(ctx: ScopeContext, steps: Sequence[Step], created: Created) -> None:
-    """Note in `created` what an uninstall may tidy after the adopted artifacts of `steps` go:
+def claim(ctx: ScopeContext, adopted: Sequence[PlannedArtifact], created: Created) -> None:
+    """Note in `created` what an uninstall may tidy after the `adopted` artifacts go:
     each shared file holding one (removed only once nothing but uze's empty rendering is left
     in it, as for a file uze made) and, in a project, each folder on the way to an adopted
     target (removed only when empty). So install then uninstall of a package whose files were
     all there leaves the project without them and without their empty shells."""
-    for step in steps:
-        planned = step.planned
-        if not step.action.adopted or planned is None:
-            continue
+    for planned in adopted:
         if planned.type in ("entry", "element", "region"):
             created.files.add(planned.target)
         if ctx.scope == "project":
