@@ -250,6 +250,26 @@ def test_export_with_nothing_of_the_users_says_so(sandbox: Sandbox, uze: Uze) ->
     assert not out.exists()
 
 
+def test_export_notes_what_an_exported_item_still_needs_from_the_project(
+        sandbox: Sandbox, uze: Uze) -> None:
+    build_tree(sandbox.project, {
+        "CLAUDE.md": "Read @docs/rules.md and mail me@example.com.\n\n```\n@docs/code.md\n```\n",
+        "docs/rules.md": "Rules.\n",
+        "docs/code.md": "Code.\n",
+        ".claude/settings.json": json.dumps({"hooks": {"Stop": [{"hooks": [{
+            "type": "command", "command": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/done.sh'}]}]}}),
+    })
+    out = sandbox.root / "out"
+    result = uze("export", "--harness", "claude_code", "--out", out, "--json")
+    assert result.returncode == 0, result.stderr
+    assert as_json(result)["notes"] == [
+        "hook Stop-0 (.claude/settings.json) runs a file of the project ($CLAUDE_PROJECT_DIR): "
+        "kept as written, it runs where that project is; the file is not in the package",
+        "instructions CLAUDE.md import docs/rules.md: kept as written; the imported files are "
+        "not in the package"]
+    assert (out / "AGENTS.md").read_bytes() == (sandbox.project / "CLAUDE.md").read_bytes()
+
+
 def test_export_lists_what_is_not_a_portable_skill(sandbox: Sandbox, uze: Uze) -> None:
     build_tree(sandbox.project, {
         ".claude/skills/Bad_Name/SKILL.md": "---\ndescription: x\n---\nx\n",

@@ -36,7 +36,8 @@ CLAUDE_MANIFEST: Final = ".claude-plugin/plugin.json"
 
 class ExportResult(msgspec.Struct, frozen=True):
     """What export wrote into `out`, what it left out and why, and each secret it replaced by
-    a reference (never a value). `warnings` are what `uze check OUT` reports on the package."""
+    a reference (never a value). `warnings` are what `uze check OUT` reports on the package;
+    `notes` what an exported item still needs from where it came from."""
 
     harness: str
     scope: str
@@ -48,6 +49,7 @@ class ExportResult(msgspec.Struct, frozen=True):
     left: tuple[Left, ...]
     secrets: tuple[Secret, ...]
     warnings: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         """The human view."""
@@ -59,6 +61,7 @@ class ExportResult(msgspec.Struct, frozen=True):
                  f"{item.variable} where the package is installed)" for item in self.secrets]
         head += [f"not exported: {item.kind} {item.resource} ({item.source}): {item.reason}"
                  for item in self.left]
+        head += [f"note: {line}" for line in self.notes]
         return head + [f"uze check: {line}" for line in self.warnings]
 
     def to_json(self) -> dict[str, Any]:
@@ -69,7 +72,7 @@ class ExportResult(msgspec.Struct, frozen=True):
                 "exported": [item.to_json() for item in self.exported],
                 "not_exported": [item.to_json() for item in self.left],
                 "secrets": [item.to_json() for item in self.secrets],
-                "warnings": list(self.warnings)}
+                "notes": list(self.notes), "warnings": list(self.warnings)}
 
 
 def _harness(value: str) -> Harness:
@@ -177,4 +180,4 @@ def export(paths: Paths, harness: str, *, out: Path, scope: str = "project",
     package = _write(found, out)
     return ExportResult(chosen.id, scope, package_name, VERSION, out, tuple(sorted(found.files)),
                         tuple(found.exported), tuple(found.left), tuple(found.secrets),
-                        tuple(package.warnings))
+                        tuple(package.warnings), tuple(found.notes))

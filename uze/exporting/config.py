@@ -6,6 +6,7 @@ config reader of `uze.projections.config_entry`, the server dialects and Claude 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
@@ -138,6 +139,10 @@ def read_hooks(path: Path, fmt: ConfigFormat, loc: Location, owned: Owned, found
         out.setdefault(event, []).append(_claude_names(dict(group.value), names[1]))
         found.exported.append(Exported("hook", group.name, source,
                                        f"{HOOKS_FILE}: hooks.{event}[{len(out[event]) - 1}]"))
+        if any(_PROJECT_DIR.search(command) for command in group.commands):
+            found.notes.append(f"hook {group.name} ({source}) runs a file of the project "
+                               "($CLAUDE_PROJECT_DIR): kept as written, it runs where that "
+                               "project is; the file is not in the package")
     found.add(HOOKS_FILE, document_json({"hooks": out}))
 
 
@@ -158,6 +163,26 @@ def group_commands(group: object) -> tuple[str, ...]:
 
 
 INSTRUCTIONS_FILE: Final = "AGENTS.md"
+_IMPORT: Final = re.compile(r"(?<![^ \t\n\r])@([.~/\w][^ \t\n\r`]*)")  # Claude's `@path`
+_FENCE: Final = re.compile(r"^ {0,3}(```|~~~)")
+_PROJECT_DIR: Final = re.compile(r"\$\{?CLAUDE_PROJECT_DIR\}?")
+
+
+def _imports(text: str, folder: Path, home: Path) -> list[str]:
+    """The `@path` imports of an instructions text (outside code fences) that name a file
+    there, in order, each once."""
+    found: list[str] = []
+    fenced = False
+    for line in text.splitlines():
+        if _FENCE.match(line):
+            fenced = not fenced
+            continue
+        for match in [] if fenced else _IMPORT.finditer(line):
+            name = match.group(1)
+            target = home / name[2:] if name.startswith("~/") else folder / name
+            if name not in found and target.is_file():
+                found.append(name)
+    return found
 
 
 def read_instructions(path: Path, loc: Location, owned: Owned, found: Found) -> None:
@@ -183,5 +208,9 @@ def read_instructions(path: Path, loc: Location, owned: Owned, found: Found) -> 
                             "nothing was written") from None
     if not text.strip():
         return
+    imports = _imports(text.decode("utf-8", "replace"), path.parent, loc.paths.home)
+    if imports:
+        found.notes.append(f"instructions {source} import {', '.join(imports)}: kept as "
+                           "written; the imported files are not in the package")
     found.add(INSTRUCTIONS_FILE, text)
     found.exported.append(Exported("instructions", source, source, INSTRUCTIONS_FILE))

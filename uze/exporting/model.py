@@ -62,6 +62,8 @@ class Found(msgspec.Struct):
     exported: list[Exported] = msgspec.field(default_factory=list)
     left: list[Left] = msgspec.field(default_factory=list)
     secrets: list[Secret] = msgspec.field(default_factory=list)
+    notes: list[str] = msgspec.field(default_factory=list)  # what an exported item still
+    # needs from the place it came from (a file it imports or runs there)
 
     def add(self, relpath: str, data: bytes, executable: bool = False) -> None:
         """Put one file into the package."""

@@ -92,10 +92,11 @@ NOTES: Final[dict[str, str]] = {
               "arguments, URL passwords) become `${VARIABLE}` references, each named in the "
               "output, never the value. What the package cannot carry (settings such as "
               "`permissions`, a plugin folder, a folder without SKILL.md) is listed with the "
-              "reason. OUT is built in a temporary folder beside it and renamed into place once "
-              "it reads back as `uze check` reads it; OUT must be absent or an empty folder. A "
-              "harness whose setup holds something export cannot translate yet is refused whole,"
-              " naming it (ADR 0095).",
+              "reason; what an exported item still needs from the project (an `@path` import, a "
+              "hook running `$CLAUDE_PROJECT_DIR/...`) is noted. OUT is built in a temporary "
+              "folder beside it and renamed into place once it reads back as `uze check` reads "
+              "it; OUT must be absent or an empty folder. A harness whose setup holds something "
+              "export cannot translate yet is refused whole, naming it (ADR 0095).",
     "status": "Without NAME, each harness column holds one mark: `✓` every delivered "
               "projection keeps its meaning (native or adapted), `~` something is degraded or "
               "not delivered, `-` nothing is delivered (unsupported), `·` nothing for that "
