@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
+from uze import memo
 from uze.commands import declare
 from uze.commands.declared import keep_unknown
 from uze.paths import Paths
@@ -168,6 +169,7 @@ def install_folder(paths: Paths, folder: Path, pin: declare.Pin, options: Option
     )
     if not options.dry_run and not recorded and result.receipt is not None:
         _record_unchanged(paths, result.receipt, options, cwd, pin, extra)
+    memo.forget()  # the next package of a converge or update must not find this one's bytes
     return Outcome(result, tuple(notes))
 
 

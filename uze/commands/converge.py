@@ -17,6 +17,7 @@ from typing import Any
 
 import msgspec
 
+from uze import memo
 from uze.artifacts.kind import Action
 from uze.commands import declare
 from uze.commands.acquire import Options, Outcome, install_folder, materialised, parse
@@ -129,14 +130,17 @@ def _declared_form(paths: Paths, ctx: ScopeContext, text: str) -> tuple[Source, 
 def tree_of(folder: Path, settings: Mapping[str, str] | None = None) -> tuple[str, str]:
     """(name, tree digest) of the package at `folder`, as install would store it given the
     setting values a pin recorded (`settings`: its text with `${user_config.KEY}` filled, as
-    install fills it, ADR 0103)."""
+    install fills it, ADR 0103); the memos then forget its bytes (uze.memo: a converge
+    verifies every package before installing)."""
     from uze.commands.install import package_tree
     from uze.package import read_package
     from uze.package.settings import given_values, kept_values, ready
 
     package = read_package(folder)
     given = kept_values(package, settings or {})
-    return package.name, package_tree(ready(package, given_values(package, given), given))[2]
+    found = package.name, package_tree(ready(package, given_values(package, given), given))[2]
+    memo.forget()
+    return found
 
 
 def _verify(name: str, folder: Path, pin: LockedPackage | None) -> None:
@@ -208,6 +212,7 @@ def ask_first(paths: Paths, ctx: ScopeContext, options: Options, wanted: list[Wa
             check_trust(scope, plan, entries, False, options.accepted)
         except TrustRequired as needed:
             asked.append((want.name, needed))
+        memo.forget()  # keep no package's plan bytes past its question (ADR 0100)
     if len(asked) == 1:
         raise asked[0][1]
     if asked:

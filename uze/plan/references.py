@@ -31,6 +31,7 @@ from typing import Final
 
 import msgspec
 
+from uze import memo
 from uze.package import Package
 from uze.plan import claude_plugin
 from uze.plan.model import (
@@ -115,6 +116,7 @@ def rewrite(text: bytes, package: str, labels: Labels) -> tuple[bytes, Pairs]:
 # (74 ms of a 705 ms install of the 50 MiB benchmark package, two roots; ADR 0052).
 _MENTIONS: dict[tuple[int, str], tuple[bytes, bool]] = {}
 _MENTIONS_LIMIT: Final = 16384
+memo.per_package(_MENTIONS.clear)  # ADR 0100
 
 
 def _mentions(text: bytes, package: str) -> bool:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final, NoReturn, TypeVar
 
+from uze import memo
 from uze.projections import config_json, config_toml
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
@@ -137,6 +138,7 @@ def _plain(text: str, fmt: str) -> object:
 
 
 _DOCUMENTS: dict[tuple[int, str], tuple[bytes, object]] = {}
+memo.per_package(_DOCUMENTS.clear)  # every read of a converge's installs: new bytes (ADR 0100)
 
 
 def plain_document(data: bytes, fmt: str) -> object:

@@ -6,12 +6,17 @@ from typing import Final
 
 import blake3
 
-# Digests of bytes objects a command holds for its whole run, by id: the object is kept here
-# too, so its id cannot be reused while its digest is. Cleared when it grows past _HELD_LIMIT
-# (a long-lived process, e.g. a test run, must not keep every package it ever read).
+from uze import memo
+
+# Digests of bytes objects a command holds while it works on one package, by id: the object
+# is kept here too, so its id cannot be reused while its digest is. Cleared when it grows past
+# _HELD_LIMIT (a long-lived process, e.g. a test run, must not keep every package it ever
+# read) and by `memo.forget()` between the packages of a converge.
 _HELD: dict[int, tuple[bytes, str]] = {}
 _HELD_CONTENT: dict[int, tuple[bytes, str]] = {}
 _HELD_LIMIT: Final = 16384
+memo.per_package(_HELD.clear)  # a converge forgets each package's bytes after it (ADR 0100)
+memo.per_package(_HELD_CONTENT.clear)
 
 
 def content_digest(data: bytes) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from uze import memo
 from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
 from uze.projections import snapshot
@@ -30,6 +31,7 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
 
 
 _DIGESTS: dict[int, tuple[list[object], frozenset[str]]] = {}
+memo.per_package(_DIGESTS.clear)  # ADR 0100
 
 
 def _digests(items: list[object]) -> frozenset[str]:
