@@ -2,7 +2,7 @@
 re-installed (files changed: 0), shown by status and uninstalled, with the peak RSS of every
 command (target: under 100 MB).
 
-    python benchmarks/rss.py [--skills 1000] [--packages 200] [--uninstalls 10]
+    python benchmarks/rss.py [--skills 1000] [--packages 200] [--uninstalls 10] [--timeout S]
                              [--only skills|project ...] [--uze-ref REF | --uze-src DIR]
 
 Measures `--uze-ref` (a compiled `git archive` of uze/, run.py's `export_ref`), `--uze-src`
@@ -79,15 +79,16 @@ def project_fixture(sb: R.Sandbox, count: int) -> list[R.Fixture]:
     return fixtures
 
 
-def bench_project(work: Path, count: int, uninstalls: int) -> dict[str, Any]:
+def bench_project(work: Path, count: int, uninstalls: int, timeout: float) -> dict[str, Any]:
     """The project of `count` packages: converge, re-install, status, uninstalls."""
     sb = R.Sandbox(work, "project")
     fixtures = project_fixture(sb, count)
     R.log(f"rss: project of {count} packages; installing (uze install, no source)")
     rows: dict[str, Any] = {}
     try:
-        rows["install"] = _row(sb.uze("install", "--harness", "all", "--trust", "--json"))
-    except R.RunFailed as failed:  # e.g. killed by run()'s 600 s timeout
+        rows["install"] = _row(R.run([*R.UZE, "install", "--harness", "all", "--trust", "--json"],
+                                     cwd=sb.project, env=sb.env, timeout=timeout))
+    except R.RunFailed as failed:  # e.g. killed at --timeout
         return {"packages": count, "failed": f"install: exit {failed.rc}: {failed.tail}"}
     R.log(f"rss: installed in {rows['install']['wall_s']} s; re-install, status")
     rows["re-install"] = _reinstall(sb, "--trust", "--json")
@@ -136,6 +137,8 @@ def main() -> None:
     parser.add_argument("--packages", type=int, default=200)
     parser.add_argument("--uninstalls", type=int, default=10,
                         help="uninstall the last N packages one by one (0: every package)")
+    parser.add_argument("--timeout", type=float, default=1800.0,
+                        help="seconds the project install may take before it is killed")
     parser.add_argument("--only", nargs="+", choices=("skills", "project"),
                         default=["skills", "project"])
     parser.add_argument("--uze-src", type=Path, help="folder holding the uze package to measure")
@@ -150,7 +153,7 @@ def main() -> None:
         if "skills" in args.only:
             res["skills"] = bench_skills(work, args.skills)
         if "project" in args.only:
-            res["project"] = bench_project(work, args.packages, args.uninstalls)
+            res["project"] = bench_project(work, args.packages, args.uninstalls, args.timeout)
     finally:
         R.remove_tree(work)
     res.update(load_before=" ".join(f"{x:.2f}" for x in load),
