@@ -123,6 +123,8 @@ class Roots:
         self.paths = paths
         self._tables: _Tables | None = None
         self._plain: set[Path] = set()  # folders seen not to be links (this command)
+        self._plain_parents: set[str] = set()  # targets' parents seen so (this command)
+        self._problems: dict[tuple[str, bool], str | None] = {}  # target_problem's answers
 
     def _user(self) -> _Tables:
         if self._tables is None:
@@ -139,9 +141,18 @@ class Roots:
         """Why `target` is not a place uze writes in this scope, or None.
 
         `whole_file`: the target must be a file root (regions, config entries and elements);
-        otherwise a direct child of a folder root (trees, whole files)."""
+        otherwise a direct child of a folder root (trees, whole files). A pure function of
+        the target and the scope's tables: each answer is kept (200 packages name the same
+        settings files)."""
         if not isinstance(target, str):
             return "not a string"
+        key = (target, whole_file)
+        if key in self._problems:
+            return self._problems[key]
+        found = self._problems[key] = self._target_problem(target, whole_file)
+        return found
+
+    def _target_problem(self, target: str, whole_file: bool) -> str | None:
         if self.scope == "project":
             problem = relpath_problem(target)
             if problem is not None:
@@ -200,6 +211,22 @@ class Roots:
                     raise WriteFailed(item, f"it is a file where uze needs a folder (for {path})")
                 return
             self._plain.add(item)
+
+    def check_target_links(self, target: str) -> None:
+        """`check_links(resolve(target))` for a target that passed `target_problem`, once per
+        parent folder per command: what it checks (the folders from the project root down to
+        the target's parent) depends only on that parent, which the targets of many artifacts
+        share. A parent is remembered only once every folder on its way was seen to be a
+        folder and no link (a missing one is checked again next time)."""
+        if self.scope != "project":
+            return
+        parent = target.rpartition("/")[0]
+        if parent in self._plain_parents:
+            return
+        path = self.resolve(target)
+        self.check_links(path)
+        if path.parent == self.project or path.parent in self._plain:
+            self._plain_parents.add(parent)
 
     def check_write(self, path: Path) -> None:
         """Refuse a write or removal at `path` outside this scope's places (Escape) or through

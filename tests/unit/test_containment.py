@@ -84,6 +84,38 @@ def test_a_link_on_the_way_is_refused_and_plain_folders_are_remembered(tmp_path:
     assert project / ".claude" in roots._plain
 
 
+def test_target_links_are_checked_once_per_parent_and_every_target_below_a_link_is_refused(
+        tmp_path: Path) -> None:
+    """ADR 0101: the targets sharing a parent folder are checked once; a parent below a link
+    refuses every one of them, and a missing parent is never remembered as plain."""
+    project = tmp_path / "project"
+    (project / ".claude" / "skills").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    (project / ".agents").symlink_to(tmp_path / "elsewhere")
+    roots = Roots("project", project, _paths(tmp_path, False))
+    for target in (".agents/skills/a", ".agents/skills/b"):
+        with pytest.raises(LinkRefused, match=r"\.agents \(on the way to"):
+            roots.check_target_links(target)
+    roots.check_target_links(".claude/skills/a")
+    assert ".claude/skills" in roots._plain_parents
+    (project / ".claude" / "skills").rmdir()  # remembered: the same command saw it plain
+    roots.check_target_links(".claude/skills/b")
+    roots.check_target_links(".codex/agents/a.toml")  # .codex missing: not remembered
+    assert ".codex/agents" not in roots._plain_parents
+    (project / ".codex").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(LinkRefused):
+        roots.check_target_links(".codex/agents/b.toml")
+
+
+def test_target_problems_are_answered_once_and_the_same_each_time(tmp_path: Path) -> None:
+    roots = Roots("project", tmp_path / "project", _paths(tmp_path, False))
+    for _ in range(2):
+        assert roots.target_problem(".claude/settings.json", whole_file=True) is None
+        assert roots.target_problem(".claude/settings.json", whole_file=False) is not None
+        assert roots.target_problem("../x", whole_file=True) is not None
+    assert len(roots._problems) == 3
+
+
 def test_writes_outside_the_project_and_uze_home_escape(tmp_path: Path) -> None:
     paths = _paths(tmp_path, False)
     roots = Roots("project", tmp_path / "project", paths)

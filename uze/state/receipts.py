@@ -8,6 +8,7 @@ values. Project scope: `<project>/.uze/receipts/<name>.json`; user scope:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -278,6 +279,11 @@ def check_receipt(receipt: Receipt, path: Path, roots: Roots, *, links: bool = T
     return receipt
 
 
+# The relative paths inside folders repeat from package to package (SKILL.md, references/...):
+# each is checked once per process.
+_relpath_problem = functools.lru_cache(maxsize=4096)(relpath_problem)
+
+
 def _artifact_problems(record: Artifact, roots: Roots, links: bool) -> list[str]:
     whole = not isinstance(record, TreeArtifact | FileArtifact)
     why = roots.target_problem(record.target, whole_file=whole)
@@ -285,13 +291,13 @@ def _artifact_problems(record: Artifact, roots: Roots, links: bool) -> list[str]
         return [f"target: {why}"]
     out = []
     if isinstance(record, TreeArtifact):
-        out += [f"files: {why}" for rel in record.files if (why := relpath_problem(rel))]
+        out += [f"files: {why}" for rel in record.files if (why := _relpath_problem(rel))]
         out += [f"executables: {why}" for rel in record.executables
-                if (why := relpath_problem(rel))]
+                if (why := _relpath_problem(rel))]
     if not links:
         return out
     try:
-        roots.check_links(roots.resolve(record.target))
+        roots.check_target_links(record.target)
     except LinkRefused as refused:
         out.append(f"target: {refused.path} is a symbolic link")
     return out

@@ -327,4 +327,4 @@ DOCTOR = Verb(
               "collisions.",
     (PROJECT, JSON, Param("probe", "flag", "Run each installed harness's own listings against "
                                            "this project.", "--probe")),
-    _doctor, to_json, _doctor_view)
+    _doctor, to_json, _doctor_view, fast=True)
