@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tests.conformance import lab
@@ -96,7 +97,7 @@ class EvidenceRun:
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as handle:
-            handle.write(entry.model_dump_json() + "\n")
+            handle.write(msgspec.json.encode(entry).decode() + "\n")
         self.records.append(entry)
         return entry
 
@@ -138,7 +139,7 @@ def read_run(path: Path) -> list[Record]:
     records = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            records.append(Record.model_validate_json(line))
+            records.append(msgspec.json.decode(line, type=Record))
         except ValueError:
             continue
     return records

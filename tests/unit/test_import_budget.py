@@ -119,6 +119,9 @@ PER_COMMAND = [
     (("check", str(PACKAGE.parent / "minimal")), ("yaml", "tomlkit", "filelock")),
     (("check", str(PACKAGE.parent / "minimal"), "--json"), ("yaml", "tomlkit", "filelock", *VIEWS)),
     (("check", str(PACKAGE)), ("filelock",)),  # its agents are written as YAML and TOML
+    # doctor: its evidence records are msgspec Structs (ADR 0101), its line parsed from the table
+    (("doctor",), ("yaml", "tomlkit", "filelock", "uze.plan.planner")),
+    (("doctor", "--json"), ("yaml", "tomlkit", "filelock", "uze.plan.planner", *VIEWS)),
 ]
 
 

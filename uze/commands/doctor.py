@@ -130,6 +130,7 @@ class _World(msgspec.Struct, frozen=True):
     run: Runner
     owned: frozenset[Path] = msgspec.field(default_factory=frozenset)
     environments: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
+    used: dict[Scope, frozenset[str]] = msgspec.field(default_factory=dict)  # harnesses targeted
 
 
 def _skill_names(root: Path) -> tuple[list[str], bool]:
@@ -170,10 +171,7 @@ def skill_roots(harness: Harness, world: _World) -> tuple[tuple[str, ...], tuple
 
 def _scopes_of(harness: str, world: _World) -> tuple[Scope, ...]:
     """Scopes where a receipt targets the harness; both when none does."""
-    used = tuple(
-        scope for scope, ctx in world.scopes.items()
-        if any(harness in r.harnesses for r in ctx.receipts())
-    )
+    used = tuple(scope for scope in world.scopes if harness in world.used.get(scope, ()))
     return used or ("project", "user")
 
 
@@ -271,7 +269,7 @@ def _with_local(world: _World, harness: str, version: str, items: Sequence[Probe
     if records:
         evidence.add_local(world.paths, records)
     return _World(world.paths, world.scopes, (*world.records, *records), world.checked_at,
-                  world.run, world.owned, world.environments)
+                  world.run, world.owned, world.environments, world.used)
 
 
 def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
@@ -332,8 +330,10 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
         from uze.doctor.probe_run import run_command
 
         run = run_command
+    used = {scope: frozenset(h for r in ctx.receipts() for h in r.harnesses)
+            for scope, ctx in scopes.items()}  # each scope's receipts listed once, not per harness
     world = _World(paths, scopes, (*shipped.records, *local.records), now, run, _owned(scopes),
-                   {**shipped.environments, **local.environments})
+                   {**shipped.environments, **local.environments}, used)
     versions = VersionCache(paths)
     env = probe_env(paths.env)
     versions.prefetch((h.binary for h in REGISTRY.values()), paths.env.get("PATH", ""),

@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
 import blake3
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+import msgspec
 
 from uze import fs
 from uze.errors import UzeError
@@ -83,19 +83,20 @@ NOT_RUNNABLE: Final[dict[str, str]] = {
 }
 
 
-class Record(BaseModel):
-    """One contract's outcome for one harness version, capability and scope."""
+class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
+    """One contract's outcome for one harness version, capability and scope. A msgspec Struct,
+    not a pydantic model (ADR 0101, as ADR 0015 did for receipts): importing pydantic and
+    building its models was a third of every `uze doctor`. Unknown keys are refused, every
+    field is typed and checked on load (`parse`, `make_record`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    evidence_id: str = Field(pattern=r"^[0-9a-f]{16}$")
+    evidence_id: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{16}\Z")]
     harness: str
     harness_version: str
     capability: str
     scope: Scope
     result: Result
     detail: str = ""
-    environment: str = Field(pattern=r"^[0-9a-f]{64}$")
+    environment: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
     uze_version: str
     checked_at: str
     # The permission state of the run: what the user had granted the harness (workspace trust,
@@ -108,16 +109,14 @@ class Record(BaseModel):
         return (self.harness, self.harness_version, self.capability, self.scope)
 
 
-class EvidenceFile(BaseModel):
+class EvidenceFile(msgspec.Struct, frozen=True, forbid_unknown_fields=True, kw_only=True):
     """The records kept in one file, sorted by key."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
     schema_version: int = SCHEMA_VERSION
     records: tuple[Record, ...] = ()
     # The facts behind each environment digest the records name (OS, python, node, harness and
     # uze versions); a digest no fact is known for is shown as the digest alone.
-    environments: dict[str, dict[str, str]] = Field(default_factory=dict)
+    environments: dict[str, dict[str, str]] = msgspec.field(default_factory=dict)
 
 
 def environment_digest(facts: Mapping[str, str]) -> str:
@@ -156,7 +155,7 @@ def make_record(
     if permission:
         fields["permission"] = permission
     digest = blake3.blake3(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
-    return Record.model_validate({"evidence_id": digest, **fields})
+    return msgspec.convert({"evidence_id": digest, **fields}, Record)
 
 
 def collapse(records: Iterable[Record]) -> list[Record]:
@@ -184,7 +183,7 @@ def merge(base: EvidenceFile, run: Iterable[Record],
 
 def dump(evidence: EvidenceFile) -> bytes:
     """Stable JSON bytes (sorted keys, indent 2, trailing newline)."""
-    return (json.dumps(evidence.model_dump(), indent=2, sort_keys=True) + "\n").encode()
+    return (json.dumps(msgspec.to_builtins(evidence), indent=2, sort_keys=True) + "\n").encode()
 
 
 def parse(data: bytes, origin: str) -> EvidenceFile:
@@ -196,8 +195,8 @@ def parse(data: bytes, origin: str) -> EvidenceFile:
                 f"{origin} was written by a newer uze (schema {raw['schema_version']})",
                 hint="upgrade uze",
             )
-        return EvidenceFile.model_validate(raw)
-    except (ValueError, ValidationError) as exc:
+        return msgspec.convert(raw, EvidenceFile)
+    except ValueError as exc:  # msgspec.ValidationError is one
         raise UzeError(
             f"{origin}: not an evidence file ({str(exc).splitlines()[0]})",
             hint="delete it; `uze doctor --probe` records local evidence again",
