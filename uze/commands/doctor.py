@@ -32,8 +32,9 @@ from uze.harnesses import REGISTRY
 from uze.harnesses.base import Harness
 from uze.location import Location
 from uze.paths import Paths
+from uze.state import receipt_cache
 from uze.state.context import ScopeContext, open_scope
-from uze.state.receipts import TreeArtifact
+from uze.state.receipts import Receipt, TreeArtifact
 from uze.vocabulary import Scope
 
 Problem = Literal[
@@ -309,11 +310,12 @@ def _result(items: Sequence[ProbeItem]) -> evidence.Result:
     return "passed" if states == {"found"} else "failed"
 
 
-def _owned(scopes: dict[Scope, ScopeContext]) -> frozenset[Path]:
+def _owned(scopes: dict[Scope, ScopeContext], found: dict[Scope, list[Receipt]]
+           ) -> frozenset[Path]:
     """Every skill folder a receipt says uze wrote."""
     return frozenset(
         ctx.location.resolve(a.target)
-        for ctx in scopes.values() for r in ctx.receipts()
+        for scope, ctx in scopes.items() for r in found[scope]
         for a in r.artifacts if isinstance(a, TreeArtifact)
     )
 
@@ -330,10 +332,12 @@ def doctor(paths: Paths, *, project: Path | None = None, cwd: Path, probe: bool 
         from uze.doctor.probe_run import run_command
 
         run = run_command
-    used = {scope: frozenset(h for r in ctx.receipts() for h in r.harnesses)
-            for scope, ctx in scopes.items()}  # each scope's receipts listed once, not per harness
-    world = _World(paths, scopes, (*shipped.records, *local.records), now, run, _owned(scopes),
-                   {**shipped.environments, **local.environments}, used)
+    # each scope's receipts read once (and kept by file stat, ADR 0101), not once per harness
+    installed = {scope: receipt_cache.receipts(ctx) for scope, ctx in scopes.items()}
+    used = {scope: frozenset(h for r in installed[scope] for h in r.harnesses)
+            for scope in installed}
+    world = _World(paths, scopes, (*shipped.records, *local.records), now, run,
+                   _owned(scopes, installed), {**shipped.environments, **local.environments}, used)
     versions = VersionCache(paths)
     env = probe_env(paths.env)
     versions.prefetch((h.binary for h in REGISTRY.values()), paths.env.get("PATH", ""),

@@ -10,6 +10,7 @@ import msgspec
 
 from uze.commands.declared import declared_rows
 from uze.paths import Paths
+from uze.state import receipt_cache
 from uze.state.context import open_scope
 
 
@@ -34,7 +35,7 @@ def list_installed(paths: Paths, *, project: Path | None = None,
     found = []
     contexts = [open_scope(paths, scope, project, cwd) for scope in ("project", "user")]
     for ctx in contexts:
-        receipts = ctx.receipts()
+        receipts = receipt_cache.receipts(ctx)
         rows = {d.name: d for d in declared_rows(ctx, receipts)[0]}
         found += [Installed(r.name, r.version, r.scope, tuple(r.harnesses), r.tree,
                             rows[r.name].source, rows[r.name].commit, rows[r.name].state,

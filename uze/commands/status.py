@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import msgspec
 
@@ -15,8 +15,11 @@ from uze.errors import NotInstalled
 from uze.harnesses import REGISTRY
 from uze.paths import Paths
 from uze.projections import snapshot
+from uze.state import receipt_cache
 from uze.state.consent import accepted
 from uze.state.context import ScopeContext, locked, open_scope, sweep_stamps
+from uze.state.verdicts import Verdicts
+from uze.state.verdicts import cache_file as verdict_file
 from uze.vocabulary import LiveState, State
 
 if TYPE_CHECKING:
@@ -82,8 +85,35 @@ class StatusResult(msgspec.Struct, frozen=True):
                 "differences": [msgspec.to_builtins(d) for d in self.differences]}
 
 
-def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], lock: str
-                    ) -> tuple[PackageStatus, list[Difference]]:
+def _package_status(ctx: ScopeContext, verdicts: Verdicts, receipt: Receipt,
+                    origin: tuple[str, str], lock: str) -> tuple[PackageStatus, list[Difference]]:
+    """The package's states and differences: taken as an earlier status found them while
+    every path they rest on has the same stat (ADR 0101), else inspected artifact by
+    artifact (and remembered when every artifact is as uze wrote it)."""
+    path = ctx.receipt_file(receipt.name)
+    key = ctx.loaded[path][0] if path in ctx.loaded else ()
+    known = verdicts.states(path, key) if key else None
+    if known is not None:
+        states = cast("tuple[State, ...]", known)  # as this code found them before
+        found, out = PackageStatus(receipt, states, *origin, lock=lock), list[Difference]()
+    else:
+        ctx.hashes.deps = []
+        try:
+            found, out, live = _inspected(ctx, receipt, origin, lock)
+            if key and all(state == "matched" for _record, state in live.values()):
+                verdicts.remember(path, key, found.states, ctx.hashes.deps)
+        finally:
+            ctx.hashes.deps = None
+    if receipt.trust and not accepted(ctx.consent_file(receipt.name), ctx.consent_project,
+                                      receipt.name, receipt.trust):
+        out.append(Difference(receipt.name, receipt.scope, "consent",
+                              f"{receipt.name} runs commands you have not accepted here",
+                              f"`uze uninstall {receipt.name}`, then `uze install` (it asks)"))
+    return found, out
+
+
+def _inspected(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], lock: str
+               ) -> tuple[PackageStatus, list[Difference], dict[str, tuple[Artifact, LiveState]]]:
     # The kinds build receipt records: they load once there is a receipt (ADR 0015).
     from uze.artifacts import parts
     from uze.artifacts.registry import record_key
@@ -111,15 +141,10 @@ def _package_status(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str]
     )
     found = PackageStatus(receipt, states, *origin, lock=lock)
     if lock == "other pin":  # the lock moved (a pull): its new files are no edit of anyone's
-        return found, []
+        return found, [], live
     out = [_difference(ctx, found, record, state, key)
            for key, (record, state) in live.items() if state != "matched"]
-    if receipt.trust and not accepted(ctx.consent_file(receipt.name), ctx.consent_project,
-                                      receipt.name, receipt.trust):
-        out.append(Difference(receipt.name, receipt.scope, "consent",
-                              f"{receipt.name} runs commands you have not accepted here",
-                              f"`uze uninstall {receipt.name}`, then `uze install` (it asks)"))
-    return found, out
+    return found, out, live
 
 
 def _inspect(ctx: ScopeContext, record: Artifact) -> LiveState:
@@ -257,22 +282,24 @@ def status(
     neither installed nor declared."""
     scopes: list[Literal["project", "user"]] = ["project", "user"] if scope == "all" else [scope]
     contexts = [open_scope(paths, s, project, cwd) for s in scopes]
+    verdicts = [Verdicts(verdict_file(paths.uze_home, ctx.key),
+                         f"{ctx.location.project}\0{paths.home}") for ctx in contexts]
     for ctx in contexts:
         if ctx.journal_root.exists():  # a command crashed mid-change: roll it back first
             with locked(ctx, store=False):
                 pass
         sweep_stamps(ctx)
     with snapshot.held():  # each shared config file read once, not once per package
-        return _status(paths, name, scope, contexts, check)
+        return _status(paths, name, scope, contexts, verdicts, check)
 
 
 def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeContext],
-            check: bool) -> StatusResult:
+            verdicts: list[Verdicts], check: bool) -> StatusResult:
     found: list[PackageStatus] = []
     rows: list[Declared] = []
     differences: list[Difference] = []
-    for ctx in contexts:
-        receipts = ctx.receipts()
+    for ctx, known in zip(contexts, verdicts, strict=True):
+        receipts = receipt_cache.receipts(ctx)
         declared, unreadable = declared_rows(ctx, receipts)
         declared = [d for d in declared if name is None or d.name == name]
         rows += declared
@@ -281,15 +308,19 @@ def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeCont
         for receipt in receipts:
             if name is None or receipt.name == name:
                 row = by_name[receipt.name]
-                package, more = _package_status(ctx, receipt, (row.source, row.commit), row.state)
+                package, more = _package_status(ctx, known, receipt, (row.source, row.commit),
+                                                row.state)
                 found.append(package)
                 differences += more
     if name is not None and not rows:
         raise NotInstalled(name, scope,
                            ", ".join(c.location.display(c.receipts_dir) for c in contexts),
                            [r.name for c in contexts for r in c.receipts()])
-    for ctx in contexts:  # what was hashed now need not be read next time (ADR 0011)
+    for ctx, known in zip(contexts, verdicts, strict=True):
+        # what was hashed or found now need not be read next time (ADR 0011, 0101)
+        ctx.hashes.keep(known.trusted)
         ctx.hashes.save(merge=name is not None)
+        known.save(merge=name is not None)
     return StatusResult(contexts[0].location.project, tuple(found),
                         _untrusted_hooks(paths, contexts, found), tuple(rows),
                         tuple(differences), check)

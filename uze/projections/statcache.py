@@ -19,6 +19,7 @@ import contextlib
 import os
 import stat
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -56,9 +57,17 @@ def stat_key(st: os.stat_result) -> StatKey:
 def settled(st: os.stat_result, started_ns: int) -> bool:
     """Whether the file of `st` last changed clearly before `started_ns` (the racy-git rule):
     only then do equal stat fields prove equal bytes."""
-    coarse = st.st_mtime_ns % _SECOND == 0 and st.st_ctime_ns % _SECOND == 0
-    margin = _COARSE_NS if coarse else _FINE_NS
-    return max(st.st_mtime_ns, st.st_ctime_ns) < started_ns - margin
+    return _settled_times(st.st_mtime_ns, st.st_ctime_ns, started_ns)
+
+
+def settled_key(key: Sequence[int], started_ns: int) -> bool:
+    """`settled` of a `stat_key`."""
+    return _settled_times(key[3], key[4], started_ns)
+
+
+def _settled_times(mtime: int, ctime: int, started_ns: int) -> bool:
+    coarse = mtime % _SECOND == 0 and ctime % _SECOND == 0
+    return max(mtime, ctime) < started_ns - (_COARSE_NS if coarse else _FINE_NS)
 
 
 def read_file(path: str) -> bytes:
@@ -90,12 +99,19 @@ class DigestCache:
         self._folders: dict[str, Entry] = {}
         self._matched: dict[str, tuple[os.stat_result, set[str]]] = {}
         self._keys: dict[str, frozenset[str]] = {}  # the cache file's matched keys, split
+        self._kept: set[str] = set()  # paths trusted as a whole (`keep`): their entries stay
+        # While a list (status inspecting one package, ADR 0101): each path looked at, with
+        # the stat its answer rests on (a file's digest, a folder's names, a shared file's
+        # records).
+        self.deps: list[tuple[str, StatKey]] | None = None
 
     def digest(self, path: Path | str, st: os.stat_result) -> str:
         """`content_digest` of the regular file `path`, whose `lstat` is `st` (a str path spares
         a Path per file on the hot loop of status)."""
         name = os.fspath(path)
         key = stat_key(st)
+        if self.deps is not None:
+            self.deps.append((name, key))
         known = self._seen.get(name) or self._file().entries.get(name)
         if known is not None and known[:5] == key:
             self._seen[name] = known
@@ -132,6 +148,8 @@ class DigestCache:
     def _names(self, folder: str, st: os.stat_result) -> list[str]:
         """The names in `folder`, whose `lstat` (taken before this) is `st`."""
         key = stat_key(st)
+        if self.deps is not None:
+            self.deps.append((folder, key))
         known = self._folders.get(folder) or self._file().folders.get(folder)
         if known is not None and known[:5] == key:
             self._folders[folder] = known
@@ -148,6 +166,8 @@ class DigestCache:
         known = self._file().matched.get(name)
         if known is None or not stat.S_ISREG(st.st_mode) or known[:5] != stat_key(st):
             return False
+        if self.deps is not None:
+            self.deps.append((name, known[:5]))
         keys = self._keys.get(name)
         if keys is None:
             keys = self._keys[name] = frozenset(known[5].split(_SEP))
@@ -159,11 +179,18 @@ class DigestCache:
     def matched(self, path: Path | str, st: os.stat_result, key: str) -> None:
         """Remember that the record `key` was found as uze wrote it in the regular file `path`,
         read after its `lstat` gave `st` (only if the file was settled then: the racy rule)."""
+        name = os.fspath(path)
+        if self.deps is not None:
+            self.deps.append((name, stat_key(st)))
         if stat.S_ISREG(st.st_mode) and self._settled(st):
-            name = os.fspath(path)
             entry = self._matched.setdefault(name, (st, set()))
             if stat_key(entry[0]) == stat_key(st):
                 entry[1].add(key)
+
+    def keep(self, paths: Iterable[str]) -> None:
+        """Keep what the cache file says of `paths` on `save` (files, folders, shared files
+        of a package status trusted as a whole, ADR 0101, without asking this cache)."""
+        self._kept.update(paths)
 
     def save(self, *, merge: bool) -> None:
         """Write what this command verified (`merge`: keep the other entries too).
@@ -171,21 +198,27 @@ class DigestCache:
         Only when it changed. A failure to write (read-only or full disk) is ignored: the
         cache is an optimisation, never a reason for a command to fail.
         """
-        if self.path is None:
-            return
+        if self.path is None or (self._known is None and not self._seen and not self._folders
+                                 and not self._matched):
+            return  # nothing looked up, nothing learnt (every package trusted whole, ADR 0101)
         known = self._file()
         matched = {name: (*stat_key(st), _SEP.join(sorted(keys)))
                    for name, (st, keys) in self._matched.items()}
+        kept = self._kept
+        for name, entry in matched.items():  # the same file unchanged: every key found
+            old = known.matched.get(name)
+            if (merge or name in kept) and old is not None and old[:5] == entry[:5]:
+                matched[name] = (*entry[:5], _SEP.join(sorted(
+                    {*old[5].split(_SEP), *entry[5].split(_SEP)})))
         if merge:
-            for name, entry in matched.items():  # the same file unchanged: every key found
-                old = known.matched.get(name)
-                if old is not None and old[:5] == entry[:5]:
-                    matched[name] = (*entry[:5], _SEP.join(sorted(
-                        {*old[5].split(_SEP), *entry[5].split(_SEP)})))
             body = _File(SCHEMA, {**known.entries, **self._seen},
                          {**known.folders, **self._folders}, {**known.matched, **matched})
-        else:
-            body = _File(SCHEMA, dict(self._seen), dict(self._folders), matched)
+        else:  # what this command saw, and what it trusted as a whole (`keep`)
+            body = _File(
+                SCHEMA,
+                {**{p: e for p, e in known.entries.items() if p in kept}, **self._seen},
+                {**{p: e for p, e in known.folders.items() if p in kept}, **self._folders},
+                {**{p: e for p, e in known.matched.items() if p in kept}, **matched})
         if body == known:
             return
         text = msgspec.json.encode(body, order="sorted")

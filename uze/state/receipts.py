@@ -255,15 +255,25 @@ def parse_receipt(raw: bytes, path: Path) -> Receipt:
         raise ReceiptUnreadable(path, _located(exc)) from None
 
 
-def check_receipt(receipt: Receipt, path: Path, roots: Roots, *, links: bool = True) -> Receipt:
+def check_receipt(receipt: Receipt, path: Path, roots: Roots, *, links: bool = True,
+                  own: bool = True) -> Receipt:
     """Return `receipt` if it may be acted on: its name is its file's and a valid package name,
     its scope is `roots`' scope, and every artifact names a place uze writes there, reached
     through no symbolic link in a project (ADR 0020). Else raise ReceiptRefused listing every
     problem, located: a receipt is refused whole, so nothing it names is touched.
 
     `links=False` leaves out the link checks (the file system's, not the receipt's): for a
-    receipt whose targets the command neither reads nor writes (ADR 0079)."""
+    receipt whose targets the command neither reads nor writes (ADR 0079). `own=False` does
+    only the link checks: for a receipt whose very bytes passed the others before (kept by
+    its file's stat, ADR 0101)."""
 
+    if not own:
+        problems = [f"artifacts.{index}.target: {why}"
+                    for index, record in enumerate(receipt.artifacts)
+                    if (why := _link_problem(record, roots))] if links else []
+        if problems:
+            raise ReceiptRefused(path, problems)
+        return receipt
     problems = []
     if receipt.name != path.name.removesuffix(".json"):
         problems.append(f"name: {receipt.name!r} is not this file's package name")
@@ -294,13 +304,17 @@ def _artifact_problems(record: Artifact, roots: Roots, links: bool) -> list[str]
         out += [f"files: {why}" for rel in record.files if (why := _relpath_problem(rel))]
         out += [f"executables: {why}" for rel in record.executables
                 if (why := _relpath_problem(rel))]
-    if not links:
-        return out
+    if links and (why := _link_problem(record, roots)) is not None:
+        out.append(f"target: {why}")
+    return out
+
+
+def _link_problem(record: Artifact, roots: Roots) -> str | None:
     try:
         roots.check_target_links(record.target)
     except LinkRefused as refused:
-        out.append(f"target: {refused.path} is a symbolic link")
-    return out
+        return f"{refused.path} is a symbolic link"
+    return None
 
 
 def receipt_path(folder: Path, name: str) -> Path:

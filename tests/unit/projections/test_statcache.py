@@ -11,7 +11,7 @@ import pytest
 
 from uze.projections import file, statcache, tree
 from uze.projections.digest import content_digest
-from uze.projections.statcache import DigestCache
+from uze.projections.statcache import DigestCache, stat_key
 
 SECOND = 1_000_000_000
 
@@ -173,6 +173,39 @@ def test_save_keeps_only_what_was_seen_unless_merging(work: tuple[Path, Path]) -
     assert str(other) in statcache._load(cache_path).entries
     only_target.save(merge=False)
     assert set(statcache._load(cache_path).entries) == {str(target)}
+
+
+def test_kept_paths_survive_a_save_and_a_cache_nothing_asked_of_is_not_rewritten(
+        work: tuple[Path, Path]) -> None:
+    """ADR 0101: what a status trusted as a whole (a package's verdict) keeps its entries;
+    a status that asked the cache nothing and learnt nothing leaves the file alone."""
+    target, cache_path = work
+    other = target.with_name("other.md")
+    other.write_bytes(b"x")
+    both = DigestCache(cache_path, started_ns=_later(other))
+    _digest(both, target)
+    _digest(both, other)
+    both.save(merge=False)
+
+    kept = DigestCache(cache_path, started_ns=_later(other))
+    _digest(kept, target)
+    kept.keep([str(other)])
+    kept.save(merge=False)
+    assert set(statcache._load(cache_path).entries) == {str(target), str(other)}
+
+    before = cache_path.stat()
+    DigestCache(cache_path).save(merge=False)  # never looked up: nothing learnt, not written
+    assert stat_key(cache_path.stat()) == stat_key(before)
+
+
+def test_deps_record_every_path_looked_at_with_the_stat_used(work: tuple[Path, Path]) -> None:
+    target, cache_path = work
+    cache = DigestCache(cache_path, started_ns=_later(target))
+    cache.deps = []
+    assert tree.inspect(target.parent, {"SKILL.md": _digest(DigestCache(None), target)},
+                        cache) == "matched"
+    assert cache.deps == [(str(target.parent), stat_key(target.parent.lstat())),
+                          (str(target), stat_key(target.lstat()))]
 
 
 @pytest.fixture
