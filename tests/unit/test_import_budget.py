@@ -432,6 +432,7 @@ LAZY_IMPORTS = {
         "start-up: git is asked for a merge's stages only when uze.toml or uze.lock has markers",
     ("uze.commands.status", "uze.install.edits"): DRIFTED,
     ("uze.state.context", "uze.state.receipts"): RECEIPTS,
+    ("uze.state.receipt_cache", "uze.state.receipts"): RECEIPTS,
     **{("uze.artifacts.registry", f"uze.artifacts.{kind}"):
        "start-up: an artifact kind loads when a plan or receipt first has one (ADR 0051)"
        for kind in ("tree", "region", "file", "entry", "element")},

@@ -262,7 +262,7 @@ def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
     for receipt, p in hooks:
         if p.harness not in trusted:
             continue
-        hook_file = by_scope[receipt.scope].location.resolve(p.target.split("#", 1)[0])
+        hook_file = _resolved(by_scope[receipt.scope], p.target.split("#", 1)[0])
         if str(hook_file) not in trusted[p.harness]:
             out.append((receipt.name, receipt.scope, p.target))
     return tuple(out)

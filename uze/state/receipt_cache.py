@@ -18,9 +18,10 @@ is written only when a receipt was read from its file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import msgspec
 from blake3 import blake3
@@ -28,24 +29,18 @@ from blake3 import blake3
 from uze import __version__, fs
 from uze.projections.statcache import settled, stat_key
 from uze.state.context import ScopeContext
-from uze.state.receipts import Receipt, check_receipt
+
+if TYPE_CHECKING:
+    from uze.state.receipts import KeptReceipt, KeptReceipts, Receipt
 
 SCHEMA: Final = 1
 
 
-class _Kept(msgspec.Struct, array_like=True, frozen=True):
-    stat: tuple[int, int, int, int, int]
-    receipt: Receipt
+@functools.cache
+def _decoder() -> msgspec.msgpack.Decoder[KeptReceipts]:
+    from uze.state.receipts import KeptReceipts  # start-up: loads once there is a receipt
 
-
-class _File(msgspec.Struct, array_like=True):
-    schema: int
-    version: str  # the uze that checked them
-    root: str  # the scope's root and HOME: the places the targets were checked against
-    receipts: dict[str, _Kept]
-
-
-_DECODER: Final = msgspec.msgpack.Decoder(_File)
+    return msgspec.msgpack.Decoder(KeptReceipts)
 
 
 def cache_path(ctx: ScopeContext) -> Path:
@@ -57,7 +52,7 @@ def _root(ctx: ScopeContext) -> str:
     return f"{ctx.location.project}\0{ctx.paths.home}"
 
 
-def _read(ctx: ScopeContext) -> dict[str, _Kept]:
+def _read(ctx: ScopeContext) -> dict[str, KeptReceipt]:
     try:
         raw = cache_path(ctx).read_bytes()
     except OSError:
@@ -66,7 +61,7 @@ def _read(ctx: ScopeContext) -> dict[str, _Kept]:
     if not body or raw[64:65] != b"\n" or blake3(body).hexdigest().encode() != check:
         return {}
     try:
-        found = _DECODER.decode(body)
+        found = _decoder().decode(body)
     except msgspec.DecodeError:  # damage the checksum missed, or another shape
         return {}
     if found.schema != SCHEMA or found.version != __version__ or found.root != _root(ctx):
@@ -78,11 +73,16 @@ def receipts(ctx: ScopeContext) -> list[Receipt]:
     """`ctx.receipts()` (every receipt of the scope, sorted by name, checked whole with its
     link checks), each receipt whose file is unchanged taken from the cache."""
     started = time.time_ns()
+    files = ctx.receipt_files()
+    if not files:
+        return []
+    from uze.state.receipts import KeptReceipt, KeptReceipts, check_receipt  # start-up: as above
+
     known = _read(ctx)
-    fresh: dict[str, _Kept] = {}
+    fresh: dict[str, KeptReceipt] = {}
     out: list[Receipt] = []
     read = False
-    for path in ctx.receipt_files():
+    for path in files:
         try:
             st = path.stat()
         except OSError:
@@ -98,9 +98,9 @@ def receipts(ctx: ScopeContext) -> list[Receipt]:
         out.append(receipt)
         if key is not None and st is not None and settled(st, started):
             fresh[path.name] = entry if entry is not None and entry.stat == key \
-                else _Kept(key, receipt)
+                else KeptReceipt(key, receipt)
     if read or fresh.keys() != known.keys():
-        body = msgspec.msgpack.encode(_File(SCHEMA, __version__, _root(ctx), fresh))
+        body = msgspec.msgpack.encode(KeptReceipts(SCHEMA, __version__, _root(ctx), fresh))
         with contextlib.suppress(OSError):
             fs.replace_unsynced(cache_path(ctx), blake3(body).hexdigest().encode() + b"\n" + body)
     return out

@@ -180,6 +180,24 @@ class Receipt(_Model, frozen=True, kw_only=True):
     settings: dict[str, str] = {}
 
 
+class KeptReceipt(msgspec.Struct, array_like=True, frozen=True):
+    """A receipt as `uze.state.receipt_cache` keeps it: decoded and checked, with the stat of
+    the file it was read from (ADR 0101)."""
+
+    stat: tuple[int, int, int, int, int]
+    receipt: Receipt
+
+
+class KeptReceipts(msgspec.Struct, array_like=True):
+    """The body of a receipt cache file: the uze version that checked them, the scope's root
+    and HOME they were checked against, and each kept receipt by file name."""
+
+    schema: int
+    version: str
+    root: str
+    receipts: dict[str, KeptReceipt]
+
+
 def dump_receipt(receipt: Receipt) -> bytes:
     """Canonical bytes: UTF-8 JSON, indent 2, sorted keys, trailing newline.
 

@@ -67,7 +67,7 @@ class Verdicts:
         self._started = time.time_ns() if started_ns is None else started_ns
         self._known: dict[str, _Verdict] | None = None
         self._kept: dict[str, _Verdict] = {}
-        self._stats: dict[str, StatKey | None] = {}  # lstat of each path, once per command
+        self._stats: dict[str, StatKey] = {}  # lstat of each path, once per command
         self.trusted: set[str] = set()  # every path of a package taken as it was
 
     def states(self, receipt: Path, key: Sequence[int]) -> tuple[str, ...] | None:
@@ -78,10 +78,16 @@ class Verdicts:
         if known is None or known.receipt != tuple(key) or known.where != self.where:
             return None
         stats: list[StatKey] = []
+        memo, lstat = self._stats, os.lstat  # the hot loop: 18,000 paths at 200 packages
         for path in known.deps:
-            found = self._lstat(path)
+            found = memo.get(path)
             if found is None:
-                return None
+                try:
+                    st = lstat(path)
+                except OSError:
+                    return None
+                found = memo[path] = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns,
+                                      st.st_ctime_ns)
             stats.append(found)
         if _digest(stats) != known.stats:
             return None
@@ -117,18 +123,6 @@ class Verdicts:
         data = msgspec.msgpack.encode(_File(SCHEMA, dict(sorted(body.items()))))
         with contextlib.suppress(OSError):
             fs.replace_unsynced(self.path, blake3(data).hexdigest().encode() + b"\n" + data)
-
-    def _lstat(self, path: str) -> StatKey | None:
-        if path in self._stats:
-            return self._stats[path]
-        try:
-            st = os.lstat(path)
-        except OSError:
-            found = None
-        else:
-            found = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
-        self._stats[path] = found
-        return found
 
     def _file(self) -> dict[str, _Verdict]:
         if self._known is None:
