@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import msgspec
 
+from uze.harnesses.skill_switches import SkillOff, SkillSwitch
 from uze.location import Location
 from uze.paths import Paths
 from uze.vocabulary import ConfigFormat, Route
@@ -280,17 +281,6 @@ class Instructions(msgspec.Struct, frozen=True):
     # besides its own (DeepSeek reads CLAUDE.md): uze keeps their regions apart
 
 
-class SkillSwitch(msgspec.Struct, frozen=True):
-    """A config entry that keeps one skill from the harness's model while its user can still
-    run it by name (OpenCode: `permission.skill.<name> = "deny"`, adr/0084): the file per
-    scope, its format, the key path of a skill's name, and the value."""
-
-    file: Callable[[Location], Path]
-    fmt: ConfigFormat
-    key: Callable[[str], tuple[str, ...]]
-    value: object
-
-
 class Skills(msgspec.Struct, frozen=True):
     """Where a harness reads skills and what it adds to one (uze/plan/planner.py reads it)."""
 
@@ -299,6 +289,7 @@ class Skills(msgspec.Struct, frozen=True):
     dialect: Callable[[InvokePolicy], SkillDialect] = _no_policy  # frontmatter keys + extra files
     user_only: SkillSwitch | None = None  # how a user-only skill is kept from the model, where
     # no frontmatter key of the skill can say so
+    off: SkillOff | None = None  # `uze disable`'s native switch of one skill (ADR 0098)
 
 
 class HookProtocol(msgspec.Struct, frozen=True):

@@ -26,6 +26,7 @@ from uze.harnesses.base import (
     cap,
     hook_events,
 )
+from uze.harnesses.skill_switches import SkillOff
 from uze.paths import Paths
 
 if TYPE_CHECKING:
@@ -260,7 +261,12 @@ HARNESS = Harness(
     skills=Skills(lambda loc: (
         loc.pick(".agents/skills", loc.paths.home / ".agents" / "skills"),
         loc.pick(".codex/skills", codex_home(loc.paths) / "skills"),
-    ), dialect=_skill_dialect),
+    ), dialect=_skill_dialect, off=SkillOff(
+        # codex 0.171.0 honours `[[skills.config]] name = ... enabled = false` in the user
+        # config.toml only: skills/list says enabled: false and the model is not offered it; in
+        # the project's .codex/config.toml it is ignored (tests/conformance/test_switches.py)
+        lambda loc: codex_home(loc.paths) / "config.toml" if loc.scope == "user" else None,
+        "toml", ("skills", "config"), lambda name: {"name": name, "enabled": False})),
     mcp=McpTarget(
         lambda loc: loc.pick(".codex/config.toml", codex_home(loc.paths) / "config.toml"),
         "toml", lambda _loc, name: ("mcp_servers", name), mcp_dialect,

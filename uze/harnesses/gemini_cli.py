@@ -24,6 +24,7 @@ from uze.harnesses.base import (
     cap,
     hook_events,
 )
+from uze.harnesses.skill_switches import SkillOff
 from uze.location import Location
 from uze.paths import Paths
 
@@ -214,7 +215,11 @@ HARNESS = Harness(
     home=gemini_dir,
     instructions=Instructions(
         lambda loc: loc.pick("GEMINI.md", gemini_dir(loc.paths) / "GEMINI.md")),
-    skills=Skills(_skill_roots),
+    # gemini 0.61.0 lists a skill named in `skills.disabled` (user or project settings.json)
+    # `[Disabled]` and offers it to no model request (tests/conformance/test_switches.py)
+    skills=Skills(_skill_roots, off=SkillOff(
+        lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),
+        "jsonc", ("skills", "disabled"), lambda name: name)),
     commands=COMMANDS,
     mcp=McpTarget(
         lambda loc: loc.pick(".gemini/settings.json", gemini_dir(loc.paths) / "settings.json"),

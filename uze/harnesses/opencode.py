@@ -21,12 +21,12 @@ from uze.harnesses.base import (
     Power,
     ProjectForms,
     Skills,
-    SkillSwitch,
     TrustFacts,
     cap,
     hook_events,
 )
 from uze.harnesses.claude_code import config_dir as claude_dir
+from uze.harnesses.skill_switches import SkillSwitch
 from uze.location import Location
 from uze.paths import Paths
 

@@ -85,7 +85,8 @@ class PlannedEntry(msgspec.Struct, frozen=True):
 
 
 class PlannedElement(msgspec.Struct, frozen=True):
-    """One element appended to the array at `key_path` (a hook group); `marker` is its command."""
+    """One element appended to the array at `key_path` (a hook group, a skill's native switch,
+    ADR 0098); `marker` is its command or the skill's name."""
 
     type: ClassVar[Literal["element"]] = "element"  # its kind (uze.artifacts.registry)
 
@@ -94,7 +95,7 @@ class PlannedElement(msgspec.Struct, frozen=True):
     fmt: ConfigFormat
     key_path: tuple[str, ...]
     group: str
-    value: dict[str, object]
+    value: object
     marker: str
     harnesses: tuple[str, ...]
 

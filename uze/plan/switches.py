@@ -4,7 +4,11 @@ A switch (`uze.state.receipts.Off`) names one resource or the whole package, in 
 in all of them. Switched off in a harness that loads the package as a Claude Code plugin
 (`Harness.claude_plugins` with a `switch` file), the whole package keeps its plugin folder and
 gets `enabledPlugins."<package>@skills-dir": false` in that settings file: the harness's own
-switch (claude 2.1.197 lists the plugin `disabled`, both scopes). Everything else that is off
+switch (claude 2.1.197 lists the plugin `disabled`, both scopes). One skill switched off in one
+harness whose own skill switch the real binary honours in that scope (`Skills.off`: Gemini CLI's
+`skills.disabled`, Codex's user `[[skills.config]]`, ADR 0098) keeps its folder and gets that
+switch, an element uze owns, unless the same skill is also switched off by removal in another
+harness (then the folder goes for all of them). Everything else that is off
 is left out of the plan, so the install that applies it removes what uze owns there (an edited
 artifact is kept and reported, as by uninstall) and the install that switches it on again
 writes it back from the same stored package, byte for byte.
@@ -22,8 +26,15 @@ import msgspec
 from uze.errors import UzeError
 from uze.harnesses import REGISTRY, Location
 from uze.package import Package
-from uze.plan import claude_plugin
-from uze.plan.model import Plan, PlannedArtifact, PlannedEntry, PlannedProjection, PlannedTree
+from uze.plan import claude_plugin, labels
+from uze.plan.model import (
+    Plan,
+    PlannedArtifact,
+    PlannedElement,
+    PlannedEntry,
+    PlannedProjection,
+    PlannedTree,
+)
 from uze.plan.planner import plan_install
 from uze.state.receipts import Off
 
@@ -68,6 +79,30 @@ def _switched(loc: Location, package: Package, harness: str) -> PlannedEntry | N
     return PlannedEntry(path, loc.display(path), "json",
                         ("enabledPlugins", f"{package.name}{PLUGIN_SUFFIX}"), False,
                         (harness,))
+
+
+def _native(package: Package, loc: Location, harnesses: tuple[str, ...],
+            off: tuple[Off, ...]) -> tuple[Off, ...]:
+    """The switches a harness's own skill switch carries in this scope (see the module)."""
+    kinds = resources(package)
+
+    def own(o: Off) -> bool:
+        switch = REGISTRY[o.harness].skills.off if o.harness in harnesses else None
+        return (bool(o.resource) and kinds.get(o.resource) == "skill" and switch is not None
+                and switch.file(loc) is not None)
+    return tuple(o for o in off
+                 if own(o) and all(own(other) for other in off if other.resource == o.resource))
+
+
+def _skill_off(loc: Location, package: Package, o: Off) -> PlannedElement:
+    """The element that switches skill `o.resource` off in `o.harness` (`_native` chose it)."""
+    switch = REGISTRY[o.harness].skills.off
+    path = switch.file(loc) if switch is not None else None
+    assert switch is not None and path is not None  # _native checked both
+    skill = next(s for s in package.skills if s.name == o.resource)
+    name = labels.skill_folder_name(package, skill)  # the name the harness lists it by
+    return PlannedElement(path, loc.display(path), switch.fmt, switch.key_path, f"off:{name}",
+                          switch.element(name), name, (o.harness,))
 
 
 def _plugin_folder(plan: Plan, harness: str) -> PlannedArtifact | None:
@@ -159,8 +194,10 @@ def plan_switched(package: Package, tree: str, loc: Location, harnesses: tuple[s
     whole = plan_install(package, tree, loc, harnesses)
     if not off:
         return whole
-    gone = {o.resource for o in off if o.resource and not o.harness}
-    quiet = {h for h in harnesses if any(not o.resource and o.harness in ("", h) for o in off)}
+    native = _native(package, loc, harnesses, off)
+    removed = tuple(o for o in off if o not in native)
+    gone = {o.resource for o in removed if o.resource and not o.harness}
+    quiet = {h for h in harnesses if any(not o.resource and o.harness in ("", h) for o in removed)}
     kept = _without(package, gone)
     full = plan_install(kept, tree, loc, harnesses) if gone else whole
     on = tuple(h for h in harnesses if h not in quiet)
@@ -172,7 +209,8 @@ def plan_switched(package: Package, tree: str, loc: Location, harnesses: tuple[s
         if entry is not None and folder is not None:
             artifacts += [folder, entry]
     _shared(full, on, quiet)
-    artifacts = _each_harness(kept, tree, loc, on, off, part, artifacts)
+    artifacts = _each_harness(kept, tree, loc, on, removed, part, artifacts)
+    artifacts += [_skill_off(loc, package, o) for o in native]
     projections = [p for p in (part.projections if on else ())
                    if not any(o.covers(p.resource, p.harness) for o in off)]
     projections += [p for p in whole.projections

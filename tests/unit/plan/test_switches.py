@@ -11,7 +11,7 @@ from uze.errors import UzeError
 from uze.harnesses import Location
 from uze.package import read_package
 from uze.paths import Paths
-from uze.plan.model import Plan, PlannedEntry, PlannedTree
+from uze.plan.model import Plan, PlannedElement, PlannedEntry, PlannedTree
 from uze.plan.planner import plan_install
 from uze.plan.switches import plan_switched
 from uze.state.receipts import Off
@@ -83,6 +83,40 @@ def test_an_artifact_read_by_a_harness_left_on_is_refused(tmp_path: Path) -> Non
     both = _plan(tmp_path, (Off(resource="review", harness="codex"),
                             Off(resource="review", harness="opencode")), harnesses=harnesses)
     assert ".agents/skills/every-kind-review" not in _targets(both)
+
+
+def _skill_switches(plan: Plan) -> list[tuple[str, tuple[str, ...], object, tuple[str, ...]]]:
+    return [(a.target, a.key_path, a.value, a.harnesses) for a in plan.artifacts
+            if isinstance(a, PlannedElement) and a.key_path[0] == "skills"]
+
+
+@pytest.mark.parametrize(("scope", "home"), [("project", ""), ("user", "~/")])
+def test_a_skill_off_by_the_harness_own_switch_keeps_the_folder_others_read(
+        tmp_path: Path, scope: str, home: str) -> None:
+    """adr/0098: Gemini CLI's `skills.disabled` in both scopes, Codex's `[[skills.config]]` in
+    its user config.toml only (0.171.0 ignores it in .codex/config.toml): the shared folder
+    stays for OpenCode, the projection is `disabled`, nothing else changes."""
+    harnesses = ("codex", "gemini_cli", "opencode")
+    plain = _plan(tmp_path, (), scope, harnesses)
+    off = (Off(resource="review", harness="gemini_cli"),)
+    gemini = _plan(tmp_path, off, scope, harnesses)
+    assert _skill_switches(gemini) == [(f"{home}.gemini/settings.json", ("skills", "disabled"),
+                                        "every-kind-review", ("gemini_cli",))]
+    assert [a for a in gemini.artifacts if not isinstance(a, PlannedElement)
+            or a.key_path[0] != "skills"] == list(plain.artifacts)
+    assert gemini.disabled == off
+    codex = (Off(resource="review", harness="codex"),)
+    if scope == "project":
+        with pytest.raises(UzeError):  # removal of the folder OpenCode reads: refused
+            _plan(tmp_path, codex, scope, harnesses)
+        return
+    assert _skill_switches(_plan(tmp_path, codex, scope, harnesses)) == [
+        ("~/.codex/config.toml", ("skills", "config"),
+         {"name": "every-kind-review", "enabled": False}, ("codex",))]
+    every = _plan(tmp_path, (*codex, *off, Off(resource="review", harness="opencode")), scope,
+                  harnesses)  # removed for OpenCode: the folder goes, for all three then
+    assert _skill_switches(every) == [] and f"{home}.agents/skills/every-kind-review" \
+        not in _targets(every)
 
 
 def test_off_spelled_in_the_lock_reads_back() -> None:
