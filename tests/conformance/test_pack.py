@@ -1,52 +1,128 @@
-"""The real validators accept what `uze pack` writes (issue 34 item 4, ADR 0091):
-`claude plugin validate OUT` and `gemini extensions validate OUT` on the pinned binaries, for
-the conformance package (skills, nested agents, a command, instructions, a stdio and an HTTP
-MCP server); and Gemini CLI, given OUT as a linked extension, lists its context file, skills
-and servers (`${extensionPath}` resolved)."""
+"""What `uze pack` writes is what the real harnesses load (issue 34 item 4, ADRs 0091, 0097).
+
+The conformance package (skills, a top-level and a nested agent, a command, instructions, a
+stdio and an HTTP MCP server, hooks) packed, as one package and as a marketplace of it:
+
+- the validators accept each envelope and the Claude catalog (`claude plugin validate`,
+  `gemini extensions validate`);
+- Gemini CLI, given the extension folder linked, lists its context file, skills, servers and
+  both agents (rendered without the portable `harness:` block it refuses);
+- Claude Code adds the packed marketplace and installs the plugin from it, offline, in the
+  temporary HOME, and lists its skills, agents, command and servers;
+- Codex adds the packed marketplace and installs the plugin from it, offline, and lists its
+  skills and servers.
+"""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conformance.lab import Lab, require
+from tests.conformance.lab import PACKAGE, Lab, require
+from uze.doctor import probes
 
 pytestmark = pytest.mark.conformance
 
+MARKET = "uze-packed"
+SKILLS = ["helper", "review", "ship"]
 
-def test_claude_and_gemini_validators_accept_the_packed_folder(lab: Lab) -> None:
-    require("claude")
-    require("gemini")
+
+def _packed(lab: Lab) -> Path:
     out = lab.sandbox.root / "packed"
     packed = lab.uze("pack", str(lab.package), "--out", str(out))
-    assert "packed every-kind" in packed.stdout
-    claude = lab.run("claude", "plugin", "validate", str(out))
-    assert "Validation passed" in claude.stdout + claude.stderr
-    assert "error" not in (claude.stdout + claude.stderr).lower().replace("0 errors", "")
-    gemini = lab.run("gemini", "extensions", "validate", str(out))
-    assert "successfully validated" in gemini.stdout + gemini.stderr
+    assert f"packed {PACKAGE}" in packed.stdout
+    return out
 
 
-def test_gemini_loads_the_packed_extension_with_its_context_skills_and_servers(
-        lab: Lab) -> None:
+def _market(lab: Lab) -> Path:
+    """The package's parent folder (a folder of packages) packed as a marketplace."""
+    out = lab.sandbox.root / "market"
+    lab.uze("pack", str(lab.package.parent), "--out", str(out), "--marketplace", MARKET)
+    return out
+
+
+def test_the_validators_accept_every_envelope_and_the_catalog(lab: Lab) -> None:
+    require("claude")
     require("gemini")
-    out = lab.sandbox.root / "packed"
-    lab.uze("pack", str(lab.package), "--out", str(out))
-    link = lab.sandbox.home / ".gemini" / "extensions" / "every-kind"
-    link.mkdir(parents=True)
-    (link / ".gemini-extension-install.json").write_text(
-        json.dumps({"source": str(out), "type": "link"}), encoding="utf-8")
+    out = _packed(lab)
+    claude = lab.run("claude", "plugin", "validate", str(out / "claude_code"))
+    assert "Validation passed" in claude.stdout + claude.stderr
+    assert " error" not in (claude.stdout + claude.stderr).lower()
+    gemini = lab.run("gemini", "extensions", "validate", str(out / "gemini_cli"))
+    assert "successfully validated" in gemini.stdout + gemini.stderr
+    market = _market(lab)
+    catalog = lab.run("claude", "plugin", "validate", str(market))
+    assert "Validation passed" in catalog.stdout + catalog.stderr
+    assert "marketplace.json" in catalog.stdout + catalog.stderr
+
+
+def _gemini_listed(lab: Lab, folder: Path) -> tuple[dict[str, Any], str]:
+    link = lab.run("gemini", "extensions", "link", str(folder), "--consent")
+    assert PACKAGE in link.stdout + link.stderr
     result = lab.run("gemini", "extensions", "list", "-o", "json")
     text = result.stdout + result.stderr
     start = text.index("\n[") + 1 if "\n[" in text else 0
     (listed,) = json.JSONDecoder().raw_decode(text, start)[0]
-    assert (listed["name"], listed["isActive"]) == ("every-kind", True)
-    assert listed["contextFiles"] == [str(out / "AGENTS.md")]
-    assert sorted(skill["name"] for skill in listed["skills"]) == ["helper", "review", "ship"]
+    return listed, text[:start]
+
+
+def test_gemini_loads_the_extension_with_its_context_skills_servers_and_agents(
+        lab: Lab) -> None:
+    require("gemini")
+    folder = _packed(lab) / "gemini_cli"
+    listed, noise = _gemini_listed(lab, folder)
+    assert (listed["name"], listed["isActive"]) == (PACKAGE, True)
+    assert listed["contextFiles"] == [str(folder / "AGENTS.md")]
+    assert sorted(skill["name"] for skill in listed["skills"]) == SKILLS
     assert sorted(listed["mcpServers"]) == ["docs", "search"]
-    assert listed["mcpServers"]["docs"]["command"] == str(out / "scripts" / "server.sh")
-    # Known gap (ADR 0091): Gemini CLI loads an extension's agents/ and refuses the portable
-    # `harness:` block of an agent, so the packed agent does not load there (yet).
-    assert listed["agents"] == []
-    assert "Unrecognized key(s) in object: 'harness'" in text[:start]
+    assert listed["mcpServers"]["docs"]["command"] == str(folder / "scripts" / "server.sh")
+    # ADR 0091's gap, closed (ADR 0097): each agent in Gemini's form, flat in agents/.
+    assert sorted(agent["name"] for agent in listed["agents"]) == ["reviewer", "team-planner"]
+    assert "Unrecognized key" not in noise and "Error loading agent" not in noise
+
+
+def test_claude_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None:
+    require("claude")
+    market = _market(lab)
+    added = lab.run("claude", "plugin", "marketplace", "add", str(market))
+    assert MARKET in added.stdout + added.stderr
+    lab.run("claude", "plugin", "install", f"{PACKAGE}@{MARKET}")
+    (plugin,) = json.loads(lab.run("claude", "plugin", "list", "--json").stdout)
+    assert (plugin["id"], plugin["enabled"]) == (f"{PACKAGE}@{MARKET}", True)
+    events = probes.claude_events(lab.run("claude", *probes.CLAUDE_CONTEXT).stdout)
+    init, _ = probes.claude_context(events)
+
+    def mine(table: str, key: str) -> list[str]:
+        seen = probes.claude_listed(events, table, key).counts
+        return sorted(n for n in seen.elements() if n.startswith(f"{PACKAGE}:"))
+
+    # Claude Code's Skills table also lists the command (`tidy`), as for uze's own plugin.
+    assert mine("Skills", "skills") == sorted([f"{PACKAGE}:{name}" for name in SKILLS] +
+                                              [f"{PACKAGE}:tidy"])
+    # The envelope's skill carries Claude's own invocation key: the model-only `helper` is
+    # offered to the model, not to the user.
+    assert f"{PACKAGE}:helper" not in init["skills"] and f"{PACKAGE}:ship" in init["skills"]
+    assert mine("Custom Agents", "agents") == [f"{PACKAGE}:reviewer", f"{PACKAGE}:team:planner"]
+    assert f"{PACKAGE}:tidy" in init["slash_commands"]
+    servers = sorted(s["name"] for s in init["mcp_servers"] if PACKAGE in s["name"])
+    assert servers == [f"plugin:{PACKAGE}:docs", f"plugin:{PACKAGE}:search"]
+
+
+def test_codex_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None:
+    require("codex")
+    market = _market(lab)
+    added = json.loads(lab.run("codex", "plugin", "marketplace", "add", str(market),
+                               "--json").stdout)
+    assert added["marketplaceName"] == MARKET
+    lab.run("codex", "plugin", "add", f"{PACKAGE}@{MARKET}", "--json")
+    params: dict[str, object] = {"cwds": [str(lab.sandbox.project)]}
+    (result,) = lab.rpc("codex", ("app-server", "--listen", "stdio://"),
+                        [("skills/list", params)])
+    skills = result["data"][0]["skills"]  # type: ignore[index]
+    assert sorted(s["name"] for s in skills if s.get("pluginId")) == [
+        f"{PACKAGE}:{name}" for name in SKILLS]
+    servers = json.loads(lab.run("codex", "mcp", "list", "--json").stdout)
+    assert sorted(s["name"] for s in servers) == ["docs", "search"]

@@ -203,7 +203,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("doctor", ("doctor/",)),
     ("install pieces", ("install/",)),
     ("artifacts", ("artifacts/",)),
-    ("planning", ("plan/", "capabilities/", "hooks/", "trust.py", "policy.py")),
+    ("planning", ("plan/", "packing/", "capabilities/", "hooks/", "trust.py", "policy.py")),
     ("state", ("state/", "sources/", "store/", "containment.py")),
     ("harnesses", ("harnesses/", "harness_ids.py")),
     ("package", ("package/",)),

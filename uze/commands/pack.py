@@ -1,67 +1,49 @@
-"""`uze pack DIR --out OUT`: one portable package -> the native envelopes of Claude Code, Codex
-and Gemini CLI beside a copy of its files (issue 34 item 4, ADR 0091).
+"""`uze pack DIR --out OUT [--check] [--marketplace NAME]`: one portable package -> one folder
+per publishing harness in its own plugin format (issue 34 item 4, ADRs 0091 and 0097).
 
 Pack reads the package with the reader install uses (every problem at once, nothing written),
-computes every output file in memory, and only then writes. The output is a function of the
-package's bytes alone: the same package gives the same bytes (keys sorted, 2-space JSON, one
-final newline). `check=True` writes nothing and lists each file that differs from what pack
-would write (missing, other bytes, other executable bit).
+computes every output file in memory (`uze.packing`), and only then writes. The output is a
+function of the package's bytes alone (keys sorted, 2-space JSON, one final newline).
+`check=True` writes nothing and lists each file that differs from what pack would write
+(missing, other bytes, other executable bit).
 
-What OUT holds:
-- every file of the package, byte for byte with its executable bit (the envelopes below
-  replace a file of the same path);
-- `.claude-plugin/plugin.json`: name, version, description, the kept presentation keys and
-  the component folders the package has (`skills`, `commands`, `agents`); Claude Code loads
-  the plugin root's `.mcp.json`, written with `${CLAUDE_PLUGIN_ROOT}` for the package's own
-  files. Portable hooks need uze's wrapper (ADR 0008): they are not packed (`skipped`);
-- `.codex-plugin/plugin.json`: name, version, description, `skills`, `mcpServers`
-  (`./.mcp.json`);
-- `gemini-extension.json`: name, version, description, `contextFileName` (`AGENTS.md`) when
-  the package has instructions, `mcpServers` with `${extensionPath}` for the package's files
-  (`httpUrl` for a streamable HTTP server, `url` for SSE); each Markdown command also as the
-  TOML command Gemini CLI loads (`commands/<path>.toml`, as install writes it for Gemini CLI).
+OUT holds `<harness>/` per envelope (`uze.packing.envelopes`: the Claude Code plugin, the Codex
+plugin, the Gemini CLI extension), each a complete folder its harness loads. With
+`marketplace`, DIR is a folder of packages (each subfolder with a `plugin.json`): each is packed
+into `OUT/<package>/`, and OUT gets both catalogs (`uze.packing.catalogs`). OUT may be a direct
+subfolder of DIR (`uze pack . --out dist`: DIR is read without it); deeper inside DIR, or DIR
+itself, is a usage error. Files of OUT pack does not write are left alone.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
 import msgspec
 
 from uze.errors import UsageError, UzeError
 from uze.fs import atomic_write, make_dir
-from uze.harnesses import REGISTRY
-from uze.harnesses.base import CommandSurface
+from uze.names import name_problem
 from uze.package import Package, read_package
-
-CLAUDE_ENVELOPE: Final = ".claude-plugin/plugin.json"
-CODEX_ENVELOPE: Final = ".codex-plugin/plugin.json"
-GEMINI_ENVELOPE: Final = "gemini-extension.json"
-CLAUDE_MCP: Final = ".mcp.json"
-_PRESENTATION: Final = ("author", "homepage", "repository", "license", "keywords")
-_ROOT_MARKERS: Final = ("${PLUGIN_ROOT}", "${CLAUDE_PLUGIN_ROOT}")
-
-
-class PackedFile(msgspec.Struct, frozen=True):
-    """One file pack writes: its path in OUT, bytes and executable bit."""
-
-    relpath: str
-    data: bytes
-    executable: bool = False
+from uze.package.layout import CODEX_MANIFEST, PORTABLE_MANIFEST
+from uze.packing.catalogs import catalogs
+from uze.packing.envelopes import Envelope, claude_harness, envelope_harness, envelopes
+from uze.packing.files import PackedFile
+from uze.packing.hooks import not_packed
 
 
 class PackResult(msgspec.Struct, frozen=True):
     """What pack wrote (or, with `check`, found different: `differs`), and what it left out."""
 
-    package: str
+    package: str  # the package's name, or the marketplace's
     out: Path
     files: tuple[str, ...]
-    envelopes: tuple[str, ...]
+    envelopes: tuple[str, ...]  # the envelope folders, relative to OUT
     differs: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()
     checked: bool = False
+    catalogs: tuple[str, ...] = ()
 
     def lines(self) -> list[str]:
         """The human view: what was written (or differs), and what was left out."""
@@ -74,133 +56,88 @@ class PackResult(msgspec.Struct, frozen=True):
                     f"for {self.package}"]
         else:
             head = [f"packed {self.package} into {self.out}: {len(self.files)} files, "
-                    f"envelopes {', '.join(self.envelopes)}"]
+                    f"envelopes {', '.join(f'{e}/' for e in self.envelopes)}",
+                    *(f"catalog {path}" for path in self.catalogs)]
         return [*head, *(f"not packed: {line}" for line in self.skipped)]
 
     def to_json(self) -> dict[str, Any]:
         """The `--json` document."""
-        return {"schema": 1, "package": self.package, "out": str(self.out),
+        return {"schema": 2, "package": self.package, "out": str(self.out),
                 "files": list(self.files), "envelopes": list(self.envelopes),
-                "checked": self.checked, "differs": list(self.differs),
-                "skipped": list(self.skipped)}
-
-
-def _json(value: object) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode()
-
-
-def _rooted(value: Any, root: str, *, command: bool = False) -> Any:
-    """`value` with the package root markers (and a `command` starting with `./`) as `root`."""
-    if isinstance(value, str):
-        for marker in _ROOT_MARKERS:
-            value = value.replace(marker, root)
-        return f"{root}/{value[2:]}" if command and value.startswith("./") else value
-    if isinstance(value, list):
-        return [_rooted(item, root) for item in value]
-    if isinstance(value, dict):
-        return {key: _rooted(item, root, command=key == "command") for key, item in value.items()}
-    return value
-
-
-def _servers(package: Package) -> dict[str, Any]:
-    """The package's mcp.json servers as written (validated by the reader), by name."""
-    raw = package.files.get("mcp.json")
-    if raw is None:
-        return {}
-    servers = json.loads(raw.data).get("mcpServers", {})
-    return dict(servers) if isinstance(servers, dict) else {}
-
-
-def _gemini_server(server: dict[str, Any]) -> dict[str, Any]:
-    """A server in Gemini CLI's dialect: `httpUrl` (streamable HTTP) or `url` (SSE)."""
-    entry = {key: value for key, value in server.items() if key not in ("type", "enabled")}
-    if "url" in server and server.get("type", "http") == "http":
-        entry["httpUrl"] = entry.pop("url")
-    return entry
-
-
-def _gemini_commands(package: Package) -> list[PackedFile]:
-    """Each Markdown command as the TOML command Gemini CLI loads from an extension's
-    `commands/` (`commands/a/b.md` -> `commands/a/b.toml`), rendered as install renders it."""
-    made = []
-    for command in package.commands:
-        if command.converted or not command.relpath.endswith(".md"):
-            continue
-        original = package.files[command.relpath].data
-        data, _route, _reason = _extension_commands().render(command, original)
-        made.append(PackedFile(f"{command.relpath[:-3]}.toml", data))
-    return made
-
-
-def _extension_commands() -> CommandSurface:
-    """The command files of the harness whose own package is a `gemini-extension.json`
-    (asked of the registry by its envelope, never by id: issue 29)."""
-    for harness in REGISTRY.values():
-        if harness.envelope and harness.envelope.manifest == GEMINI_ENVELOPE and harness.commands:
-            return harness.commands
-    raise AssertionError("no harness reads gemini-extension.json commands")  # registry's bug
-
-
-def _identity(package: Package, raw: dict[str, Any]) -> dict[str, Any]:
-    head: dict[str, Any] = {"name": package.name, "version": package.version}
-    if isinstance(raw.get("description"), str):
-        head["description"] = raw["description"]
-    return head
-
-
-def envelopes(package: Package) -> tuple[list[PackedFile], list[str]]:
-    """The envelope files for `package`, and what the envelopes leave out (one line each)."""
-    raw = json.loads(package.files["plugin.json"].data)
-    servers = _servers(package)
-    head = _identity(package, raw)
-    claude = {**head, **{key: raw[key] for key in _PRESENTATION if key in raw}}
-    folders = {"skills": bool(package.skills), "commands": bool(package.commands)}
-    claude.update({key: f"./{key}/" for key, present in folders.items() if present})
-    if package.agents:  # Claude Code takes agents as files (2.1.x: a folder is "Invalid input")
-        claude["agents"] = sorted(f"./{agent.relpath}" for agent in package.agents)
-    codex: dict[str, Any] = dict(head)
-    if package.skills:
-        codex["skills"] = "./skills/"
-    gemini: dict[str, Any] = dict(head)
-    if package.instructions is not None:
-        gemini["contextFileName"] = "AGENTS.md"
-    files = [PackedFile(CLAUDE_ENVELOPE, _json(claude))]
-    if servers:
-        claude_servers = {name: _rooted(server, "${CLAUDE_PLUGIN_ROOT}")
-                          for name, server in servers.items()}
-        files.append(PackedFile(CLAUDE_MCP, _json({"mcpServers": claude_servers})))
-        codex["mcpServers"] = f"./{CLAUDE_MCP}"
-        gemini["mcpServers"] = {name: _gemini_server(_rooted(server, "${extensionPath}"))
-                                for name, server in servers.items()}
-    files += [PackedFile(CODEX_ENVELOPE, _json(codex)), PackedFile(GEMINI_ENVELOPE, _json(gemini)),
-              *_gemini_commands(package)]
-    skipped = []
-    if package.hooks is not None:
-        skipped.append("hooks.json: portable hooks run through uze's generated wrapper; "
-                       "no harness loads them from an envelope (install the package with uze)")
-    if package.tools:
-        skipped.append("tools.json: the tools' MCP server is generated by uze at install")
-    return files, skipped
+                "catalogs": list(self.catalogs), "checked": self.checked,
+                "differs": list(self.differs), "skipped": list(self.skipped)}
 
 
 def _inside(path: Path, folder: Path) -> bool:
     return path != folder and path.is_relative_to(folder)
 
 
-def planned(source: Path, out: Path) -> tuple[Package, list[PackedFile], list[str]]:
-    """Read `source` and compute every file pack writes into `out`; raises before any write."""
-    if not (source / "plugin.json").is_file():
+def _read(source: Path, out: Path) -> Package:
+    """The portable package at `source`; OUT a direct subfolder of it is not read."""
+    if not (source / PORTABLE_MANIFEST).is_file():
         raise UzeError(f"{source}: not a portable package (no plugin.json at its root)",
-                         hint="pack reads a package in uze's format (docs/package-format.md)")
-    if _inside(out.resolve(), source.resolve()):
-        raise UsageError(f"--out {out} is inside the package {source}",
-                         hint="choose a folder outside the package, or the package itself")
-    package = read_package(source, deliverable=True)
-    made, skipped = envelopes(package)
-    generated = {item.relpath for item in made}
-    copied = [PackedFile(path, item.data, item.executable)
-              for path, item in sorted(package.files.items()) if path not in generated]
-    return package, sorted([*copied, *made], key=lambda item: item.relpath), skipped
+                       hint="pack reads a package in uze's format (docs/package-format.md)")
+    skip = frozenset({out.name}) if out.parent == source else frozenset()
+    return read_package(source, deliverable=True, skip=skip)
+
+
+def _envelope_files(package: Package, prefix: str) -> tuple[list[PackedFile], list[str],
+                                                            list[Envelope]]:
+    made = envelopes(package)
+    files = [PackedFile(f"{prefix}{e.harness}/{item.relpath}", item.data, item.executable)
+             for e in made for item in e.files]
+    skipped = [line for e in made for line in e.skipped] + not_packed(package)
+    return files, skipped, made
+
+
+def planned(source: Path, out: Path, marketplace: str | None = None
+            ) -> tuple[str, list[PackedFile], list[str], list[str], list[str]]:
+    """Read `source` and compute every file pack writes into `out`: (name, files, skipped,
+    envelope folders, catalogs). Raises before any write."""
+    source, out = source.resolve(), out.resolve()
+    if out == source or (_inside(out, source) and out.parent != source):
+        raise UsageError(f"--out {out} is inside the package folder {source}",
+                         hint="choose a folder outside it, or a direct subfolder (`--out dist`)")
+    if marketplace is None:
+        package = _read(source, out)
+        files, skipped, made = _envelope_files(package, "")
+        return package.name, _sorted(files), skipped, [e.harness for e in made], []
+    return _market(source, out, marketplace)
+
+
+def _market(source: Path, out: Path, marketplace: str
+            ) -> tuple[str, list[PackedFile], list[str], list[str], list[str]]:
+    """`planned` for a folder of packages: each in `OUT/<package>/`, and both catalogs."""
+    if (problem := name_problem(marketplace)) is not None:
+        raise UsageError(f"--marketplace {marketplace!r}: {problem}",
+                         hint="a marketplace name is written like a package name")
+    folders = sorted(p for p in source.iterdir() if p.is_dir() and p != out
+                     and (p / PORTABLE_MANIFEST).is_file()) if source.is_dir() else []
+    if not folders:
+        raise UzeError(f"{source}: no package folders (subfolders with a plugin.json)",
+                       hint="--marketplace packs a folder of packages, one per subfolder")
+    packages: list[Package] = []
+    files: list[PackedFile] = []
+    skipped: list[str] = []
+    made_all: list[str] = []
+    for folder in folders:
+        package = _read(folder, out)
+        if package.name in {p.name for p in packages}:
+            raise UzeError(f"{folder}: a second package named {package.name}",
+                           hint="each package of a marketplace needs its own name")
+        made_files, notes, made = _envelope_files(package, f"{package.name}/")
+        packages.append(package)
+        files += made_files
+        skipped += [f"{package.name}: {line}" for line in notes]
+        made_all += [f"{package.name}/{e.harness}" for e in made]
+    listed = catalogs(marketplace, packages, claude_harness().id,
+                      envelope_harness(CODEX_MANIFEST).id)
+    return (marketplace, _sorted(files + listed), skipped, made_all,
+            [item.relpath for item in listed])
+
+
+def _sorted(files: list[PackedFile]) -> list[PackedFile]:
+    return sorted(files, key=lambda item: item.relpath)
 
 
 def _differs(out: Path, item: PackedFile) -> bool:
@@ -210,16 +147,17 @@ def _differs(out: Path, item: PackedFile) -> bool:
     return path.read_bytes() != item.data or bool(path.stat().st_mode & 0o100) != item.executable
 
 
-def pack(source: Path, out: Path, *, check: bool = False) -> PackResult:
-    """Write the envelopes and the package's files into `out` (created when absent); with
-    `check`, write nothing and name each file that differs from what pack would write.
-    Files of `out` pack does not write are left as they are."""
-    package, files, skipped = planned(source, out)
-    names = tuple(item.relpath for item in files)
-    made = (CLAUDE_ENVELOPE, CODEX_ENVELOPE, GEMINI_ENVELOPE)
+def pack(source: Path, out: Path, *, check: bool = False, marketplace: str | None = None
+         ) -> PackResult:
+    """Write the envelope folders (and, with `marketplace`, the catalogs) into `out` (created
+    when absent); with `check`, write nothing and name each file that differs from what pack
+    would write. Files of `out` pack does not write are left as they are."""
+    name, files, skipped, made, listed = planned(source, out, marketplace)
+    result = PackResult(name, out, tuple(item.relpath for item in files), tuple(made),
+                        skipped=tuple(skipped), checked=check, catalogs=tuple(listed))
     if check:
         differs = tuple(item.relpath for item in files if _differs(out, item))
-        return PackResult(package.name, out, names, made, differs, tuple(skipped), checked=True)
+        return msgspec.structs.replace(result, differs=differs)
     if out.exists() and not out.is_dir():
         raise UzeError(f"--out {out} is not a folder", hint="name a folder (it is created)")
     for item in files:
@@ -228,4 +166,4 @@ def pack(source: Path, out: Path, *, check: bool = False) -> PackResult:
         target = out / item.relpath
         make_dir(target.parent, parents=True)
         atomic_write(target, item.data, 0o755 if item.executable else 0o644)
-    return PackResult(package.name, out, names, made, (), tuple(skipped))
+    return result

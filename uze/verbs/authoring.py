@@ -1,4 +1,5 @@
-"""The command table's `pack` (issue 34 item 4, ADR 0091) and `export` (item 1, ADR 0095)."""
+"""The command table's `pack` (issue 34 item 4, ADRs 0091 and 0097) and `export` (item 1, ADR
+0095)."""
 
 from __future__ import annotations
 
@@ -11,15 +12,20 @@ from uze.verbs.base import JSON, PROJECT, SCOPE, Call, Param, Verb, lines, paths
 def _pack(call: Call) -> Any:
     from uze.commands.pack import pack  # start-up: one command's module
 
-    return pack(Path(call["source"]), Path(call["out"]), check=call["check"])
+    return pack(Path(call["source"]), Path(call["out"]), check=call["check"],
+                marketplace=call["marketplace"])
 
 
 PACK = Verb(
-    "pack", "Write a portable package's native envelopes (Claude Code, Codex, Gemini CLI) and "
-            "its files into a folder, for publishing.",
-    (Param("source", "path-argument", "Package folder (plugin.json at its root).", default=...),
+    "pack", "Write a portable package's native envelopes into a folder, for publishing: a "
+            "Claude Code plugin, a Codex plugin and a Gemini CLI extension, one subfolder each.",
+    (Param("source", "path-argument", "Package folder (plugin.json at its root), or with "
+                                      "--marketplace a folder of package folders.", default=...),
      Param("out", "path", "Folder to write (created; files pack does not write are kept).",
            "--out", ...),
+     Param("marketplace", "text", "Pack each package folder of SOURCE into OUT/<package>/ and "
+                                  "write the Claude Code and Codex catalogs of this name.",
+           "--marketplace"),
      Param("check", "flag", "Write nothing; exit 1 naming each file that differs from what "
                             "pack would write (for CI).", "--check"),
      JSON),
