@@ -5,12 +5,13 @@ stdio and an HTTP MCP server, hooks) packed, as one package and as a marketplace
 
 - the validators accept each envelope and the Claude catalog (`claude plugin validate`,
   `gemini extensions validate`);
-- Gemini CLI, given the extension folder linked, lists its context file, skills, servers and
-  both agents (rendered without the portable `harness:` block it refuses);
+- Gemini CLI, given the extension folder linked, lists its context file, skills, servers,
+  both agents (rendered without the portable `harness:` block it refuses) and hooks;
 - Claude Code adds the packed marketplace and installs the plugin from it, offline, in the
-  temporary HOME, and lists its skills, agents, command and servers;
+  temporary HOME, lists its skills, agents, command and servers, and runs its SessionStart
+  hook (the wrapper pack wrote, inside the plugin);
 - Codex adds the packed marketplace and installs the plugin from it, offline, and lists its
-  skills and servers.
+  skills, servers and hooks.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from tests.conformance.contracts import session_runs
 from tests.conformance.lab import PACKAGE, Lab, require
 from uze.doctor import probes
 
@@ -82,6 +84,12 @@ def test_gemini_loads_the_extension_with_its_context_skills_servers_and_agents(
     # ADR 0091's gap, closed (ADR 0097): each agent in Gemini's form, flat in agents/.
     assert sorted(agent["name"] for agent in listed["agents"]) == ["reviewer", "team-planner"]
     assert "Unrecognized key" not in noise and "Error loading agent" not in noise
+    # The packed hooks: Gemini's events, each running its wrapper inside the extension.
+    hooks = listed["hooks"]
+    assert sorted(hooks) == ["AfterTool", "BeforeTool", "SessionStart"]
+    (before,) = hooks["BeforeTool"]
+    assert before["hooks"][0]["command"] == (
+        f'"{folder}"/hooks/gemini_cli/PreToolUse-0-no-force-push.py')
 
 
 def test_claude_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None:
@@ -92,8 +100,13 @@ def test_claude_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> Non
     lab.run("claude", "plugin", "install", f"{PACKAGE}@{MARKET}")
     (plugin,) = json.loads(lab.run("claude", "plugin", "list", "--json").stdout)
     assert (plugin["id"], plugin["enabled"]) == (f"{PACKAGE}@{MARKET}", True)
-    events = probes.claude_events(lab.run("claude", *probes.CLAUDE_CONTEXT).stdout)
+    runs, out = session_runs(lab, lambda: lab.run(
+        "claude", *probes.CLAUDE_CONTEXT, "--include-hook-events").stdout)
+    events = probes.claude_events(out)
     init, _ = probes.claude_context(events)
+    # The packed hooks: the SessionStart group's wrapper ran its handler, once.
+    assert runs == 1
+    assert any(e.get("hook_name") == "SessionStart:startup" for e in events)
 
     def mine(table: str, key: str) -> list[str]:
         seen = probes.claude_listed(events, table, key).counts
@@ -126,3 +139,9 @@ def test_codex_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None
         f"{PACKAGE}:{name}" for name in SKILLS]
     servers = json.loads(lab.run("codex", "mcp", "list", "--json").stdout)
     assert sorted(s["name"] for s in servers) == ["docs", "search"]
+    (listed,) = lab.rpc("codex", ("app-server", "--listen", "stdio://"),
+                        [("hooks/list", params)])
+    hooks = listed["data"][0]["hooks"]  # type: ignore[index]
+    plugin = sorted((h["eventName"], h["source"]) for h in hooks if h.get("pluginId"))
+    assert plugin == [("postToolUse", "plugin"), ("preToolUse", "plugin"),
+                      ("sessionStart", "plugin")]

@@ -58,7 +58,7 @@ def test_pack_writes_one_folder_per_envelope(sandbox: Sandbox) -> None:
     assert code == 0, stderr
     assert "packed every-kind into" in stdout
     assert "envelopes claude_code/, codex/, gemini_cli/" in stdout
-    assert "not packed: hooks.json" in stdout  # portable hooks need uze's wrapper
+    assert "hooks.json" not in stdout  # every hook group is packed, in each envelope
     assert "not packed: codex: agents: not in the Codex plugin format" in stdout
     assert {p.name for p in out.iterdir()} == set(ENVELOPES)
     claude = out / "claude_code"
@@ -110,6 +110,17 @@ def test_pack_writes_one_folder_per_envelope(sandbox: Sandbox) -> None:
                 continue
             assert packed[path] == data, (envelope, path)
     assert (out / "gemini_cli" / "scripts" / "server.sh").stat().st_mode & 0o100
+    # Hooks: install's wrapper per group, run by the envelope's hooks/hooks.json through the
+    # harness's plugin-root variable, finding the package root relative to itself.
+    for envelope, root, event in (("claude_code", "${CLAUDE_PLUGIN_ROOT}", "PreToolUse"),
+                                  ("codex", "${CLAUDE_PLUGIN_ROOT}", "PreToolUse"),
+                                  ("gemini_cli", "${extensionPath}", "BeforeTool")):
+        wrapper = f"hooks/{envelope}/PreToolUse-0-no-force-push.py"
+        (group,) = _json(out / envelope / "hooks" / "hooks.json")["hooks"][event]  # type: ignore[index]
+        assert group["hooks"][0]["command"] == f'"{root}"/{wrapper}'
+        script = out / envelope / wrapper
+        assert script.stat().st_mode & 0o100
+        assert b'"plugin_root": "../.."' in script.read_bytes()
     # Claude's skills: its invocation keys, no `invoke`, no `name` (listed by folder).
     assert (claude / "skills" / "helper" / "SKILL.md").read_bytes().startswith(
         b"---\ndescription: Background conventions the model applies on its own.\n"
@@ -245,12 +256,22 @@ def _resources(project: Path) -> dict[str, bytes | str]:
             if not path.startswith((".uze/", "uze.")) and data != "dir"}
 
 
-# What installing an envelope does not project that installing the package does (ADR 0097):
-# the portable hooks (not packed), and what the envelope's format has no place for.
+# What installing an envelope does not project as installing the package does (ADR 0097):
+# what the envelope's format has no place for, and the hooks, which come back in the
+# harness's own format (compared apart: HOOKS_BACK).
 NOT_IN_ENVELOPE = {
     "claude_code": {"hook", "instructions"},
     "codex": {"hook", "instructions", "agent", "command"},
     "gemini_cli": {"hook"},
+}
+# The packed hooks, read back by uze: Claude Code's and Codex's hooks/hooks.json as
+# Claude-protocol groups named by event (Claude Code runs them from the plugin; Codex through
+# uze's translating wrapper, degraded as any Claude-protocol group there); Gemini CLI's own
+# hook format uze does not read (a warning).
+HOOKS_BACK = {
+    "claude_code": {("PostToolUse-0", "native"), ("PreToolUse-0", "native")},
+    "codex": {("PostToolUse-0", "degraded"), ("PreToolUse-0", "degraded")},
+    "gemini_cli": set(),
 }
 
 
@@ -263,7 +284,9 @@ def test_installing_each_envelope_projects_what_the_package_does(sandbox: Sandbo
     direct = _installed(sandbox, "direct", package, harness)
     packed = _installed(sandbox, "packed", out / harness, harness)
     expected = {row for row in _rows(direct) if row[0] not in NOT_IN_ENVELOPE[harness]}
-    got = _rows(packed)
+    got = {row for row in _rows(packed) if row[0] != "hook"}
+    assert {(r, route) for k, r, route, _ in _rows(packed) if k == "hook"} == HOOKS_BACK[harness]
+    assert {r for k, r, _, _ in _rows(direct) if k == "hook"} == {"no-force-push", "log-edits"}
     if harness == "claude_code":  # a Claude plugin's servers stay in its folder (ADR 0041)
         expected = {(k, r, route, ".claude/skills/every-kind" if k == "mcp" else target)
                     for k, r, route, target in expected}
@@ -274,10 +297,10 @@ def test_installing_each_envelope_projects_what_the_package_does(sandbox: Sandbo
     assert got == expected
     mine, theirs = _resources(direct), _resources(packed)
     # Allowed (ADR 0097): a Claude plugin's manifest names its component folders, uze's own
-    # does not; the settings file also holds the hooks; uze reads an extension's agent `tools`
-    # as Claude tool names, so Gemini's own names do not survive the trip back.
+    # does not; the hook files hold the hooks (compared above); uze reads an extension's agent
+    # `tools` as Claude tool names, so Gemini's own names do not survive the trip back.
     allowed = {".claude/skills/every-kind/.claude-plugin/plugin.json", ".gemini/settings.json",
-               ".gemini/agents/every-kind-team-planner.md"}
+               ".codex/hooks.json", ".gemini/agents/every-kind-team-planner.md"}
     shared = [path for path in mine if path in theirs and path not in allowed]
     assert len(shared) >= 5 and all(mine[path] == theirs[path] for path in shared), [
         path for path in shared if mine[path] != theirs[path]]

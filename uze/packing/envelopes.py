@@ -21,7 +21,8 @@ An envelope folder holds what its harness loads and nothing it would misread:
   command as the TOML command install writes, each agent in Gemini's form as a flat
   `agents/<subdirs>-<name>.md` (Gemini CLI 0.61.0 loads only `agents/*.md`, no subfolders).
 
-Each envelope says what it leaves out, one line each (`Envelope.skipped`).
+Each carries the package's hooks as install delivers them (`uze.packing.hooks`). Each
+envelope says what it leaves out, one line each (`Envelope.skipped`).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from uze.package.layout import (
     PORTABLE_MANIFEST,
 )
 from uze.packing.files import PackedFile, json_bytes
+from uze.packing.hooks import envelope_hooks
 from uze.plan.agents import render_agent
 from uze.plan.labels import own_name
 from uze.projections.frontmatter import edit_frontmatter
@@ -182,6 +184,21 @@ def _gemini_agent(agent: Agent) -> tuple[str, str]:
     return f"agents/{flat}.md", flat
 
 
+def _claude_servers(servers: dict[str, Any]) -> list[PackedFile]:
+    """`.mcp.json` (Claude Code's and Codex's plugin servers), `${CLAUDE_PLUGIN_ROOT}`-rooted."""
+    if not servers:
+        return []
+    return [PackedFile(CLAUDE_MCP, json_bytes(
+        {"mcpServers": {name: rooted(s, CLAUDE_ROOT) for name, s in servers.items()}}))]
+
+
+def _unread(package: Package, harness: Harness, shown: str) -> list[str]:
+    """The note for the instructions a plugin of `harness` cannot carry."""
+    if package.instructions is None:
+        return []
+    return [f"{harness.id}: {INSTRUCTIONS}: a {shown} plugin loads no instructions file"]
+
+
 def claude_envelope(package: Package, raw: dict[str, Any], servers: dict[str, Any]) -> Envelope:
     """The Claude Code plugin: manifest, `.mcp.json`, Claude-form agents, the files."""
     harness = claude_harness()
@@ -192,15 +209,14 @@ def claude_envelope(package: Package, raw: dict[str, Any], servers: dict[str, An
     # Agents at the default `agents/`, not named: claude 2.1.x refuses a folder there ("Invalid
     # input") and lists agents named as files without their subfolders (`<p>:planner`).
     agents, notes = _agents(package, harness, _claude_agent)
-    files = [*_copied(package, frozenset({INSTRUCTIONS})), *agents,
+    hooks, skipped = envelope_hooks(package, harness, CLAUDE_ROOT)
+    notes += skipped
+    files = [*_copied(package, frozenset({INSTRUCTIONS})), *agents, *hooks,
              *_skills(package, harness, in_plugin=True),
              PackedFile(CLAUDE_MANIFEST, json_bytes(manifest))]
-    if servers:
-        files.append(PackedFile(CLAUDE_MCP, json_bytes(
-            {"mcpServers": {name: rooted(s, CLAUDE_ROOT) for name, s in servers.items()}})))
-    if package.instructions is not None:
-        notes.append(f"{harness.id}: AGENTS.md: a Claude Code plugin loads no instructions file")
-    return Envelope(harness.id, CLAUDE_MANIFEST, tuple(files), tuple(notes))
+    files += _claude_servers(servers)
+    return Envelope(harness.id, CLAUDE_MANIFEST, tuple(files),
+                    (*notes, *_unread(package, harness, "Claude Code")))
 
 
 def codex_envelope(package: Package, raw: dict[str, Any], servers: dict[str, Any]) -> Envelope:
@@ -210,20 +226,18 @@ def codex_envelope(package: Package, raw: dict[str, Any], servers: dict[str, Any
     if package.skills:
         manifest["skills"] = "./skills/"
     commands = frozenset(command.relpath for command in package.commands)
-    files = [*_copied(package, commands | {INSTRUCTIONS}),
+    hooks, notes = envelope_hooks(package, harness, CLAUDE_ROOT)
+    files = [*_copied(package, commands | {INSTRUCTIONS}), *hooks,
              *_skills(package, harness, in_plugin=False)]
     if servers:
         manifest["mcpServers"] = f"./{CLAUDE_MCP}"
-        files.append(PackedFile(CLAUDE_MCP, json_bytes(
-            {"mcpServers": {name: rooted(s, CLAUDE_ROOT) for name, s in servers.items()}})))
-    files.append(PackedFile(CODEX_MANIFEST, json_bytes(manifest)))
+    files += [*_claude_servers(servers), PackedFile(CODEX_MANIFEST, json_bytes(manifest))]
     why = "not in the Codex plugin format (skills, MCP servers, hooks; ADR 0068)"
-    notes = [f"{harness.id}: {kind}: {why}"
-             for kind, present in (("agents", package.agents), ("commands", package.commands))
-             if present]
-    if package.instructions is not None:
-        notes.append(f"{harness.id}: AGENTS.md: a Codex plugin loads no instructions file")
-    return Envelope(harness.id, CODEX_MANIFEST, tuple(files), tuple(notes))
+    notes += [f"{harness.id}: {kind}: {why}"
+              for kind, present in (("agents", package.agents), ("commands", package.commands))
+              if present]
+    return Envelope(harness.id, CODEX_MANIFEST, tuple(files),
+                    (*notes, *_unread(package, harness, "Codex")))
 
 
 def gemini_envelope(package: Package, raw: dict[str, Any], servers: dict[str, Any]) -> Envelope:
@@ -245,7 +259,9 @@ def gemini_envelope(package: Package, raw: dict[str, Any], servers: dict[str, An
         commands.append(PackedFile(f"{command.relpath[:-3]}.toml", data))
         markdown.add(command.relpath)
     agents, notes = _agents(package, harness, _gemini_agent)
-    files = [*_copied(package, frozenset(markdown)), *commands, *agents,
+    hooks, skipped = envelope_hooks(package, harness, GEMINI_ROOT)
+    notes += skipped
+    files = [*_copied(package, frozenset(markdown)), *commands, *agents, *hooks,
              *_skills(package, harness, in_plugin=False),
              PackedFile(GEMINI_MANIFEST, json_bytes(manifest))]
     return Envelope(harness.id, GEMINI_MANIFEST, tuple(files), tuple(notes))
