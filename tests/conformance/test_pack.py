@@ -17,6 +17,7 @@ stdio and an HTTP MCP server, hooks) packed, as one package and as a marketplace
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +85,8 @@ def test_gemini_loads_the_extension_with_its_context_skills_servers_and_agents(
     # ADR 0091's gap, closed (ADR 0097): each agent in Gemini's form, flat in agents/.
     assert sorted(agent["name"] for agent in listed["agents"]) == ["reviewer", "team-planner"]
     assert "Unrecognized key" not in noise and "Error loading agent" not in noise
+    health = lab.run("gemini", "mcp", "list")
+    assert probes.gemini_mcp(health.stdout + health.stderr).connected == {"docs", "search"}
     # The packed hooks: Gemini's events, each running its wrapper inside the extension.
     hooks = listed["hooks"]
     assert sorted(hooks) == ["AfterTool", "BeforeTool", "SessionStart"]
@@ -120,8 +123,10 @@ def test_claude_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> Non
     assert f"{PACKAGE}:helper" not in init["skills"] and f"{PACKAGE}:ship" in init["skills"]
     assert mine("Custom Agents", "agents") == [f"{PACKAGE}:reviewer", f"{PACKAGE}:team:planner"]
     assert f"{PACKAGE}:tidy" in init["slash_commands"]
-    servers = sorted(s["name"] for s in init["mcp_servers"] if PACKAGE in s["name"])
-    assert servers == [f"plugin:{PACKAGE}:docs", f"plugin:{PACKAGE}:search"]
+    servers = sorted((s["name"], s["status"]) for s in init["mcp_servers"]
+                     if PACKAGE in s["name"])
+    assert servers == [(f"plugin:{PACKAGE}:docs", "connected"),
+                       (f"plugin:{PACKAGE}:search", "connected")]
 
 
 def test_codex_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None:
@@ -139,6 +144,18 @@ def test_codex_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None
         f"{PACKAGE}:{name}" for name in SKILLS]
     servers = json.loads(lab.run("codex", "mcp", "list", "--json").stdout)
     assert sorted(s["name"] for s in servers) == ["docs", "search"]
+    # Both servers start: the stdio one in the plugin folder (`cwd: "."`), the HTTP one.
+    thread: dict[str, object] = {"cwd": str(lab.sandbox.project), "ephemeral": True}
+
+    def status(done: list[dict[str, object]]) -> dict[str, object]:
+        time.sleep(0.5)  # a stdio server the session starts may still be starting
+        return {"threadId": done[0]["thread"]["id"]}  # type: ignore[index]
+
+    results = lab.rpc("codex", ("app-server", "--listen", "stdio://"),
+                      [("thread/start", thread), *[("mcpServerStatus/list", status)] * 10])
+    connected = {server["name"] for server in results[-1]["data"]  # type: ignore[attr-defined]
+                 if server["runtimeStatus"] == "connected"}
+    assert connected == {"docs", "search"}, results[-1]
     (listed,) = lab.rpc("codex", ("app-server", "--listen", "stdio://"),
                         [("hooks/list", params)])
     hooks = listed["data"][0]["hooks"]  # type: ignore[index]

@@ -78,7 +78,11 @@ def test_pack_writes_one_folder_per_envelope(sandbox: Sandbox) -> None:
     assert _json(codex / ".codex-plugin" / "plugin.json") == {
         "name": "every-kind", "version": "1.2.3", "description": DESCRIPTION,
         "skills": "./skills/", "mcpServers": "./.mcp.json"}
-    assert (codex / ".mcp.json").read_bytes() == (claude / ".mcp.json").read_bytes()
+    # Codex expands no ${CLAUDE_PLUGIN_ROOT} in a plugin's server: it runs in the plugin.
+    codex_servers = _json(codex / ".mcp.json")["mcpServers"]  # type: ignore[index]
+    assert codex_servers["docs"] == {"command": "./scripts/server.sh", "args": ["--stdio"],
+                                     "env": {"DOCS_MODE": "local"}, "cwd": "."}
+    assert codex_servers["search"] == servers["search"]
     assert not (codex / "agents").exists() and not (codex / "commands").exists()
     gemini = out / "gemini_cli"
     manifest = _json(gemini / "gemini-extension.json")
@@ -300,7 +304,8 @@ def test_installing_each_envelope_projects_what_the_package_does(sandbox: Sandbo
     # does not; the hook files hold the hooks (compared above); uze reads an extension's agent
     # `tools` as Claude tool names, so Gemini's own names do not survive the trip back.
     allowed = {".claude/skills/every-kind/.claude-plugin/plugin.json", ".gemini/settings.json",
-               ".codex/hooks.json", ".gemini/agents/every-kind-team-planner.md"}
+               ".codex/hooks.json", ".codex/config.toml",
+               ".gemini/agents/every-kind-team-planner.md"}
     shared = [path for path in mine if path in theirs and path not in allowed]
     assert len(shared) >= 5 and all(mine[path] == theirs[path] for path in shared), [
         path for path in shared if mine[path] != theirs[path]]
@@ -308,3 +313,8 @@ def test_installing_each_envelope_projects_what_the_package_does(sandbox: Sandbo
         servers = [_json(project / ".gemini" / "settings.json")["mcpServers"]  # type: ignore[index]
                    for project in (direct, packed)]
         assert servers[0] == servers[1]
+    if harness == "codex":  # the server that names the package root runs in it, as packed
+        config = (packed / ".codex" / "config.toml").read_bytes()
+        moved = b'cwd = "./.uze/packages/every-kind"\n'
+        assert moved in config
+        assert config.replace(moved, b"") == (direct / ".codex" / "config.toml").read_bytes()

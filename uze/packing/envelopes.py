@@ -14,8 +14,9 @@ An envelope folder holds what its harness loads and nothing it would misread:
   `<package>:team:planner`, as uze's own plugin folder does), `.mcp.json` with
   `${CLAUDE_PLUGIN_ROOT}`, each agent in Claude's form at its own path;
 - the Codex plugin (the harness whose envelope is `.codex-plugin/plugin.json`): the manifest
-  with `skills` and `mcpServers: ./.mcp.json`; no agents and no commands (not part of the
-  Codex plugin format uze reads, ADR 0068);
+  with `skills` and `mcpServers: ./.mcp.json`, a server naming the package root run in the
+  plugin (`cwd: "."`, the root as `.`: Codex expands no `${CLAUDE_PLUGIN_ROOT}` there); no
+  agents and no commands (not part of the Codex plugin format uze reads, ADR 0068);
 - the Gemini CLI extension (envelope `gemini-extension.json`): the manifest with
   `contextFileName` and `mcpServers` (`${extensionPath}`, `httpUrl`/`url`), each Markdown
   command as the TOML command install writes, each agent in Gemini's form as a flat
@@ -184,12 +185,24 @@ def _gemini_agent(agent: Agent) -> tuple[str, str]:
     return f"agents/{flat}.md", flat
 
 
-def _claude_servers(servers: dict[str, Any]) -> list[PackedFile]:
-    """`.mcp.json` (Claude Code's and Codex's plugin servers), `${CLAUDE_PLUGIN_ROOT}`-rooted."""
+def _codex_server(server: dict[str, Any]) -> dict[str, Any]:
+    """A server as Codex starts a plugin's: it expands no `${CLAUDE_PLUGIN_ROOT}` (codex 0.171.0:
+    "No such file or directory") but resolves a relative `cwd` in the plugin, so a server that
+    names the package root runs there (`cwd: "."`) with the root as `.`."""
+    entry = rooted(server, ".")
+    if entry != rooted(server, "") and "cwd" not in entry:
+        entry["cwd"] = "."
+    return dict(entry)
+
+
+def _plugin_servers(servers: dict[str, Any], codex: bool = False) -> list[PackedFile]:
+    """`.mcp.json`: a Claude Code plugin's servers (`${CLAUDE_PLUGIN_ROOT}`), or a Codex
+    plugin's (`_codex_server`)."""
     if not servers:
         return []
-    return [PackedFile(CLAUDE_MCP, json_bytes(
-        {"mcpServers": {name: rooted(s, CLAUDE_ROOT) for name, s in servers.items()}}))]
+    return [PackedFile(CLAUDE_MCP, json_bytes({"mcpServers": {
+        name: _codex_server(s) if codex else rooted(s, CLAUDE_ROOT)
+        for name, s in servers.items()}}))]
 
 
 def _unread(package: Package, harness: Harness, shown: str) -> list[str]:
@@ -214,7 +227,7 @@ def claude_envelope(package: Package, raw: dict[str, Any], servers: dict[str, An
     files = [*_copied(package, frozenset({INSTRUCTIONS})), *agents, *hooks,
              *_skills(package, harness, in_plugin=True),
              PackedFile(CLAUDE_MANIFEST, json_bytes(manifest))]
-    files += _claude_servers(servers)
+    files += _plugin_servers(servers)
     return Envelope(harness.id, CLAUDE_MANIFEST, tuple(files),
                     (*notes, *_unread(package, harness, "Claude Code")))
 
@@ -231,7 +244,8 @@ def codex_envelope(package: Package, raw: dict[str, Any], servers: dict[str, Any
              *_skills(package, harness, in_plugin=False)]
     if servers:
         manifest["mcpServers"] = f"./{CLAUDE_MCP}"
-    files += [*_claude_servers(servers), PackedFile(CODEX_MANIFEST, json_bytes(manifest))]
+    files += [*_plugin_servers(servers, codex=True),
+              PackedFile(CODEX_MANIFEST, json_bytes(manifest))]
     why = "not in the Codex plugin format (skills, MCP servers, hooks; ADR 0068)"
     notes += [f"{harness.id}: {kind}: {why}"
               for kind, present in (("agents", package.agents), ("commands", package.commands))
