@@ -6,7 +6,9 @@ stdio and an HTTP MCP server, hooks) packed, as one package and as a marketplace
 - the validators accept each envelope and the Claude catalog (`claude plugin validate`,
   `gemini extensions validate`);
 - Gemini CLI, given the extension folder linked, lists its context file, skills, servers,
-  both agents (rendered without the portable `harness:` block it refuses) and hooks;
+  both agents (rendered without the portable `harness:` block it refuses) and hooks, connects
+  both servers, and in a turn against the scripted model runs the TOML command and the packed
+  SessionStart hook;
 - Claude Code adds the packed marketplace and installs the plugin from it, offline, in the
   temporary HOME, lists its skills, agents, command and servers, and runs its SessionStart
   hook (the wrapper pack wrote, inside the plugin);
@@ -24,7 +26,8 @@ from typing import Any
 import pytest
 
 from tests.conformance.contracts import session_runs
-from tests.conformance.lab import PACKAGE, Lab, require
+from tests.conformance.lab import PACKAGE, Lab, model_run, require
+from tests.conformance.model_server import model_server
 from uze.doctor import probes
 
 pytestmark = pytest.mark.conformance
@@ -162,3 +165,16 @@ def test_codex_installs_the_plugin_from_the_packed_marketplace(lab: Lab) -> None
     plugin = sorted((h["eventName"], h["source"]) for h in hooks if h.get("pluginId"))
     assert plugin == [("postToolUse", "plugin"), ("preToolUse", "plugin"),
                       ("sessionStart", "plugin")]
+
+
+def test_gemini_runs_the_extension_command_and_its_session_hook(lab: Lab) -> None:
+    """The packed TOML command, typed in a turn against the scripted model, sends its own
+    prompt text; the packed SessionStart hook (the wrapper, through `${extensionPath}`) runs."""
+    require("gemini")
+    _gemini_listed(lab, _packed(lab) / "gemini_cli")
+    with model_server() as model:
+        args, env = model_run(lab, "gemini", model.url, "/tidy UZE-PACKED-ARG")
+        runs, _ = session_runs(lab, lambda: lab.run("gemini", *args, env=env).stdout)
+        sent = " ".join(json.dumps(request.body) for request in model.logged())
+    assert "Remove trailing whitespace from UZE-PACKED-ARG" in sent
+    assert runs == 1
