@@ -112,7 +112,10 @@ def test_pack_writes_one_folder_per_envelope(sandbox: Sandbox) -> None:
                     data == "dir" or (path == "AGENTS.md" and envelope != "gemini_cli") or \
                     (path.endswith("SKILL.md") and envelope == "claude_code"):
                 continue
-            assert packed[path] == data, (envelope, path)
+            assert (out / envelope / path).read_bytes() == (package / path).read_bytes()
+            executable = ((out / envelope / path).stat().st_mode & 0o100,
+                          (package / path).stat().st_mode & 0o100)
+            assert executable[0] == executable[1], (envelope, path)  # pack keeps the x bit
     assert (out / "gemini_cli" / "scripts" / "server.sh").stat().st_mode & 0o100
     # Hooks: install's wrapper per group, run by the envelope's hooks/hooks.json through the
     # harness's plugin-root variable, finding the package root relative to itself.
