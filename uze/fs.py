@@ -18,7 +18,7 @@ import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO, Final
+from typing import Final
 
 from uze import portable
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
@@ -34,15 +34,20 @@ _REFUSED: Final = frozenset({
 })
 
 
-def _put(handle: BinaryIO, data: bytes) -> None:
-    """Write `data` to an open file: the one place bytes go to disk. An unbuffered handle
-    may take part of it per call (a signal, a file system filling up)."""
+def _put(fd: int, data: bytes) -> None:
+    """Write `data` to the open file `fd`: the one place bytes go to disk. A write may take
+    part of it per call (a signal, a file system filling up)."""
+    written = os.write(fd, data)
+    if written == len(data):  # nearly always: a regular file takes it all at once
+        return
     view = memoryview(data)
-    while view:
-        written = handle.write(view)
+    while True:
         if not written:  # a regular file takes at least one byte or raises
             raise OSError(errno.EIO, "the file took no bytes")
         view = view[written:]
+        if not view:
+            return
+        written = os.write(fd, view)
 
 
 def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:
@@ -57,11 +62,18 @@ def writing(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        if exc.errno in _FULL:
-            raise DiskFull(path, exc.strerror or "no space left on device") from None
-        if exc.errno in _REFUSED:
-            raise WriteFailed(Path(exc.filename or path), exc.strerror or str(exc)) from None
-        raise
+        raise _failure(exc, path) from None
+
+
+def _failure(exc: OSError, path: Path) -> Exception:
+    """What `writing` raises for `exc`: DiskFull, WriteFailed, or `exc` itself. (The hot
+    writers call it from their own `except`: a context manager per file costs more than the
+    write of a small file.)"""
+    if exc.errno in _FULL:
+        return DiskFull(path, exc.strerror or "no space left on device")
+    if exc.errno in _REFUSED:
+        return WriteFailed(Path(exc.filename or path), exc.strerror or str(exc))
+    return exc
 
 
 def replace_problem(path: Path) -> str | None:
@@ -129,26 +141,29 @@ def write_absent(path: Path, data: bytes, mode: int) -> None:
 
 
 _NEW_FILE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | portable.NEW_FILE
+_APPEND: Final = os.O_WRONLY | os.O_CREAT | os.O_APPEND | portable.CLOEXEC | portable.BINARY
 _temp_names = iter(range(1 << 62))
 
 
 def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
              durable: bool) -> None:
     """Write `data` to a new temp file beside `path` and rename it onto `path`."""
-    with writing(path):
-        prefix = f"{path.parent}/.{path.name}{TEMP_MARK}{os.getpid()}-"
-        fd, tmp = _open_temp(prefix, path)
+    try:
+        name = os.fspath(path)
+        folder, base = os.path.split(name)
+        fd, tmp = _open_temp(f"{folder}/.{base}{TEMP_MARK}{os.getpid()}-", path)
         renamed = False
         try:
-            # Unbuffered: one write call for the bytes, no tell or tty check on the way in.
-            with os.fdopen(fd, "wb", buffering=0) as handle:
-                _put(handle, data)
-                portable.set_mode(handle.fileno(), tmp, mode)
+            try:  # the bare descriptor: no file object, tell or tty check per file
+                _put(fd, data)
+                portable.set_mode(fd, tmp, mode)
                 if old is not None:
-                    portable.keep_owner(handle.fileno(), old)
+                    portable.keep_owner(fd, old)
                 if durable:
-                    os.fsync(handle.fileno())
-            os.replace(tmp, path)  # noqa: PTH105 (tmp is a str; no Path on the hot path)
+                    os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.replace(tmp, name)  # noqa: PTH105 (str paths: no Path on the hot path)
             renamed = True
             if durable:
                 fsync_dir(path.parent)
@@ -156,6 +171,8 @@ def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
             if not renamed:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(tmp)  # noqa: PTH108 (tmp is a str, as above)
+    except OSError as exc:
+        raise _failure(exc, path) from None
 
 
 def _open_temp(prefix: str, path: Path) -> tuple[int, str]:
@@ -179,15 +196,20 @@ def create_new(path: Path, data: bytes, mode: int) -> None:
     whatever a kill left in it, so no temp file + rename is needed: ADR 0046); the folders a
     file needs inside it are made here. Not durable: the caller passes `path` to `barrier()`.
     """
-    with writing(path):
+    try:
+        name = os.fspath(path)
         try:
-            fd = os.open(path, _NEW_FILE, mode)
+            fd = os.open(name, _NEW_FILE, mode)
         except FileNotFoundError:
             _mkdir(path.parent, parents=True, exist_ok=True)
-            fd = os.open(path, _NEW_FILE, mode)
-        with os.fdopen(fd, "wb", buffering=0) as handle:
-            _put(handle, data)
-            portable.set_mode(handle.fileno(), str(path), mode)  # whatever the umask
+            fd = os.open(name, _NEW_FILE, mode)
+        try:
+            _put(fd, data)
+            portable.set_mode(fd, name, mode)  # whatever the umask
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise _failure(exc, path) from None
 
 
 def _check_replaceable(path: Path) -> None:
@@ -314,8 +336,12 @@ def _write_in_place(path: Path, data: bytes) -> None:
     """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
     that finds it half-written names no pid, and no temp file can outlive a kill."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | portable.NOFOLLOW | portable.BINARY
-    with writing(path), os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0) as handle:
-        _put(handle, data)
+    with writing(path):
+        fd = os.open(path, flags, 0o644)
+        try:
+            _put(fd, data)
+        finally:
+            os.close(fd)
 
 
 def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -327,11 +353,13 @@ def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
     """
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
-        with path.open("ab") as handle:
-            _put(handle, data)
-            handle.flush()
+        fd = os.open(path, _APPEND, 0o666)  # as open(path, "ab") makes it
+        try:
+            _put(fd, data)
             if durable:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
 
 
 def remove_tree(path: Path) -> None:

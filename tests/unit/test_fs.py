@@ -225,27 +225,41 @@ def test_atomic_write_makes_missing_folders_and_sets_the_mode_it_is_given(folder
     assert sorted(p.name for p in target.parent.iterdir()) == ["blob"]  # no temp file left
 
 
-def test_put_writes_everything_through_a_handle_that_takes_part_at_a_time() -> None:
-    class Trickle:
-        def __init__(self) -> None:
-            self.got = b""
+def test_put_writes_everything_when_each_write_takes_part_of_it(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = folder / "trickle"
+    real_write = os.write
+    calls: list[int] = []
 
-        def write(self, data: memoryview) -> int:
-            self.got += bytes(data[:3])
-            return min(3, len(data))
+    def trickle(fd: int, data: bytes | memoryview) -> int:  # a signal, a filling disk
+        calls.append(len(data))
+        return real_write(fd, bytes(data[:3]))
 
-    handle = Trickle()
-    fs._put(handle, b"0123456789")  # type: ignore[arg-type]
-    assert handle.got == b"0123456789"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "write", trickle)
+            fs._put(fd, b"0123456789")
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == b"0123456789"
+    assert calls == [10, 7, 4, 1]
 
 
-def test_put_raises_rather_than_spin_on_a_handle_that_takes_nothing() -> None:
-    class Stuck:
-        def write(self, data: memoryview) -> int:
-            return 0
-
-    with pytest.raises(OSError, match="took no bytes"):
-        fs._put(Stuck(), b"x")  # type: ignore[arg-type]
+def test_put_raises_rather_than_spin_when_a_write_takes_nothing(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = folder / "stuck"
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "write", lambda fd, data: 0)
+            with pytest.raises(OSError, match="took no bytes"):
+                fs._put(fd, b"x")
+    finally:
+        os.close(fd)
+    assert target.read_bytes() == b""
 
 
 def test_create_new_makes_subfolders_sets_the_exact_mode_and_never_replaces(

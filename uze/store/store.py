@@ -140,9 +140,13 @@ class Store:
         """
         manifest = encode_manifest(entries, meta)
         mark = len(self.added)
+        done: set[str] = set()  # blobs this ingest wrote or found intact: not looked at again
         try:
             for entry in entries:
-                self._write_once(self.object_path(entry.digest), entry.digest, data[entry.path])
+                if entry.digest not in done:
+                    self._write_once(self.object_path(entry.digest), entry.digest,
+                                     data[entry.path])
+                    done.add(entry.digest)
                 progress.advance()
             digest = digest_bytes(manifest)  # every blob was just checked or written
             self._write_once(self.tree_path(digest), digest, manifest)
@@ -238,7 +242,7 @@ class Store:
     def _path(self, kind: str, digest: str) -> Path:
         if not is_digest(digest):
             raise ValueError(f"not a blake3 digest: {digest!r}")
-        return self.root / kind / digest[:2] / digest[2:]
+        return self.root.joinpath(kind, digest[:2], digest[2:])
 
     def _write_once(self, path: Path, digest: str, data: bytes, *, durable: bool = False) -> None:
         """Write the entry unless an intact copy is there (what it writes goes to `added`).

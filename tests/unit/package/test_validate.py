@@ -8,7 +8,7 @@ import socket
 import unicodedata
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
@@ -521,12 +521,14 @@ def test_unreadable_file_is_an_issue(
 ) -> None:
     root = build({"locked.md": "a\n"})
 
-    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the reader opens str paths
+    real_open = os.open
+
+    def open_(path: str, flags: int, *args: Any) -> int:  # the reader opens str paths
         if Path(path).name == "locked.md":
             raise PermissionError(errno.EACCES, "Permission denied")
-        return open(path, *args, **kwargs)  # noqa: PTH123
+        return real_open(path, flags, *args)
 
-    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
+    monkeypatch.setattr(os, "open", open_)
 
     assert issues_of(root) == ["locked.md: cannot read: Permission denied"]
 
@@ -536,12 +538,14 @@ def test_file_that_grows_past_the_limit_while_read_is_an_issue(
 ) -> None:
     root = build({"growing.log": "small\n"})
 
-    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the file grows after the walk
+    real_open = os.open
+
+    def open_(path: str, flags: int, *args: Any) -> int:  # the file grows after the walk
         if Path(path).name == "growing.log":
             Path(path).write_bytes(b"x" * (MAX_FILE_BYTES + 1))
-        return open(path, *args, **kwargs)  # noqa: PTH123
+        return real_open(path, flags, *args)
 
-    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
+    monkeypatch.setattr(os, "open", open_)
 
     assert issues_of(root) == ["growing.log: file is larger than 16 MiB"]
 
@@ -553,12 +557,14 @@ def test_file_that_grows_within_the_limit_while_read_is_read_whole(
     root = build({"plugin.json": '{"name": "grows"}\n', "growing.md": "small\n"})
     grown = b"y" * 70_000
 
-    def open_(path: str, *args: Any, **kwargs: Any) -> IO[Any]:  # the file grows after the walk
+    real_open = os.open
+
+    def open_(path: str, flags: int, *args: Any) -> int:  # the file grows after the walk
         if Path(path).name == "growing.md":
             Path(path).write_bytes(grown)
-        return open(path, *args, **kwargs)  # noqa: PTH123
+        return real_open(path, flags, *args)
 
-    monkeypatch.setattr("uze.package.tree.open", open_, raising=False)
+    monkeypatch.setattr(os, "open", open_)
 
     assert read_package(root).files["growing.md"].data == grown
 
