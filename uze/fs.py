@@ -37,17 +37,12 @@ _REFUSED: Final = frozenset({
 def _put(fd: int, data: bytes) -> None:
     """Write `data` to the open file `fd`: the one place bytes go to disk. A write may take
     part of it per call (a signal, a file system filling up)."""
-    written = os.write(fd, data)
-    if written == len(data):  # nearly always: a regular file takes it all at once
-        return
     view = memoryview(data)
-    while True:
+    while view:
+        written = os.write(fd, view)
         if not written:  # a regular file takes at least one byte or raises
             raise OSError(errno.EIO, "the file took no bytes")
         view = view[written:]
-        if not view:
-            return
-        written = os.write(fd, view)
 
 
 def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:
@@ -66,9 +61,8 @@ def writing(path: Path) -> Iterator[None]:
 
 
 def _failure(exc: OSError, path: Path) -> Exception:
-    """What `writing` raises for `exc`: DiskFull, WriteFailed, or `exc` itself. (The hot
-    writers call it from their own `except`: a context manager per file costs more than the
-    write of a small file.)"""
+    """What `writing` raises for `exc`: DiskFull, WriteFailed or `exc` (the hot writers call it
+    in their own `except`: a context manager per file costs more than a small file's write)."""
     if exc.errno in _FULL:
         return DiskFull(path, exc.strerror or "no space left on device")
     if exc.errno in _REFUSED:
@@ -128,7 +122,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
             hint="replace the link with a regular file or remove it",
         )
     if old is not None:
-        _check_replaceable(path)
+        if (why := replace_problem(path)) is not None:
+            raise WriteFailed(path, f"it {why}; uze replaces only files you may write")
         mode = stat.S_IMODE(old.st_mode) if mode is None else mode
     _replace(path, data, 0o644 if mode is None else mode, old, durable=durable)
 
@@ -141,7 +136,6 @@ def write_absent(path: Path, data: bytes, mode: int) -> None:
 
 
 _NEW_FILE: Final = os.O_WRONLY | os.O_CREAT | os.O_EXCL | portable.NEW_FILE
-_APPEND: Final = os.O_WRONLY | os.O_CREAT | os.O_APPEND | portable.CLOEXEC | portable.BINARY
 _temp_names = iter(range(1 << 62))
 
 
@@ -149,10 +143,8 @@ def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
              durable: bool) -> None:
     """Write `data` to a new temp file beside `path` and rename it onto `path`."""
     try:
-        name = os.fspath(path)
-        folder, base = os.path.split(name)
+        folder, base = os.path.split(name := os.fspath(path))
         fd, tmp = _open_temp(f"{folder}/.{base}{TEMP_MARK}{os.getpid()}-", path)
-        renamed = False
         try:
             try:  # the bare descriptor: no file object, tell or tty check per file
                 _put(fd, data)
@@ -164,13 +156,12 @@ def _replace(path: Path, data: bytes, mode: int, old: os.stat_result | None, *,
             finally:
                 os.close(fd)
             os.replace(tmp, name)  # noqa: PTH105 (str paths: no Path on the hot path)
-            renamed = True
-            if durable:
-                fsync_dir(path.parent)
-        finally:
-            if not renamed:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(tmp)  # noqa: PTH108 (tmp is a str, as above)
+        except BaseException:  # no temp file is left behind
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)  # noqa: PTH108 (tmp is a str, as above)
+            raise
+        if durable:
+            fsync_dir(path.parent)
     except OSError as exc:
         raise _failure(exc, path) from None
 
@@ -197,25 +188,18 @@ def create_new(path: Path, data: bytes, mode: int) -> None:
     file needs inside it are made here. Not durable: the caller passes `path` to `barrier()`.
     """
     try:
-        name = os.fspath(path)
         try:
-            fd = os.open(name, _NEW_FILE, mode)
+            fd = os.open(path, _NEW_FILE, mode)
         except FileNotFoundError:
             _mkdir(path.parent, parents=True, exist_ok=True)
-            fd = os.open(name, _NEW_FILE, mode)
+            fd = os.open(path, _NEW_FILE, mode)
         try:
             _put(fd, data)
-            portable.set_mode(fd, name, mode)  # whatever the umask
+            portable.set_mode(fd, os.fspath(path), mode)  # whatever the umask
         finally:
             os.close(fd)
     except OSError as exc:
         raise _failure(exc, path) from None
-
-
-def _check_replaceable(path: Path) -> None:
-    why = replace_problem(path)
-    if why is not None:
-        raise WriteFailed(path, f"it {why}; uze replaces only files you may write")
 
 
 def replace_unsynced(path: Path, data: bytes) -> None:
@@ -336,12 +320,8 @@ def _write_in_place(path: Path, data: bytes) -> None:
     """Write a lock holder's pid beside its lock, in place: only the holder writes it, a reader
     that finds it half-written names no pid, and no temp file can outlive a kill."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | portable.NOFOLLOW | portable.BINARY
-    with writing(path):
-        fd = os.open(path, flags, 0o644)
-        try:
-            _put(fd, data)
-        finally:
-            os.close(fd)
+    with writing(path), os.fdopen(os.open(path, flags, 0o644), "wb", buffering=0) as handle:
+        _put(handle.fileno(), data)
 
 
 def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
@@ -353,13 +333,10 @@ def append_durable(path: Path, data: bytes, *, durable: bool = True) -> None:
     """
     with writing(path):
         _mkdir(path.parent, parents=True, exist_ok=True)
-        fd = os.open(path, _APPEND, 0o666)  # as open(path, "ab") makes it
-        try:
-            _put(fd, data)
+        with path.open("ab", buffering=0) as handle:
+            _put(handle.fileno(), data)
             if durable:
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+                os.fsync(handle.fileno())
 
 
 def remove_tree(path: Path) -> None:
