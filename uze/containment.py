@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import functools
 import stat
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Final
 
 from uze.errors import Escape, LinkRefused, WriteFailed
@@ -171,10 +171,33 @@ class Roots:
             return f"{target!r} is not a place uze writes in {self.scope} scope"
         return None
 
+    def file_problem(self, target: str) -> str | None:
+        """Why `target` is not a place uze may own a whole file in this scope, or None: a file
+        uze edits (an instructions file adopted whole), or a file at any depth below a folder
+        uze writes in (a command or agent of a subfolder adopted where it is, ADR 0096)."""
+        why = self.target_problem(target, whole_file=False)
+        if why is None or self.target_problem(target, whole_file=True) is None:
+            return None
+        return None if self._below_folder(target) else why
+
+    def _below_folder(self, target: str) -> bool:
+        """Whether `target` (a clean target of this scope) lies below a folder uze writes in."""
+        if self.scope == "project":
+            folders = _project_tables()[1]
+            return relpath_problem(target) is None and any(
+                parent.as_posix() in folders for parent in PurePosixPath(target).parents)
+        roots = self._user()[1]
+        return _user_form_problem(target) is None and any(
+            parent in roots for parent in self.resolve(target).parents)
+
     def created_problem(self, target: str, *, folder: bool) -> str | None:
-        """Why `target` cannot be in the record of what uze created (`.uze/created.json`)."""
+        """Why `target` cannot be in the record of what uze created (`.uze/created.json`): a
+        folder on the way to uze's places, or one below a folder uze writes in (on the way to
+        a file adopted there, ADR 0096)."""
         if not folder:
             return self.target_problem(target, whole_file=True)
+        if self._below_folder(target):
+            return None
         if self.scope == "project":
             problem = relpath_problem(target)
             if problem is None and target not in _project_tables()[2]:

@@ -229,3 +229,68 @@ def test_a_folder_with_a_file_of_the_users_beside_the_planned_ones_is_not_adopte
             ) in result.stderr
     assert tree_bytes(sandbox.project) == before
     shutil.rmtree(sandbox.root / "scratch")
+
+
+def _hand_made(project: Path) -> dict[str, bytes | str]:
+    """A Claude Code setup written by hand, holding exactly the resources of `KIT` (a command
+    in a subfolder too), and a settings file of the user's own; returns the project's tree."""
+    build_tree(project, {
+        ".claude/skills/review/SKILL.md": KIT["skills/review/SKILL.md"],
+        ".claude/skills/review/references/guide.md": KIT["skills/review/references/guide.md"],
+        ".claude/agents/reader.md": KIT["agents/reader.md"],
+        ".claude/commands/tidy.md": KIT["commands/tidy.md"],
+        ".claude/commands/git/commit.md": "---\ndescription: Commit.\n---\nCommit it.\n",
+        ".claude/settings.local.json": '{"model": "mine"}\n',
+        ".mcp.json": '{\n  "mcpServers": {\n    "search": {"type": "http", '
+                     '"url": "https://search.example.com/mcp"}\n  }\n}\n',
+        "CLAUDE.md": KIT["AGENTS.md"],
+    })
+    return tree_bytes(project)
+
+
+def test_claude_code_resources_already_in_place_are_adopted_there_with_no_plugin_beside(
+        uze: Uze, sandbox: Sandbox) -> None:
+    kit = build_tree(sandbox.root / "kit", {
+        **KIT, "commands/git/commit.md": "---\ndescription: Commit.\n---\nCommit it.\n"})
+    before = _hand_made(sandbox.project)
+    stats = _stats(sandbox.project)
+
+    result = as_json(assert_ok(uze("install", kit, "--harness", "claude_code", "--json")))
+
+    assert result["adopted"] == [
+        "CLAUDE.md", ".claude/skills/review", ".claude/commands/git/commit.md",
+        ".claude/commands/tidy.md", ".claude/agents/reader.md",
+        ".mcp.json#mcpServers.search"]
+    assert {k: v for k, v in tree_bytes(sandbox.project).items() if not _mine(k)} == before
+    assert _stats(sandbox.project).items() >= stats.items()
+    assert not (sandbox.project / ".claude/skills/kit").exists()  # no plugin folder beside
+    rows = {(p["kind"], p["resource"]): p for p in result["projections"]}
+    assert rows["skill", "review"]["label"] == "review"
+    assert rows["skill", "review"]["target"] == ".claude/skills/review"
+    assert rows["command", "commit"]["label"] == "/git:commit"
+    assert rows["agent", "reader"]["target"] == ".claude/agents/reader.md"
+    assert all(p["route"] == "native" for p in result["projections"])
+    status = as_json(assert_ok(uze("status", "kit", "--json")))
+    assert {p["state"] for p in status["packages"][0]["projections"]} == {"matched"}
+    again = assert_ok(uze("install", kit, "--harness", "claude_code"))
+    assert "Already installed: nothing changed." in again.stdout
+
+    assert_ok(uze("uninstall", "kit"))
+    assert tree_bytes(sandbox.project) == {
+        ".claude": "dir", ".claude/settings.local.json": b'{"model": "mine"}\n\0mode=644'}
+
+
+def test_opencode_lists_the_skill_in_place_instead_of_a_copy_of_its_own(
+        uze: Uze, sandbox: Sandbox, kit: Path) -> None:
+    _hand_made(sandbox.project)
+
+    result = as_json(assert_ok(uze("install", kit, "--harness", "claude_code,opencode,codex",
+                                   "--json")))
+
+    rows = {(p["kind"], p["harness"]): p for p in result["projections"] if p["kind"] == "skill"}
+    assert rows["skill", "opencode"]["target"] == ".claude/skills/review"
+    assert rows["skill", "opencode"]["label"] == "review"
+    # Codex is served from a root OpenCode does not read, so OpenCode sees the skill once
+    assert rows["skill", "codex"]["target"] == ".codex/skills/kit-review"
+    assert not (sandbox.project / ".agents/skills").exists()
+    assert not (sandbox.project / ".opencode/skills").exists()

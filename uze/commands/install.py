@@ -272,7 +272,8 @@ def prepare(
     entries, meta, digest = package_tree(package)
     if off is None:
         off = tuple(previous.disabled) if previous is not None else ()
-    plan = plan_switched(package, digest, ctx.location, harnesses, off)
+    here = adoption.in_place(ctx.location, package, harnesses)  # adopted where it is (ADR 0096)
+    plan = plan_switched(package, digest, ctx.location, harnesses, off, here)
     check_plan(plan)  # before --trust counts
     return ctx, package, plan, previous, entries, meta
 

@@ -17,6 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 from uze.errors import ConfigBroken, Conflict
+from uze.harnesses import REGISTRY
+from uze.plan import in_place as ip
+from uze.plan.claude_plugin import delivered_whole
+from uze.plan.in_place import NOTHING, InPlace
 from uze.projections import entry, tree
 from uze.projections.config_entry import MISSING
 from uze.projections.digest import content_digest
@@ -24,6 +28,8 @@ from uze.projections.digest import content_digest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from uze.location import Location
+    from uze.package import Package
     from uze.plan.model import PlannedArtifact
     from uze.state.context import Created, ScopeContext
 
@@ -120,3 +126,49 @@ def claim(ctx: ScopeContext, adopted: Sequence[PlannedArtifact], created: Create
             project = ctx.location.project
             created.dirs |= {ctx.location.display(folder) for folder in planned.path.parents
                              if folder.is_relative_to(project) and folder != project}
+
+
+def in_place(loc: Location, package: Package, harnesses: tuple[str, ...]) -> InPlace:
+    """Which resources of `package` the targeted harness that loads Claude plugins already has
+    in its own places, byte for byte as the package has them (`uze.plan.in_place`), so the
+    plan adopts them there instead of writing a plugin copy beside them. Nothing when no such
+    harness is targeted or it gets the package whole. Reads only; a link where a file or
+    folder is, or inside the folder, is never followed and makes the resource not in place."""
+    loads = [h for h in harnesses if REGISTRY[h].claude_plugins is not None]
+    if not loads or delivered_whole(package):
+        return NOTHING
+    harness = loads[0]
+    skills = frozenset(
+        skill.name for skill in package.skills
+        if _holds_folder(ip.skill_folder(loc, harness, skill), ip.skill_files(package, skill)))
+    agents = frozenset(
+        agent.name for agent in package.agents
+        if _holds(ip.agent_file(loc, harness, agent), package.files[agent.relpath].data))
+    commands = frozenset(
+        command.name for command in package.commands
+        if _holds(ip.command_file(loc, harness, command), package.files[command.relpath].data))
+    text = package.instructions.text if package.instructions is not None else None
+    instructions = text is not None and _holds(ip.instructions_file(loc, harness), text)
+    return InPlace(skills, agents, commands, instructions)
+
+
+def _holds(path: Path | None, data: bytes) -> bool:
+    """Whether `path` is a regular file (not a link) holding exactly `data`."""
+    if path is None:
+        return False
+    try:
+        return stat.S_ISREG(path.lstat().st_mode) and path.read_bytes() == data
+    except OSError:
+        return False
+
+
+def _holds_folder(folder: Path, files: dict[str, bytes]) -> bool:
+    """Whether `folder` is a folder (not a link) holding exactly `files` and nothing else."""
+    try:
+        if not stat.S_ISDIR(folder.lstat().st_mode):
+            return False
+        live = tree.list_files(folder)
+    except OSError:
+        return False
+    return live.keys() == files.keys() and all(
+        _holds(Path(live[rel].path), data) for rel, data in files.items())

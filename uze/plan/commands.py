@@ -25,8 +25,8 @@ import msgspec
 
 from uze.harnesses import REGISTRY
 from uze.location import Location
-from uze.package import Command
-from uze.projections.frontmatter import plain_dump
+from uze.package import Command, InvokePolicy
+from uze.projections.frontmatter import edit_frontmatter, plain_dump
 from uze.vocabulary import Route
 
 # The harnesses with their own command files (`Harness.commands`), in registry order.
@@ -124,3 +124,15 @@ def command_skill(label: str, command: Command) -> bytes:
             "invoke": {"model": False, "user": True}}
     front = yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
     return f"---\n{front}---\n{command.body}".encode()
+
+
+def policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[str, bytes]:
+    """A user-only skill's files with its `invoke` policy in each harness's own terms."""
+    keys: dict[str, object] = {}
+    for harness in harnesses:
+        dialect = REGISTRY[harness].skills.dialect(InvokePolicy(model=False, user=True))
+        keys.update(dialect.frontmatter)
+        for rel, render in dialect.extra_files.items():
+            files[rel] = render(files.get(rel))
+    files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke"])
+    return files

@@ -11,8 +11,8 @@ from pathlib import Path
 from uze.capabilities import Capability, lookup
 from uze.harnesses import HARNESS_IDS, REGISTRY, Location
 from uze.harnesses.base import invoke_feature
-from uze.package import Agent, Command, InvokePolicy, Package, Skill
-from uze.plan import claude_generated, claude_plugin, labels, verbatim
+from uze.package import Agent, Command, Package, Skill
+from uze.plan import claude_generated, claude_plugin, in_place, labels, verbatim
 from uze.plan.agents import COSMETIC, render_agent
 from uze.plan.builder import Builder, worst
 from uze.plan.claude_generated import GeneratedPlugin
@@ -20,10 +20,12 @@ from uze.plan.commands import (
     SURFACES,
     command_file,
     command_skill,
+    policy_files,
     render_command,
     skill_losses,
 )
 from uze.plan.envelopes import context_note
+from uze.plan.in_place import NOTHING, InPlace
 from uze.plan.model import Plan, PlannedEntry, PlannedFile, PlannedRegion, PlannedTree
 from uze.plan.overrides import read_overrides
 from uze.plan.references import rewrite_plan
@@ -70,21 +72,30 @@ def _skill_reads(b: Builder, harnesses: list[str], plugin: GeneratedPlugin | Non
             for h, roots in reads.items()}
 
 
-def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
+def _plan_skills(b: Builder, plugin: GeneratedPlugin | None, here: InPlace) -> None:
     """Each skill in the roots `choose_roots` picks; for the harness that loads the plugin
-    folder, inside it (`skills/<skill>/`)."""
+    folder, inside it (`skills/<skill>/`), or where it already is (`uze.plan.in_place`)."""
     supported = [h for h in b.harnesses if lookup(h, "skill").route != "unsupported"]
     reads = _skill_reads(b, supported, plugin)
     dedupes = {h for h in supported if REGISTRY[h].skills.dedupes}
     choice = choose_roots(reads, dedupes)
+    kept = in_place.keeper(b.loc, b.package, here, plugin.harness, plugin.path.parent, reads,
+                           dedupes, choice) if plugin is not None and here.skills else None
     for skill in b.package.skills:
         feature = invoke_feature(skill.invoke)
         users: dict[Path, list[str]] = {}
+        served = kept.serve(skill) if kept is not None else in_place.Served(None, {}, choice)
         for harness in b.harnesses:
             cap = worst(lookup(harness, "skill"), lookup(harness, "skill", feature))
-            root = choice.serving.get(harness)
-            if harness in choice.unserved:
-                cap = Capability("unsupported", choice.unserved[harness], "skill_roots")
+            if served.place is not None and harness in served.harnesses:
+                why, label = served.harnesses[harness]
+                users.setdefault(served.place, []).append(harness)
+                b.add("skill", skill.name, harness, worst(cap, why), served.place, feature,
+                      label=label)
+                continue
+            root = served.others.serving.get(harness)
+            if harness in served.others.unserved:
+                cap = Capability("unsupported", served.others.unserved[harness], "skill_roots")
             path = (root / labels.skill_folder_name(b.package, skill)
                     if root and cap.route != "unsupported" else None)
             part = ""
@@ -98,8 +109,12 @@ def _plan_skills(b: Builder, plugin: GeneratedPlugin | None) -> None:
         executables = frozenset(
             skill.inner(rel) for rel in skill.files if b.package.files[rel].executable
         )
-        _keep_from_models(b, skill, users)
+        _keep_from_models(b, skill, {p: h for p, h in users.items() if p != served.place})
         for path, harnesses in users.items():
+            if path == served.place:
+                b.artifacts.append(in_place.skill_tree(b.loc, b.package, skill, path,
+                                                       tuple(harnesses)))
+                continue
             if plugin is not None and path == plugin.path:
                 files = _skill_files(b.package, skill, tuple(harnesses), in_plugin=True)
                 plugin.add(claude_generated.skill_prefix(skill.name), files, executables,
@@ -124,9 +139,9 @@ def _keep_from_models(b: Builder, skill: Skill, users: dict[Path, list[str]]) ->
                                             switch.key(name), switch.value, (harness,)))
 
 
-def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
+def _plan_commands(b: Builder, plugin: GeneratedPlugin | None, here: InPlace) -> None:
     """Each command: the harness's own command surface (the plugin folder for the harness
-    that loads it), else a skill only the user invokes."""
+    that loads it, or its own file already in place), else a skill only the user invokes."""
     choice, seen_by = _command_roots(b)
     for command in b.package.commands:
         folder = labels.command_skill_folder(b.package, command)
@@ -140,6 +155,17 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
                 if harness in seen_by:
                     cap = _offered_as_skill(cap, harness, folder, seen_by[harness], b.loc)
                 label = labels.command(harness, b.package, command, surface=True)
+                own = in_place.command_file(b.loc, harness, command) \
+                    if plugin is not None and harness == plugin.harness \
+                    and command.name in here.commands else None
+                if own is not None:
+                    shown = "/" + labels.SEP.join((*command.subdirs, command.name))
+                    b.add("command", command.name, harness,
+                          worst(cap, in_place.route(b.loc, own, in_place.listed("command", shown))),
+                          own, label=shown)
+                    b.artifacts.append(in_place.own_file(
+                        b.loc, own, b.package.files[command.relpath].data, harness))
+                    continue
                 if plugin is not None and harness == plugin.harness:
                     b.add("command", command.name, harness, plugin.route(cap), plugin.path,
                           label=label, part=plugin.add_command(command, rendered.data))
@@ -161,7 +187,7 @@ def _plan_commands(b: Builder, plugin: GeneratedPlugin | None) -> None:
             b.add("command", command.name, harness, cap, path,
                   label=labels.command(harness, b.package, command, surface=False))
         for path, harnesses in users.items():
-            files = _policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
+            files = policy_files({"SKILL.md": command_skill(folder, command)}, tuple(harnesses))
             b.artifacts.append(PlannedTree(path, b.loc.display(path), files, frozenset(),
                                            tuple(harnesses)))
 
@@ -211,23 +237,13 @@ def _as_skill(cap: Capability, harness: str, command: Command) -> Capability:
     return Capability(route, "; ".join(filter(None, [cap.reason, *lost, *notes])), cap.source)
 
 
-def _policy_files(files: dict[str, bytes], harnesses: tuple[str, ...]) -> dict[str, bytes]:
-    """A user-only skill's files with its `invoke` policy in each harness's own terms."""
-    keys: dict[str, object] = {}
-    for harness in harnesses:
-        dialect = REGISTRY[harness].skills.dialect(InvokePolicy(model=False, user=True))
-        keys.update(dialect.frontmatter)
-        for rel, render in dialect.extra_files.items():
-            files[rel] = render(files.get(rel))
-    files["SKILL.md"] = edit_frontmatter(files["SKILL.md"], keys, drop=["invoke"])
-    return files
-
-
-def _plan_instructions(b: Builder, claude: str | None) -> None:
+def _plan_instructions(b: Builder, claude: str | None, own: str | None = None) -> None:
     """The instructions region in each harness's instructions file. `claude` is the harness
     that loads a Claude-native package as a Claude plugin: Claude Code installing the plugin
     itself loads no context file of another harness's manifest, so context named by
-    `gemini-extension.json` is not added to its instructions file."""
+    `gemini-extension.json` is not added to its instructions file. `own`: the harness whose
+    instructions file is already the text, whole (`uze.plan.in_place`): adopted as it is,
+    unless another harness writes a region into the same file."""
     instructions = b.package.instructions
     if instructions is None:
         return
@@ -242,9 +258,14 @@ def _plan_instructions(b: Builder, claude: str | None) -> None:
     for harness in b.harnesses:
         if caps[harness].route != "unsupported":
             files.setdefault(REGISTRY[harness].instructions.file(b.loc), []).append(harness)
+    kept = in_place.instructions(b, files, own)
     for harness in b.harnesses:
         cap = caps[harness]
         path = REGISTRY[harness].instructions.file(b.loc) if cap.route != "unsupported" else None
+        if kept is not None and harness == own and path == kept:
+            b.add("instructions", instructions.name, harness,
+                  in_place.route(b.loc, kept, "the whole file"), kept)
+            continue
         also = [p for p in REGISTRY[harness].instructions.also_reads(b.loc)
                 if p in files and p != path]
         if also:
@@ -261,15 +282,25 @@ def _plan_instructions(b: Builder, claude: str | None) -> None:
     ]
 
 
-def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None) -> None:
+def _plan_agent(b: Builder, agent: Agent, plugin: GeneratedPlugin | None, here: InPlace) -> None:
     """The agent in each harness's agent folder (the plugin folder for the harness that loads
-    it, under its own name there)."""
+    it, under its own name there, or its own file already in place)."""
     for harness in b.harnesses:
         cap, fmt = lookup(harness, "agent"), REGISTRY[harness].agents
         if cap.route == "unsupported" or fmt is None:
             b.add("agent", agent.name, harness, cap, None)
             continue
         in_plugin = plugin is not None and harness == plugin.harness
+        own = in_place.agent_file(b.loc, harness, agent) \
+            if in_plugin and agent.name in here.agents else None
+        if own is not None:
+            name = labels.own_name(agent)
+            b.add("agent", agent.name, harness,
+                  worst(cap, in_place.route(b.loc, own, in_place.listed("agent", name))), own,
+                  label=name)
+            b.artifacts.append(in_place.own_file(b.loc, own, b.package.files[agent.relpath].data,
+                                                 harness))
+            continue
         name = labels.own_name(agent) if in_plugin else labels.flat_agent_name(b.package, agent)
         rendered = render_agent(agent, harness, fmt, name)
         whys = [*rendered.lost, *rendered.notes]
@@ -307,15 +338,19 @@ def _plan_claude_plugin(b: Builder, harness: str) -> None:
     b.artifacts.append(PlannedTree(path, b.loc.display(path), files, executables, (harness,)))
 
 
-def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[str, ...]) -> Plan:
-    """Every projection and artifact for `package` in `loc`, for `harnesses`. Pure.
+def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[str, ...],
+                 here: InPlace = NOTHING) -> Plan:
+    """Every projection and artifact for `package` in `loc`, for `harnesses`. Pure. `here`:
+    what the harness that loads Claude plugins already has in its own places, byte for byte
+    (read by `uze.install.adoption.in_place`): adopted there, not copied into the plugin.
 
     Raises PackageInvalid for malformed author overrides.
     """
     b = Builder(package, loc, harnesses, read_overrides(package, HARNESS_IDS))
     rest, plugin = b, None
     loads = [h for h in harnesses if REGISTRY[h].claude_plugins is not None]
-    _plan_instructions(b, loads[0] if loads and claude_plugin.claude_native(package) else None)
+    _plan_instructions(b, loads[0] if loads and claude_plugin.claude_native(package) else None,
+                       loads[0] if loads and here.instructions else None)
     whole = bool(loads) and claude_plugin.delivered_whole(package)
     if whole:
         _plan_claude_plugin(b, loads[0])
@@ -323,10 +358,10 @@ def plan_install(package: Package, tree: str, loc: Location, harnesses: tuple[st
         rest = Builder(package, loc, others, b.overrides, b.projections, b.artifacts)
     elif loads:
         plugin = claude_generated.start(loc, package, loads[0])
-    _plan_skills(rest, plugin)
-    _plan_commands(rest, plugin)
+    _plan_skills(rest, plugin, here)
+    _plan_commands(rest, plugin, here)
     for agent in package.agents:
-        _plan_agent(rest, agent, plugin)
+        _plan_agent(rest, agent, plugin, here)
     if plugin is not None and (folder := plugin.artifact()) is not None:
         b.artifacts.append(folder)
     if (package.mcp_servers or package.tools or package.hooks is not None

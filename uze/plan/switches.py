@@ -27,6 +27,7 @@ from uze.errors import UzeError
 from uze.harnesses import REGISTRY, Location
 from uze.package import Package
 from uze.plan import claude_plugin, labels
+from uze.plan.in_place import NOTHING, InPlace
 from uze.plan.model import (
     Plan,
     PlannedArtifact,
@@ -188,10 +189,11 @@ def _each_harness(kept: Package, tree: str, loc: Location, on: tuple[str, ...],
 
 
 def plan_switched(package: Package, tree: str, loc: Location, harnesses: tuple[str, ...],
-                  off: tuple[Off, ...]) -> Plan:
-    """`plan_install` with `off` switched off (see the module). Raises UzeError when a
-    harness switched off shares an artifact with one left on."""
-    whole = plan_install(package, tree, loc, harnesses)
+                  off: tuple[Off, ...], here: InPlace = NOTHING) -> Plan:
+    """`plan_install` with `off` switched off (see the module); `here`: what is in place
+    (plan_install). Raises UzeError when a harness switched off shares an artifact with one
+    left on."""
+    whole = plan_install(package, tree, loc, harnesses, here)
     if not off:
         return whole
     native = _native(package, loc, harnesses, off)
@@ -199,9 +201,9 @@ def plan_switched(package: Package, tree: str, loc: Location, harnesses: tuple[s
     gone = {o.resource for o in removed if o.resource and not o.harness}
     quiet = {h for h in harnesses if any(not o.resource and o.harness in ("", h) for o in removed)}
     kept = _without(package, gone)
-    full = plan_install(kept, tree, loc, harnesses) if gone else whole
+    full = plan_install(kept, tree, loc, harnesses, here) if gone else whole
     on = tuple(h for h in harnesses if h not in quiet)
-    part = plan_install(kept, tree, loc, on) if quiet and on else full
+    part = plan_install(kept, tree, loc, on, here) if quiet and on else full
     artifacts: list[PlannedArtifact] = list(part.artifacts) if on else []
     for harness in sorted(quiet):
         entry = _switched(loc, package, harness)

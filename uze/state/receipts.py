@@ -314,7 +314,8 @@ _relpath_problem = functools.lru_cache(maxsize=4096)(relpath_problem)
 
 def _artifact_problems(record: Artifact, roots: Roots, links: bool) -> list[str]:
     whole = not isinstance(record, TreeArtifact | FileArtifact)
-    why = roots.target_problem(record.target, whole_file=whole)
+    why = roots.file_problem(record.target) if isinstance(record, FileArtifact) \
+        else roots.target_problem(record.target, whole_file=whole)
     if why is not None:
         return [f"target: {why}"]
     out = []
