@@ -197,7 +197,7 @@ class Transaction:
             for folder in sorted({p.parent for p in self._doomed if p.name.endswith(mark)}):
                 fs.fsync_dir(folder)
             fs.append_durable(self._ops, b'{"op": "commit"}\n')
-        finish_journal(self.folder)
+        finish_journal(self.folder, sweep=False)
         if self._count:
             Transaction.committed += 1
 
@@ -308,13 +308,19 @@ def _op_problem(op: object, guard: Guard) -> str | None:
     return None
 
 
-def finish_journal(folder: Path) -> None:
-    """Complete a committed journal: delete what it put in the trash, then the journal."""
+def finish_journal(folder: Path, *, sweep: bool = True) -> None:
+    """Complete a committed journal: delete what it put in the trash, then the journal.
+
+    `sweep`: also remove the temp files a crash inside each write may have left (recovery).
+    The transaction that commits in this process passes False: each of its writes either
+    renamed its temp file or removed it (`fs.atomic_write`), else it rolled back, so there is
+    nothing to find; sweeping would list every folder it wrote in and the whole store, which
+    grow with the packages installed (issue 32, ADR 0099)."""
     ops = _read_ops(folder)
     for op in ops:
         if op["op"] == "trash":
             fs.remove_tree(Path(op["trash"]))
-        elif op["op"] != "commit":
+        elif op["op"] != "commit" and sweep:
             _sweep(op)
     for op in ops:
         if op["op"] == "rmdir_later":

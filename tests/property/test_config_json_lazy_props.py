@@ -74,3 +74,85 @@ def test_lazy_parse_of_any_value(value: Any, jsonc: bool) -> None:
 def test_lazy_parse_edges(text: str) -> None:
     for jsonc in (False, True):
         _same(text, jsonc)
+
+
+def _expand_some(node: config_json.Node | None, draw: Any, depth: int = 0) -> None:
+    """Ask for the spans of some containers (an edit's key path), leave the others lazy."""
+    if node is None or depth > 4 or not draw(st.booleans()):
+        return
+    for child in [m.node for m in node.members] + node.items:
+        _expand_some(child, draw, depth + 1)
+
+
+_edits = st.sampled_from(["", ",", "}", "]", "{", "[", '"k": 1', ', "k": [1]', "1", " ", "\n",
+                          "//x\n", "/* */", '{"a": {}}', "[[]]", "NaN", '"', "\\"])
+
+
+@given(json_docs, st.sampled_from([None, 0, 2, "\t"]), st.booleans(), st.data())
+def test_a_parse_on_an_older_parse_reads_as_the_full_walk(doc: Any, indent: Any, jsonc: bool,
+                                                          data: Any) -> None:
+    """ADR 0099: spans taken from the parse of an older text inside the prefix both share
+    give the same tree, values and errors as a parse from scratch, whatever the edit."""
+    text = json.dumps(doc, indent=indent)
+    if jsonc and indent is not None:
+        text = commented(text, data.draw)
+    for _ in range(data.draw(st.integers(1, 3))):  # an add, then its check, then the next
+        try:
+            root = config_json.parse(text, jsonc=jsonc)
+        except config_json.JsonSyntax:
+            return
+        if root is None:
+            return
+        _expand_some(root, data.draw)
+        at = data.draw(st.integers(0, len(text)))
+        edited = text[:at] + data.draw(_edits) + text[at + data.draw(st.integers(0, 4)):]
+        based = _outcome(lambda t, j, r=root, old=text: config_json.parse(
+            t, jsonc=j, base=(old, r)), edited, jsonc)
+        assert based == _outcome(_eager, edited, jsonc)
+        text = edited
+
+
+def test_a_parse_on_an_older_parse_at_the_edges() -> None:
+    """The old value ends one character before the shared prefix does, at it, after it; an
+    edit inside a number, a string, a comment."""
+    cases = [('{"a": {"b": 1}, "c": 2}', '{"a": {"b": 12}, "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, 3], "c": 2}'),
+             ('{"a": [1, 2]}', '{"a": [1, 2]]}'), ('{"a": 10}', '{"a": 1}'),
+             ('{"a": 1, "b": 2}', '{"a": 1, "b": 2, "c": 3}'),
+             ('{"a": {"x": 1} // c\n}', '{"a": {"x": 1} // c, "y": 2\n}'),
+             ('{"a": "x", "b": {"c": [1, {"d": 2}]}}', '{"a": "x", "b": {"c": [1, {"d": 2}, 3]}}'),
+             ('{"a": "x", "b": {"c": [1, {"d": 2}]}}', '{"a": "x", "b": {"c": [1, {"d": 22}]}}')]
+    for jsonc in (False, True):
+        for before, after in cases:
+            try:
+                root = config_json.parse(before, jsonc=jsonc)
+            except config_json.JsonSyntax:
+                continue
+            _expand_some(root, lambda _strategy: True)
+            based = _outcome(lambda t, j, r=root, old=before: config_json.parse(
+                t, jsonc=j, base=(old, r)), after, jsonc)
+            assert based == _outcome(_eager, after, jsonc)
+
+
+def _levels(value: Any) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_levels, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_levels, value), default=0)
+    return 0
+
+
+_tricky = st.text(alphabet='{}[]"\\/ ab\n\u00e9', max_size=8)
+_nested = st.recursive(st.none() | st.integers() | _tricky,
+                       lambda inner: st.lists(inner, max_size=3)
+                       | st.dictionaries(_tricky, inner, max_size=3), max_leaves=12)
+
+
+@given(_nested, st.sampled_from([None, 1]), st.booleans())
+def test_nesting_counts_the_levels_of_brackets(value: Any, indent: Any, ascii_only: bool) -> None:
+    """ADR 0099: the depth check of the lazy parse, by string operations, is the nesting of
+    the value's containers whatever brackets, quotes and backslashes its strings hold."""
+    text = json.dumps({"k": value}, indent=indent, ensure_ascii=ascii_only)
+    assert json_spans.nesting(text) == _levels({"k": value})
+    start = text.index(":") + 1
+    assert json_spans.nesting(text, start, len(text) - 1) == _levels(value)

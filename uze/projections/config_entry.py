@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Final, NoReturn, TypeVar
 
 from uze import memo
-from uze.projections import config_json, config_toml
+from uze.projections import config_json, config_toml, json_spans
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
 from uze.projections.config_common import MISSING as MISSING
@@ -102,8 +102,29 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
     with _parsing():
         if fmt == "toml":
             return config_toml.load(text), None
-        root = config_json.parse(text, jsonc=fmt == "jsonc")
+        found = _base(text, fmt)
+        base = (found[0], found[2]) if found is not None else None
+        root = config_json.parse(text, jsonc=fmt == "jsonc", base=base)
         return ({} if root is None else root.value), root
+
+
+_BASES: Final = 8
+
+
+def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
+    """The remembered parse of this format whose text starts with the most characters of
+    `text` (an edit of the same file: the text before an add, or before a removal), if any,
+    with the length of that shared start: its spans there are taken as they are (ADR 0099).
+    The newest `_BASES` parses are looked at."""
+    best: tuple[str, int, config_json.Node] | None = None
+    if fmt == "toml":
+        return None
+    for (kind, older), (_value, root) in reversed(list(_PARSED.items())[-_BASES:]):
+        if kind == fmt and root is not None:
+            common = json_spans.common_prefix(text, older)
+            if common > (best[1] if best else 0):
+                best = (older, common, root)
+    return best
 
 
 _PLAIN: dict[tuple[str, str], object] = {}
@@ -127,11 +148,15 @@ def _plain(text: str, fmt: str) -> object:
         return _PLAIN[key]
     if key in _PARSED or fmt == "toml":
         return _load(text, fmt)[0]
+    base = _base(text, fmt)
+    if base is not None and base[1] * 2 >= len(text):  # an edit's result: most spans reused
+        return _load(text, fmt)[0]
     try:
         found: object = json.loads(text, parse_constant=_no_constant)
     except (ValueError, RecursionError):
         return _load(text, fmt)[0]
-    if text.count("{") + text.count("[") >= _FAST_BRACKETS and not _nested_within(found):
+    if text.count("{") + text.count("[") >= _FAST_BRACKETS \
+            and json_spans.nesting(text) > config_json.MAX_DEPTH and not _nested_within(found):
         return _load(text, fmt)[0]  # config_json refuses it, with its message
     _remember(_PLAIN, key, found)
     return found

@@ -196,9 +196,9 @@ def test_appending_parses_the_document_and_the_result_once_each(
     parsed: list[str] = []
     real = config_json.parse
 
-    def counting(text: str, *, jsonc: bool) -> object:
+    def counting(text: str, *, jsonc: bool, base: object = None) -> object:
         parsed.append(text)
-        return real(text, jsonc=jsonc)
+        return real(text, jsonc=jsonc, base=base)  # type: ignore[arg-type]
 
     monkeypatch.setattr(config_json, "parse", counting)
     monkeypatch.setattr(config_entry, "_PARSED", {})
