@@ -3,6 +3,7 @@ against the first, and the peak RSS of a 200-package project.
 
     python benchmarks/growth.py [--max N] [--sizes 1,20,100,200] [--rounds R]
                                 [--profile N] [--uze-src DIR] [--quick]
+    python benchmarks/growth.py --compare DIR,DIR [--sizes 1,200] [--rounds R]
 
 Every package is run.py's fleet package (3 skills of 4 files, an agent, AGENTS.md, 2 MCP
 servers and 2 hook groups, each named after the package), installed with `--harness all
@@ -25,6 +26,13 @@ but benchmarks/growth-results.json and, with --profile, benchmarks/profiles/.
    install of (2) for the largest size; the uninstalls of (1) at the top.
 4. `--profile N`: cProfile of the install of package N into the size-N project (after the
    rounds), its top functions printed and the .prof kept in benchmarks/profiles/.
+
+`--compare A,B` (two or more uze source folders, e.g. `git archive` exports of two commits)
+measures only the Nth install and the uninstall at N of (2), for each folder in turns: one
+project per size is laid down one by one with the first folder, then each round installs
+package S into every project and uninstalls it again with every folder (an uninstall gives
+the project back byte for byte), so load drift hits both alike. Medians; per folder, the
+ratio of each size's median CPU to size 1's.
 """
 
 from __future__ import annotations
@@ -197,6 +205,53 @@ def profile(sb: R.Sandbox, fixture: R.Fixture, size: int) -> str:
     return text.getvalue()
 
 
+def compare(work: Path, trees: list[Path], sizes: list[int], rounds: int) -> dict[str, Any]:
+    """The Nth install and the uninstall at N with each of `trees`, in turns (see the
+    docstring); projects laid down one by one with the first tree."""
+    boxes: dict[int, tuple[R.Sandbox, R.Fixture]] = {}
+    R.UZE_SRC = trees[0]
+    for size in sizes:
+        sb = R.Sandbox(work, f"size-{size}")
+        fixtures = _fixtures(sb, size)
+        for n, fixture in enumerate(fixtures[:-1], start=1):
+            _install(sb, fixture)
+            if n % 50 == 0:
+                R.log(f"growth: project of {size - 1}: {n} installed")
+        boxes[size] = (sb, fixtures[-1])
+    found: dict[tuple[str, int, str], list[R.Sample]] = {}
+    for number in range(rounds + 1):  # round 0 warms the caches, unmeasured
+        for tree in trees:
+            for size, (sb, fixture) in boxes.items():
+                env = {**sb.env, "PYTHONPATH": str(tree)}
+                for op, args in (("install", ("install", str(fixture.path), *INSTALL)),
+                                 ("uninstall", ("uninstall", fixture.name, "--json"))):
+                    sample = R.run([*R.UZE, *args], cwd=sb.project, env=env)
+                    if number:
+                        found.setdefault((str(tree), size, op), []).append(sample)
+        R.log(f"growth: compare round {number} of {rounds} done")
+    rows: dict[str, Any] = {}
+    for tree in trees:
+        for op in ("install", "uninstall"):
+            base = statistics.median(s.cpu for s in found[(str(tree), sizes[0], op)])
+            rows[f"{tree} {op}"] = {
+                size: {"cpu_median_ms": statistics.median(
+                           s.cpu for s in found[(str(tree), size, op)]) * 1000,
+                       "cpu_ratio": statistics.median(
+                           s.cpu for s in found[(str(tree), size, op)]) / base}
+                for size in sizes}
+    return rows
+
+
+def compare_report(rows: dict[str, Any], rounds: int, load: str) -> str:
+    lines = [f"uze growth --compare: {rounds} rounds, {os.cpu_count()} CPUs, load {load}",
+             "median CPU of the Nth install / the uninstall at N; ratio to N = 1"]
+    for label, by_size in rows.items():
+        cells = [f"N = {size}: {row['cpu_median_ms']:5.0f} ms {row['cpu_ratio']:5.2f}x"
+                 for size, row in by_size.items()]
+        lines.append(f"  {label}  " + "   ".join(cells))
+    return "\n".join(lines)
+
+
 def report(res: dict[str, Any]) -> str:
     lines = [f"uze growth: {res['max']} fleet packages x 7 harnesses, {res['rounds']} rounds, "
              f"{os.cpu_count()} CPUs, load {res['load_before']} -> {res['load_after']}, "
@@ -242,7 +297,20 @@ def main() -> None:
     parser.add_argument("--profile", type=int, default=0, metavar="N")
     parser.add_argument("--uze-src", type=Path)
     parser.add_argument("--quick", action="store_true", help="--max 20 --sizes 1,10,20 --rounds 2")
+    parser.add_argument("--compare", metavar="DIR,DIR", help="uze source folders, in turns")
     args = parser.parse_args()
+    if args.compare:
+        trees = [Path(tree).resolve() for tree in args.compare.split(",")]
+        sizes = sorted(int(s) for s in args.sizes.split(","))
+        work, load = Path(tempfile.mkdtemp(prefix="uze-growth-")), os.getloadavg()
+        try:
+            rows = compare(work, trees, sizes, args.rounds)
+        finally:
+            R.remove_tree(work)
+        after = os.getloadavg()
+        print(compare_report(rows, args.rounds, " ".join(f"{x:.2f}" for x in load) + " -> "
+                             + " ".join(f"{x:.2f}" for x in after)))
+        return
     if args.quick:
         args.max, args.sizes, args.rounds = 20, "1,10,20", 2
     if args.uze_src:

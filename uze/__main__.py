@@ -37,6 +37,15 @@ def _verb(argv: list[str]) -> str | None:
     return next((word for word in argv if not word.startswith("-")), None)
 
 
+_GC_YOUNG = 100_000
+"""Allocations between two collections of the youngest generation (Python's default: 700).
+A command that edits a project's shared config files parses documents that hold every
+package's entries: hundreds of thousands of dicts, lists and strings, none in a reference
+cycle (reference counting frees them). At the default thresholds the collector walked them
+again and again, more the more packages: 50 ms of the 200th install (issue 32, ADR 0099).
+Garbage in cycles waits at most this many allocations longer to be found."""
+
+
 def _main() -> None:
     if _verb(sys.argv[1:]) in _READERS:
         # The cyclic garbage collector is off for a read-only command (ADR 0101): the objects
@@ -49,6 +58,7 @@ def _main() -> None:
 
         sys.stdout.write(f"uze {__version__}\n")
         return
+    gc.set_threshold(_GC_YOUNG, 20, 100)  # (a reader's collector is off altogether)
     _load_msgspec()
     from uze.cli import main as cli_main
 

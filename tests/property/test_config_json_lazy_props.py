@@ -4,6 +4,7 @@ commas and items, and the same error at the same line and column."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 
 from tests.property.jsonc import commented
 from tests.property.test_config_entry_props import json_docs, json_values
-from uze.projections import config_json, json_spans
+from uze.projections import config_json, json_spans, json_text
 
 
 def _eager(text: str, jsonc: bool) -> config_json.Node | None:
@@ -91,37 +92,59 @@ _edits = st.sampled_from(["", ",", "}", "]", "{", "[", '"k": 1', ', "k": [1]', "
 @given(json_docs, st.sampled_from([None, 0, 2, "\t"]), st.booleans(), st.data())
 def test_a_parse_on_an_older_parse_reads_as_the_full_walk(doc: Any, indent: Any, jsonc: bool,
                                                           data: Any) -> None:
-    """ADR 0099: spans taken from the parse of an older text inside the prefix both share
-    give the same tree, values and errors as a parse from scratch, whatever the edit."""
+    """ADR 0099: spans taken from the parse of an older text where both share their start,
+    and moved where they share their end, give the same tree, values and errors as a parse
+    from scratch, whatever the edit; so does a chain of such parses (a command's edits of one
+    file, each parsed on the last), whatever was asked of each."""
     text = json.dumps(doc, indent=indent)
     if jsonc and indent is not None:
         text = commented(text, data.draw)
-    for _ in range(data.draw(st.integers(1, 3))):  # an add, then its check, then the next
-        try:
-            root = config_json.parse(text, jsonc=jsonc)
-        except config_json.JsonSyntax:
-            return
+    try:
+        root = config_json.parse(text, jsonc=jsonc)
+    except config_json.JsonSyntax:
+        return
+    for _ in range(data.draw(st.integers(1, 4))):
         if root is None:
             return
         _expand_some(root, data.draw)
         at = data.draw(st.integers(0, len(text)))
         edited = text[:at] + data.draw(_edits) + text[at + data.draw(st.integers(0, 4)):]
-        based = _outcome(lambda t, j, r=root, old=text: config_json.parse(
-            t, jsonc=j, base=(old, r)), edited, jsonc)
-        assert based == _outcome(_eager, edited, jsonc)
-        text = edited
+        expected = _outcome(_eager, edited, jsonc)
+        try:
+            based = config_json.parse(edited, jsonc=jsonc, base=(text, root))
+        except config_json.JsonSyntax as error:
+            assert ("error", error.line, error.col, error.problem) == expected
+            return
+        assert _tree(based) == expected if data.draw(st.booleans()) else True
+        text, root = edited, based
+    assert _tree(root) == _outcome(_eager, text, jsonc)
 
 
 def test_a_parse_on_an_older_parse_at_the_edges() -> None:
     """The old value ends one character before the shared prefix does, at it, after it; an
-    edit inside a number, a string, a comment."""
+    edit inside a number, a string, a comment; a member or item added or removed before
+    others, whose spans move."""
     cases = [('{"a": {"b": 1}, "c": 2}', '{"a": {"b": 12}, "c": 2}'),
              ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, 3], "c": 2}'),
              ('{"a": [1, 2]}', '{"a": [1, 2]]}'), ('{"a": 10}', '{"a": 1}'),
              ('{"a": 1, "b": 2}', '{"a": 1, "b": 2, "c": 3}'),
              ('{"a": {"x": 1} // c\n}', '{"a": {"x": 1} // c, "y": 2\n}'),
              ('{"a": "x", "b": {"c": [1, {"d": 2}]}}', '{"a": "x", "b": {"c": [1, {"d": 2}, 3]}}'),
-             ('{"a": "x", "b": {"c": [1, {"d": 2}]}}', '{"a": "x", "b": {"c": [1, {"d": 22}]}}')]
+             ('{"a": "x", "b": {"c": [1, {"d": 2}]}}', '{"a": "x", "b": {"c": [1, {"d": 22}]}}'),
+             ('{"a": [1, 2], "b": {"c": 1}}', '{"a": [1, 2, 3], "b": {"c": 1}}'),
+             ('{"a": [1, 2, 3], "b": {"c": 1}}', '{"a": [1, 3], "b": {"c": 1}}'),
+             ('{"a": {"x": [1], "y": 2}, "b": [{"c": 1}, 2]}',
+              '{"a": {"x": [1], "w": 0, "y": 2}, "b": [{"c": 1}, 2]}'),
+             ('{"a": {"x": [1], "y": 2}, "b": [{"c": 1}, 2]}',
+              '{"a": {"y": 2}, "b": [{"c": 1}, 2]}'),
+             ('{"a": [1, // c\n 2], "b": 1}', '{"a": [1, 0, // c\n 2], "b": 1}'),
+             ('{"a": [[1], [2]], "b": [3]}', '{"a": [[1], [2], [3]], "b": [3]}'),
+             ('{"a": [1], "b": 1, "c": {"d": [2, 3]}}',
+              '{"a": [1, 5], "b": 1, "c": {"d": [2, 3]}}'),
+             ('[[1], 2, [3, 4], 5]', '[[1, 0], 2, [3, 4], 5]'),
+             ('{"a": 1, "b": [1, 2], "c": 3, "d": 4}', '{"a": 1, "c": 3, "d": 4}'),
+             ('{"a": {"b": [{"c": 1}, {"d": 2}, {"e": 3}]}, "f": 1}',
+              '{"a": {"b": [{"c": 1}, {"e": 3}]}, "f": 1}')]
     for jsonc in (False, True):
         for before, after in cases:
             try:
@@ -153,6 +176,21 @@ def test_nesting_counts_the_levels_of_brackets(value: Any, indent: Any, ascii_on
     """ADR 0099: the depth check of the lazy parse, by string operations, is the nesting of
     the value's containers whatever brackets, quotes and backslashes its strings hold."""
     text = json.dumps({"k": value}, indent=indent, ensure_ascii=ascii_only)
-    assert json_spans.nesting(text) == _levels({"k": value})
+    assert json_text.nesting(text) == _levels({"k": value})
     start = text.index(":") + 1
-    assert json_spans.nesting(text, start, len(text) - 1) == _levels(value)
+    assert json_text.nesting(text, start, len(text) - 1) == _levels(value)
+
+
+def test_a_chain_of_parses_moves_what_was_moved() -> None:
+    """A value moved by one edit and not asked for is moved again by the next: its members
+    come from the first parse, moved by both edits (ADR 0099)."""
+    texts = ['{"a": [1], "x": {"p": [1, 2], "q": 3}, "y": [{"z": 1}]}',
+             '{"a": [1, 2], "x": {"p": [1, 2], "q": 3}, "y": [{"z": 1}]}',
+             '{"a": [1, 2, 3], "x": {"p": [1, 2], "q": 3}, "y": [{"z": 1}]}',
+             '{"a": [1, 3], "x": {"p": [1, 2], "q": 3}, "y": [{"z": 1}]}']
+    root = config_json.parse(texts[0], jsonc=False)
+    _expand_some(root, lambda _strategy: True)  # every span parsed: there to be moved
+    for before, after in itertools.pairwise(texts):
+        root = config_json.parse(after, jsonc=False, base=(before, root))  # x, y: not asked
+        assert root is not None
+    assert _tree(root) == _outcome(_eager, texts[-1], False)

@@ -12,14 +12,13 @@ parse raises `ConfigUnreadable` before anything is computed.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Final, NoReturn, TypeVar
+from typing import Final, TypeVar
 
 from uze import memo
-from uze.projections import config_json, config_toml, json_spans
+from uze.projections import config_json, config_toml, json_text
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
 from uze.projections.config_common import MISSING as MISSING
@@ -108,58 +107,29 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
         return ({} if root is None else root.value), root
 
 
-_BASES: Final = 8
-
-
 def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
     """The remembered parse of this format whose text starts with the most characters of
     `text` (an edit of the same file: the text before an add, or before a removal), if any,
     with the length of that shared start: its spans there are taken as they are (ADR 0099).
-    The newest `_BASES` parses are looked at."""
+    Two texts of different files part within their first block of characters, so looking
+    at every remembered parse costs little."""
     best: tuple[str, int, config_json.Node] | None = None
     if fmt == "toml":
         return None
-    for (kind, older), (_value, root) in reversed(list(_PARSED.items())[-_BASES:]):
+    for (kind, older), (_value, root) in _PARSED.items():
         if kind == fmt and root is not None:
-            common = json_spans.common_prefix(text, older)
+            common = json_text.common_prefix(text, older)
             if common > (best[1] if best else 0):
                 best = (older, common, root)
     return best
 
 
-_PLAIN: dict[tuple[str, str], object] = {}
-_FAST_BRACKETS: Final = config_json.MAX_DEPTH  # fewer brackets cannot reach the nesting limit
-
-
-def _no_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not JSON")
-
-
 def _plain(text: str, fmt: str) -> object:
-    """`_load(text, fmt)[0]`, through the C `json` module when it accepts the text.
-
-    A read (status looks up every entry of every package) needs no spans. Wherever `json.loads`
-    and config_json could disagree (NaN, Infinity, a byte-order mark, comments, trailing
-    commas, deep nesting, any error) config_json parses, so values and errors are `_load`'s.
-    Memoised like `_load`; callers treat the result as read-only.
-    """
-    key = (fmt, text)
-    if key in _PLAIN:
-        return _PLAIN[key]
-    if key in _PARSED or fmt == "toml":
-        return _load(text, fmt)[0]
-    base = _base(text, fmt)
-    if base is not None and base[1] * 2 >= len(text):  # an edit's result: most spans reused
-        return _load(text, fmt)[0]
-    try:
-        found: object = json.loads(text, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
-        return _load(text, fmt)[0]
-    if text.count("{") + text.count("[") >= _FAST_BRACKETS \
-            and json_spans.nesting(text) > config_json.MAX_DEPTH and not _nested_within(found):
-        return _load(text, fmt)[0]  # config_json refuses it, with its message
-    _remember(_PLAIN, key, found)
-    return found
+    """`_load(text, fmt)[0]`: the document as plain Python, memoised; callers treat it as
+    read-only. A read costs what `json.loads` would (containers below the top level are
+    decoded by the C scanner, their spans left for an edit), and a command that edits the
+    file next starts from this very parse (ADR 0099)."""
+    return _load(text, fmt)[0]
 
 
 _DOCUMENTS: dict[tuple[int, str], tuple[bytes, object]] = {}
@@ -180,24 +150,6 @@ def plain_document(data: bytes, fmt: str) -> object:
         _DOCUMENTS.clear()
     _DOCUMENTS[key] = (data, document)
     return document
-
-
-def _nested_within(value: object) -> bool:
-    """Whether no value inside `value` (at depth 0) is deeper than config_json.MAX_DEPTH: a
-    settings file of many packages has thousands of brackets but a depth of five or six.
-    Level by level, looking at containers only (status reads such files for every package)."""
-    level: list[dict[str, object] | list[object]] = \
-        [value] if isinstance(value, dict | list) else []
-    depth = 0
-    while level:
-        below: list[dict[str, object] | list[object]] = []
-        for node in level:
-            children = node.values() if isinstance(node, dict) else node
-            if children and depth >= config_json.MAX_DEPTH:
-                return False
-            below += [child for child in children if isinstance(child, dict | list)]
-        level, depth = below, depth + 1
-    return True
 
 
 def _lookup(plain: object, key_path: KeyPath) -> object:

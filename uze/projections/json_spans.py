@@ -19,6 +19,8 @@ from typing import Final, NoReturn
 
 import msgspec
 
+from uze.projections.json_text import common_prefix, common_suffix, nesting
+
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _INDENT: Final = re.compile(r"[ \t]*")
 _SPACE_OR_COMMENT: Final = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
@@ -53,24 +55,30 @@ class Node:
     its `members` or `items` are parsed from its span only when asked for: an edit reads the
     spans along one key path, not those of every package's entry (issue 32)."""
 
-    __slots__ = ("_items", "_lazy", "_members", "end", "start", "value")
+    __slots__ = ("_items", "_lazy", "_members", "_origin", "end", "start", "value")
 
     def __init__(self, start: int, end: int, value: object) -> None:
         self.start, self.end, self.value = start, end, value
         self._members: list[Member] | None = [] if not isinstance(value, dict) else None
         self._items: list[Node] | None = [] if not isinstance(value, list) else None
-        # (text, jsonc, depth, the same value in an older parse, the prefix both texts share)
-        self._lazy: tuple[str, bool, int, Node | None, int] | None = None
+        self._lazy: tuple[str, bool, int] | None = None  # (text, jsonc, depth) to expand from
+        self._origin: tuple[Node, int] | None = None  # the same value, parsed, `int` earlier
 
     def _expand(self) -> None:
         if self._lazy is None:  # built by the parser: its children are already filled in
             self._members = [] if self._members is None else self._members
             self._items = [] if self._items is None else self._items
             return
-        text, jsonc, depth, old, common = self._lazy
+        text, jsonc, depth = self._lazy
+        if self._origin is not None:  # an older text's value, moved: its children, moved
+            old, shift = self._origin
+            self._members = [_move_member(m, shift, self._lazy) for m in old.members]
+            self._items = [_move(item, shift, (text, jsonc, depth + 1)) for item in old.items]
+            self._lazy = self._origin = None
+            return
         parser = _Parser(text, jsonc)
-        parser.pos, parser.lazy, parser.common = self.start, True, common
-        full = parser.value(depth, fast=False, old=old)
+        parser.pos, parser.lazy = self.start, True
+        full = parser.value(depth, fast=False)
         self._members, self._items, self._lazy = full.members, full.items, None
 
     @property
@@ -104,32 +112,6 @@ class Member(msgspec.Struct):
     comma: int | None
 
 
-_INNERMOST: Final = re.compile(r"\{\}|\[\]")
-_NOT_A_BRACKET: Final = {code: None for code in range(128) if chr(code) not in "{}[]"}
-
-
-def nesting(text: str, start: int = 0, end: int | None = None) -> int:
-    """How deep the brackets of `text[start:end]` nest (`{"a": [1]}`: 2), for a span the C
-    scanner read as one JSON value (so no comment, and brackets only outside strings or
-    inside them): a value there is at most this many levels below the span's own depth.
-
-    Strings are cut out (escaped backslashes and quotes first, then every other piece
-    between quotes), then everything but brackets, then the innermost pairs a level at a
-    time: string operations only, where a walk of the decoded value (a settings file of 200
-    packages has thousands of brackets) would visit every container in Python."""
-    part = text[start:end]
-    if "\\" in part:
-        part = part.replace("\\\\", "").replace('\\"', "")
-    brackets = "".join(part.split('"')[::2]).translate(_NOT_A_BRACKET)
-    level = 0
-    while brackets:
-        inner = _INNERMOST.sub("", brackets)  # one pass: the pairs it leaves are the next
-        if len(inner) == len(brackets):  # not one JSON value: say too deep, the parser decides
-            return len(text)
-        brackets, level = inner, level + 1
-    return level
-
-
 def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not JSON")
 
@@ -148,7 +130,8 @@ class _Parser:
         self.text, self.jsonc = text, jsonc
         self.pos = 1 if text.startswith(_BOM) else 0
         self.lazy = False  # containers below the top level through the C scanner
-        self.common = 0  # text[:common] is an older parsed text's: its spans there are reused
+        self.common = 0  # text[:common] is an older parsed text's start: its spans are reused
+        self.suffix, self.shift = len(text) + 1, 0  # text[suffix:] is its end, `shift` later
 
     def fail(self, problem: str, at: int | None = None) -> NoReturn:
         raise JsonSyntax(*position(self.text, self.pos if at is None else at), problem)
@@ -172,7 +155,9 @@ class _Parser:
         self.skip()
         if self.pos == len(self.text):
             return None
-        root = self.value(0, old=old)
+        # The top level is read here, member by member (a config file has few): read whole by
+        # the scanner first, an edit would scan all of it again to find its members.
+        root = self.value(0, fast=False, old=old)
         self.skip()
         if self.pos != len(self.text):
             self.fail(f"unexpected {self.found()} after the end of the document")
@@ -192,7 +177,7 @@ class _Parser:
             return old
         if char in ("{", "[") and fast and self.lazy and (old is None or not old.expanded):
             # (an old container with its spans parsed: its children are taken, not scanned)
-            node = self.decoded(depth, old)
+            node = self.decoded(depth)
             if node is not None:
                 return node
         if char == "{":
@@ -201,7 +186,7 @@ class _Parser:
             return self.array(depth, old)
         return self.scalar()
 
-    def decoded(self, depth: int, old: Node | None = None) -> Node | None:
+    def decoded(self, depth: int) -> Node | None:
         """The container at `pos` read by the C scanner, its children left for later; None
         where this parser must read it (a comment, a trailing comma, NaN, a number too long,
         nesting that could pass the limit: its own errors and values decide)."""
@@ -218,10 +203,7 @@ class _Parser:
         node = Node(start, end, value)
         node._members = None if isinstance(value, dict) else []
         node._items = None if isinstance(value, list) else []
-        # an old value is kept only once its spans are parsed: nothing else is there to reuse,
-        # and lazy values never chain through older texts
-        kept = old if old is not None and old.expanded else None
-        node._lazy = (self.text, self.jsonc, depth, kept, self.common if kept else 0)
+        node._lazy = (self.text, self.jsonc, depth)
         self.pos = end
         return node
 
@@ -253,6 +235,15 @@ class _Parser:
         stops = [*starts[1:], old.end - 1]
         return bisect.bisect_left(stops, self.common)
 
+    def _moved_from(self, starts: list[int]) -> int | None:
+        """The old child that starts where the parser stands, moved by `shift`, when the text
+        from here on is the old text's end: the parser would read the rest of the container
+        (and the document) as before, `shift` characters later."""
+        if self.pos < self.suffix or not starts:
+            return None
+        at = bisect.bisect_left(starts, self.pos - self.shift)
+        return at if at < len(starts) and starts[at] == self.pos - self.shift else None
+
     def object(self, depth: int, old: Node | None = None) -> Node:
         node = Node(self.pos, self.pos, {})
         node._members = []
@@ -260,13 +251,21 @@ class _Parser:
         self.skip()
         members, value = node._members, node.value
         before = old.members if old is not None and old.expanded else []
-        taken = self._reusable(old, [m.key_start for m in before])
+        starts = [m.key_start for m in before]
+        taken = self._reusable(old, starts)
         for member in before[:taken]:
             members.append(member)
             value[member.key] = member.node.value  # type: ignore[index]
         if taken:
-            self.pos = before[taken].key_start if taken < len(before) else old.end - 1  # type: ignore[union-attr]
+            self.pos = starts[taken] if taken < len(before) else old.end - 1  # type: ignore[union-attr]
         while self.peek() != "}":
+            moved = self._moved_from(starts)
+            if moved is not None:  # the old members from here, and the old closing brace
+                for was in before[moved:]:
+                    members.append(_move_member(was, self.shift, (self.text, self.jsonc, depth)))
+                    value[was.key] = was.node.value  # type: ignore[index]
+                self.pos = old.end - 1 + self.shift  # type: ignore[union-attr]
+                break
             at = len(members)
             member = self.member(depth, before[at] if at < len(before) else None)
             members.append(member)
@@ -324,12 +323,20 @@ class _Parser:
         self.skip()
         items, value = node._items, node.value
         before = old.items if old is not None and old.expanded else []
-        taken = self._reusable(old, [item.start for item in before])
+        starts = [item.start for item in before]
+        taken = self._reusable(old, starts)
         items += before[:taken]
         value += [item.value for item in before[:taken]]  # type: ignore[operator]
         if taken:
-            self.pos = before[taken].start if taken < len(before) else old.end - 1  # type: ignore[union-attr]
+            self.pos = starts[taken] if taken < len(before) else old.end - 1  # type: ignore[union-attr]
         while self.peek() != "]":
+            moved = self._moved_from(starts)
+            if moved is not None:  # the old items from here, and the old closing bracket
+                items += [_move(item, self.shift, (self.text, self.jsonc, depth + 1))
+                          for item in before[moved:]]
+                value += [item.value for item in before[moved:]]
+                self.pos = old.end - 1 + self.shift  # type: ignore[union-attr]
+                break
             at = len(items)
             item = self.value(depth + 1, old=before[at] if at < len(before) else None)
             items.append(item)
@@ -340,16 +347,25 @@ class _Parser:
         return node
 
 
-def common_prefix(a: str, b: str) -> int:
-    """The length of the longest common prefix of `a` and `b` (compared a block at a time)."""
-    end, at, block = min(len(a), len(b)), 0, 4096
-    while at < end and a[at : at + block] == b[at : at + block]:
-        at += block
-    low, high = at, min(at + block, end)
-    while low < high:  # the first differing character is in [at, at + block)
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if a[at:middle] == b[at:middle] else (low, middle - 1)
-    return low
+def _move(node: Node, shift: int, lazy: tuple[str, bool, int]) -> Node:
+    """`node` of an older text, `shift` characters later in `lazy[0]` (the new text, whose
+    characters there are the old ones), at depth `lazy[2]`. A container's children are moved
+    on first use if the old one has its spans parsed, else parsed from the new text."""
+    copy = Node(node.start + shift, node.end + shift, node.value)
+    if copy._members is None or copy._items is None:  # a container
+        copy._lazy = lazy
+        if node._origin is not None:  # itself moved, children not asked for: from the first
+            copy._origin = (node._origin[0], node._origin[1] + shift)
+        elif node.expanded:
+            copy._origin = (node, shift)
+    return copy
+
+
+def _move_member(member: Member, shift: int, lazy: tuple[str, bool, int]) -> Member:
+    """`member` of an older text, `shift` characters later (its object at depth `lazy[2]`)."""
+    comma = None if member.comma is None else member.comma + shift
+    return Member(member.key, member.key_start + shift, member.colon + shift,
+                  _move(member.node, shift, (lazy[0], lazy[1], lazy[2] + 1)), comma)
 
 
 def parse(text: str, *, jsonc: bool, base: tuple[str, Node] | None = None) -> Node | None:
@@ -358,13 +374,17 @@ def parse(text: str, *, jsonc: bool, base: tuple[str, Node] | None = None) -> No
     Containers below the top level are decoded by the C scanner where it reads them exactly
     as this parser would, and their spans parsed on first use (`Node`); a document the scanner
     cannot read falls back, value by value, to this parser and its errors. `base`: an older
-    text and its parse (same `jsonc`), whose spans inside the prefix it shares with `text` are
-    taken as they are (the result is the same as without it)."""
+    text and its parse (same `jsonc`): where the two texts share their start, its values and
+    spans are taken as they are, and where they share their end, its values with their spans
+    moved (ADR 0099); the result is the same as without it."""
     parser = _Parser(text, jsonc)
     parser.lazy = True
     old = None
     if base is not None:
-        parser.common, old = common_prefix(text, base[0]), base[1]
+        older, old = base
+        parser.common = common_prefix(text, older)
+        shared = common_suffix(text, older, min(len(text), len(older)) - parser.common)
+        parser.suffix, parser.shift = len(text) - shared, len(text) - len(older)
     return parser.document(old)
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import tomlkit
 
-from uze.projections import config_entry, config_json
+from uze.projections import config_entry, config_json, json_spans
 from uze.projections.config_entry import (
     MISSING,
     AddInfo,
@@ -671,14 +671,17 @@ def test_deep_nesting_reads_as_config_json_reads_it(depth: int) -> None:
 def test_a_wide_shallow_document_is_read_by_the_c_reader(monkeypatch: pytest.MonkeyPatch) -> None:
     doc = json.dumps({"hooks": [{"matcher": str(i), "hooks": [{"x": [i]}]} for i in range(500)],
                       "a": {"b": 1}}).encode()
+    """More brackets than the nesting limit, five levels deep: a read walks the two top-level
+    members and the C scanner reads each whole (ADR 0099: its depth is checked by string
+    operations), not the 500 hook groups one by one."""
     assert doc.count(b"[") + doc.count(b"{") > config_json.MAX_DEPTH
-    calls: list[str] = []
-    parse = config_json.parse
-    monkeypatch.setattr(config_json, "parse",
-                        lambda text, **kw: calls.append(text) or parse(text, **kw))
+    calls: list[int] = []
+    member = json_spans._Parser.member
+    monkeypatch.setattr(json_spans._Parser, "member",
+                        lambda self, *args: calls.append(self.pos) or member(self, *args))
 
     assert read_entry(doc, "json", ("a", "b")) == 1
-    assert calls == []
+    assert len(calls) == 2
 
 
 @pytest.mark.parametrize(
@@ -705,10 +708,30 @@ def test_has_comment_sees_comments_outside_strings_only(text: str, fmt: str, fou
     ('[' + '"]]]",' * 500 + '{"a": [[]]}]', True),
 ])
 def test_the_nesting_check_agrees_with_the_walk_of_every_value(text: str, within: bool) -> None:
-    from uze.projections.config_entry import _nested_within
+    """ADR 0099: the depth of brackets by string operations (`json_text.nesting`) counts the
+    levels of the value, strings and escapes aside; within the limit, no value is deeper than
+    it (the walk agrees); past it the parser decides, reading the value or refusing it."""
+    from uze.projections.config_entry import read_document
+    from uze.projections.json_text import nesting
 
-    assert _nested_within(json.loads(text)) is within
-    assert _nested_within(json.loads(text)) is _walk_within(json.loads(text))
+    value = json.loads(text)
+    assert nesting(text) == _levels(value)
+    assert _walk_within(value) is within
+    if nesting(text) <= config_json.MAX_DEPTH:
+        assert within
+    if within:
+        assert read_document(text.encode(), "json") == value
+    else:
+        with pytest.raises(config_entry.ConfigUnreadable, match="nested too deeply"):
+            read_document(text.encode(), "json")
+
+
+def _levels(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max(map(_levels, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_levels, value), default=0)
+    return 0
 
 
 def _walk_within(value: object) -> bool:
