@@ -57,6 +57,7 @@ class Transaction:
         self._doomed: set[Path] = set()  # trash and folders that go at commit
         self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
         self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
+        self._backed_up: set[Path] = set()  # written by `write`: the journal holds the original
 
     def __enter__(self) -> Transaction:
         return self
@@ -85,12 +86,18 @@ class Transaction:
         self._log({"op": "sweep", "path": str(folder)}, durable=False)
 
     def write(self, path: Path, data: bytes, mode: int | None = None) -> None:
-        """Write a whole file atomically, remembering what was there."""
+        """Write a whole file atomically, remembering what was there before this transaction.
+
+        A file this transaction wrote already is not backed up again (each edit of a shared
+        config file rewrites it, ADR 0099): undoing its first write gives back the bytes it
+        held before; the journal's line for it also names it for the temp-file sweep."""
         self._guard(path)
         self.make_dirs(path.parent)
-        old = path.read_bytes() if path.exists() else None
-        old_mode = path.stat().st_mode & 0o7777 if old is not None else None
-        self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
+        if path not in self._backed_up:
+            old = path.read_bytes() if path.exists() else None
+            old_mode = path.stat().st_mode & 0o7777 if old is not None else None
+            self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
+            self._backed_up.add(path)
         fs.atomic_write(path, data, mode)
         self.writes += 1
 

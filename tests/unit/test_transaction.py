@@ -230,3 +230,38 @@ def test_new_folders_are_made_only_after_their_journal_lines_are_on_disk(
                      "mkdir a", "mkdir b", "mkdir c"]
     tx.rollback()
     assert not any((world / "skills").iterdir())
+
+
+@pytest.mark.parametrize("dies_at", [None, 1, 2, 3, 4, 5])
+def test_a_file_written_again_is_backed_up_once_and_comes_back_as_before(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dies_at: int | None
+) -> None:
+    """ADR 0099: each edit of a shared config file rewrites it; only its first write in a
+    transaction journals the bytes it held, and a rollback, or the recovery after a crash at
+    any write, gives those back (a file that was not there goes again)."""
+    before = tree_bytes(world)
+    tx = Transaction(tmp_path / "journal")
+    writes = {"n": 0}
+    real = fs.atomic_write
+
+    def dies(path: Path, data: bytes, mode: int | None = None) -> None:
+        writes["n"] += 1
+        if writes["n"] == dies_at:
+            raise KeyboardInterrupt
+        real(path, data, mode)
+
+    monkeypatch.setattr(fs, "atomic_write", dies)
+    try:
+        for step in range(3):
+            tx.write(world / "AGENTS.md", f"edit {step}\n".encode())
+            tx.write(world / "new.json", f"{{{step}}}\n".encode())
+    except KeyboardInterrupt:
+        monkeypatch.undo()
+        recover(tmp_path / "journal")  # (killed in the first backup: no journal line yet)
+        assert tree_bytes(world) == before
+        return
+    monkeypatch.undo()
+    assert writes["n"] == 1 + 6  # one backup (AGENTS.md; new.json was not there), six writes
+    assert (world / "AGENTS.md").read_bytes() == b"edit 2\n"
+    tx.rollback()
+    assert tree_bytes(world) == before
