@@ -19,6 +19,15 @@ SEVEN = ("claude_code", "codex", "opencode", "gemini_cli", "antigravity", "kimi_
          "deepseek_harness")
 
 
+def json_levels(value: object) -> int:
+    """How many containers deep `value` nests (`{"a": [1]}`: 2; a scalar: 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(json_levels, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(json_levels, value), default=0)
+    return 0
+
+
 def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Write `files` (relative path -> text or bytes) under `root`; return root."""
     for rel, content in files.items():

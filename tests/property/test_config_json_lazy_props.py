@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers import json_levels
 from tests.property.jsonc import commented
 from tests.property.test_config_entry_props import json_docs, json_values
 from uze.projections import config_json, json_spans, json_text
@@ -157,14 +158,6 @@ def test_a_parse_on_an_older_parse_at_the_edges() -> None:
             assert based == _outcome(_eager, after, jsonc)
 
 
-def _levels(value: Any) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_levels, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_levels, value), default=0)
-    return 0
-
-
 _tricky = st.text(alphabet='{}[]"\\/ ab\n\u00e9', max_size=8)
 _nested = st.recursive(st.none() | st.integers() | _tricky,
                        lambda inner: st.lists(inner, max_size=3)
@@ -176,9 +169,9 @@ def test_nesting_counts_the_levels_of_brackets(value: Any, indent: Any, ascii_on
     """ADR 0099: the depth check of the lazy parse, by string operations, is the nesting of
     the value's containers whatever brackets, quotes and backslashes its strings hold."""
     text = json.dumps({"k": value}, indent=indent, ensure_ascii=ascii_only)
-    assert json_text.nesting(text) == _levels({"k": value})
+    assert json_text.nesting(text) == json_levels({"k": value})
     start = text.index(":") + 1
-    assert json_text.nesting(text, start, len(text) - 1) == _levels(value)
+    assert json_text.nesting(text, start, len(text) - 1) == json_levels(value)
 
 
 def test_a_chain_of_parses_moves_what_was_moved() -> None:

@@ -21,6 +21,22 @@ def _change_everything(tx: Transaction, root: Path) -> None:
     tx.remove_dir(root / "empty")
 
 
+def _die_at_write(monkeypatch: pytest.MonkeyPatch, at: int | None) -> dict[str, int]:
+    """Make `fs.atomic_write` raise KeyboardInterrupt (a kill) at its `at`-th call, journal
+    backups included; the returned dict counts the calls."""
+    calls = {"n": 0}
+    real = fs.atomic_write
+
+    def dies(path: Path, data: bytes, mode: int | None = None) -> None:
+        calls["n"] += 1
+        if calls["n"] == at:
+            raise KeyboardInterrupt
+        real(path, data, mode)
+
+    monkeypatch.setattr(fs, "atomic_write", dies)
+    return calls
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> Path:
     root = build_tree(tmp_path / "w", {"AGENTS.md": "user\r\n", "gone.md": "bye"})
@@ -74,16 +90,7 @@ def test_a_crash_mid_transaction_is_rolled_back_by_the_next_command(
 ) -> None:
     before = tree_bytes(world)
     tx = Transaction(tmp_path / "journal")
-    calls = {"n": 0}
-    real = fs.atomic_write
-
-    def dies_on_third_write(path: Path, data: bytes, mode: int | None = None) -> None:
-        calls["n"] += 1
-        if calls["n"] == 4:  # backups count too: die in the middle of the work
-            raise KeyboardInterrupt
-        real(path, data, mode)
-
-    monkeypatch.setattr(fs, "atomic_write", dies_on_third_write)
+    _die_at_write(monkeypatch, 4)  # backups count too: die in the middle of the work
     with pytest.raises(KeyboardInterrupt):
         _change_everything(tx, world)
     monkeypatch.undo()
@@ -241,16 +248,7 @@ def test_a_file_written_again_is_backed_up_once_and_comes_back_as_before(
     any write, gives those back (a file that was not there goes again)."""
     before = tree_bytes(world)
     tx = Transaction(tmp_path / "journal")
-    writes = {"n": 0}
-    real = fs.atomic_write
-
-    def dies(path: Path, data: bytes, mode: int | None = None) -> None:
-        writes["n"] += 1
-        if writes["n"] == dies_at:
-            raise KeyboardInterrupt
-        real(path, data, mode)
-
-    monkeypatch.setattr(fs, "atomic_write", dies)
+    writes = _die_at_write(monkeypatch, dies_at)
     try:
         for step in range(3):
             tx.write(world / "AGENTS.md", f"edit {step}\n".encode())

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 import tomlkit
 
+from tests.helpers import json_levels
 from uze.projections import config_entry, config_json, json_spans
 from uze.projections.config_entry import (
     MISSING,
@@ -715,7 +716,7 @@ def test_the_nesting_check_agrees_with_the_walk_of_every_value(text: str, within
     from uze.projections.json_text import nesting
 
     value = json.loads(text)
-    assert nesting(text) == _levels(value)
+    assert nesting(text) == json_levels(value)
     assert _walk_within(value) is within
     if nesting(text) <= config_json.MAX_DEPTH:
         assert within
@@ -725,13 +726,6 @@ def test_the_nesting_check_agrees_with_the_walk_of_every_value(text: str, within
         with pytest.raises(config_entry.ConfigUnreadable, match="nested too deeply"):
             read_document(text.encode(), "json")
 
-
-def _levels(value: object) -> int:
-    if isinstance(value, dict):
-        return 1 + max(map(_levels, value.values()), default=0)
-    if isinstance(value, list):
-        return 1 + max(map(_levels, value), default=0)
-    return 0
 
 
 def _walk_within(value: object) -> bool:
