@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -356,13 +356,15 @@ class Lab:
 
 
 # --- model-driven runs against tests/conformance/model_server.py (probes sections 2.4-5.4, 9) --
-def model_run(lab: Lab, binary: str, url: str,
-              prompt: str) -> tuple[tuple[str, ...], dict[str, str]]:
+def model_run(lab: Lab, binary: str, url: str, prompt: str,
+              servers: Mapping[str, object] | None = None
+              ) -> tuple[tuple[str, ...], dict[str, str]]:
     """The arguments and environment of one non-interactive turn of `binary` against the
-    scripted model at `url` (loopback): a prompt in, tools allowed to run, JSON lines out."""
+    scripted model at `url` (loopback): a prompt in, tools allowed to run, JSON lines out.
+    `servers`: more MCP servers for Claude Code's command line (beside the scripted user's)."""
     if binary == "claude":
         args = ("-p", prompt, "--output-format", "stream-json", "--verbose",
-                "--allowedTools", "Bash", *scripted_user(lab))
+                "--allowedTools", "Bash", *scripted_user(lab, servers))
         return args, {"ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": "dummy"}
     if binary == "codex":
         provider = ("-c", "model_provider=stub", "-c", "model=stub-model",
@@ -384,17 +386,19 @@ def asked_log(sandbox: Sandbox) -> Path:
     return sandbox.root / "asked.jsonl"
 
 
-def scripted_user(lab: Lab) -> tuple[str, ...]:
+def scripted_user(lab: Lab, servers: Mapping[str, object] | None = None) -> tuple[str, ...]:
     """Claude's flags for a user who is asked on `ask` (permissionDecision) and approves.
 
     `-p` has no terminal to ask on; `--permission-prompt-tool` names an MCP tool that answers
     instead (model_server.py run as a script: it logs the question and allows). The MCP config
-    comes from the command line, so nothing of it is in a file uze reads or writes.
+    comes from the command line, so nothing of it is in a file uze reads or writes. `servers`
+    join it in the one `--mcp-config`: claude 2.1.197 starts the servers of one `--mcp-config`
+    only when the flag is given twice (the second's were never started).
     """
     server = {"command": sys.executable,
               "args": [str(Path(__file__).with_name("model_server.py")),
                        str(asked_log(lab.sandbox))]}
-    config = json.dumps({"mcpServers": {"uze-user": server}})
+    config = json.dumps({"mcpServers": {"uze-user": server, **(servers or {})}})
     return "--mcp-config", config, "--permission-prompt-tool", "mcp__uze-user__approve"
 
 

@@ -25,6 +25,7 @@ Notification, and on Claude Code a `prompt` and an `agent` handler on Stop. Each
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 from collections import Counter
 from pathlib import Path
@@ -142,12 +143,13 @@ def approve(text: str) -> dict[str, Any] | None:
 
 
 def turn(lab: Lab, harness: RealHarness, model: ModelServer, script: Script,
-         env: dict[str, str], *more: str, prompt: str = PROMPT) -> list[Request]:
-    """One headless turn of `harness` with `script` (and more arguments); it must exit 0. The
-    model requests."""
+         env: dict[str, str], *more: str, prompt: str = PROMPT,
+         servers: dict[str, object] | None = None) -> list[Request]:
+    """One headless turn of `harness` with `script` (and more arguments, more MCP servers for
+    Claude Code); it must exit 0. The model requests."""
     model.clear()
     model.script = script
-    args, base = model_run(lab, harness.binary, model.url, prompt)
+    args, base = model_run(lab, harness.binary, model.url, prompt, servers)
     lab.run(harness.binary, *args, *more, env={**base, **env})
     return model.logged()
 
@@ -175,12 +177,19 @@ def test_portable_events_fire_through_the_wrapper_as_their_tier_says(
     api = DRIVERS[harness_id].api
     notify = sandbox.root / "notify.py"
     notify.write_text(_NOTIFY, encoding="utf-8")
-    servers = {"mcpServers": {"uze-notify": {"command": sys.executable, "args": [str(notify)]}}}
-    more = ("--mcp-config", json.dumps(servers)) if harness_id == "claude_code" else ()
+    servers: dict[str, object] = {"uze-notify": {"command": sys.executable,
+                                                 "args": [str(notify)]}}
+    # Claude Code: the scripted call waits (up to 10 s) for the Notification the server sends
+    # after connecting, so the turn cannot end before it arrives (a turn on an idle machine is
+    # shorter than the server's half second, and claude drops a notice sent before it lists)
+    command = COMMAND if harness_id != "claude_code" else (
+        f"for i in $(seq 100); do grep -q Notification {shlex.quote(str(log))} 2>/dev/null "
+        f"&& break; sleep 0.1; done; {COMMAND}")
 
     with model_server() as model:
         asked, judge = judge_once()
-        requests = turn(lab, harness, model, Script(COMMAND, judge=judge), env, *more)
+        requests = turn(lab, harness, model, Script(command, judge=judge), env,
+                        servers=servers if harness_id == "claude_code" else None)
         assert exists(lab, COMMAND.split()[1]), f"the scripted call `{COMMAND}` did not run"
         prompts = seen(log, "UserPromptSubmit")
         assert prompts and prompts[0].get("prompt") == PROMPT, prompts
