@@ -14,7 +14,8 @@ from typing import Final
 
 class UzeError(Exception):
     """An error the user can fix (exit 1). `hint` names the next step; `details` are the lines
-    printed under the message (fixed when the error is built: a tuple, never appended to)."""
+    printed before the message, so the message and its hint end the output (fixed when the
+    error is built: a tuple, never appended to)."""
 
     def __init__(self, message: str, *, hint: str | None = None,
                  details: Sequence[str] = ()) -> None:

@@ -175,9 +175,13 @@ def test_install_refuses_a_foreign_folder_where_a_skill_would_go(
 
     assert result.returncode == 1
     assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert lines[0].startswith("uze: error: ") and ".claude/skills/every-kind" in lines[0]
-    assert lines[1].startswith("hint: ")
+    *differing, error, hint = result.stderr.splitlines()  # each differing file, then the error
+    assert error.startswith("uze: error: ") and ".claude/skills/every-kind" in error
+    assert hint.startswith("hint: ")
+    assert differing[0] == (".claude/skills/every-kind/.claude-plugin/plugin.json: not on disk; "
+                            "the package's blake3:" + differing[0].rsplit(":", 1)[1])
+    assert ".claude/skills/every-kind/SKILL.md: on disk blake3:" in result.stderr  # the user's
+    assert all(line.startswith(".claude/skills/every-kind/") for line in differing)
     assert not sandbox.uze_home.exists()
     assert snapshot(sandbox) == before
 
