@@ -299,7 +299,7 @@ def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeCont
     rows: list[Declared] = []
     differences: list[Difference] = []
     for ctx, known in zip(contexts, verdicts, strict=True):
-        receipts = receipt_cache.receipts(ctx)
+        receipts = receipt_cache.receipts(ctx, defer=True)
         declared, unreadable = declared_rows(ctx, receipts)
         declared = [d for d in declared if name is None or d.name == name]
         rows += declared
@@ -321,6 +321,7 @@ def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeCont
         ctx.hashes.keep(known.trusted)
         ctx.hashes.save(merge=name is not None)
         known.save(merge=name is not None)
+    receipt_cache.save()
     return StatusResult(contexts[0].location.project, tuple(found),
                         _untrusted_hooks(paths, contexts, found), tuple(rows),
                         tuple(differences), check)

@@ -69,9 +69,14 @@ def _read(ctx: ScopeContext) -> dict[str, KeptReceipt]:
     return found.receipts
 
 
-def receipts(ctx: ScopeContext) -> list[Receipt]:
+_PENDING: dict[Path, bytes] = {}  # cache files `receipts(defer=True)` kept back, by path
+
+
+def receipts(ctx: ScopeContext, *, defer: bool = False) -> list[Receipt]:
     """`ctx.receipts()` (every receipt of the scope, sorted by name, checked whole with its
-    link checks), each receipt whose file is unchanged taken from the cache."""
+    link checks), each receipt whose file is unchanged taken from the cache. `defer`: the
+    cache file is written by `save()`, once the command has succeeded (a command that fails
+    on bad input writes nothing anywhere)."""
     started = time.time_ns()
     files = ctx.receipt_files()
     if not files:
@@ -101,6 +106,15 @@ def receipts(ctx: ScopeContext) -> list[Receipt]:
                 else KeptReceipt(key, receipt)
     if read or fresh.keys() != known.keys():
         body = msgspec.msgpack.encode(KeptReceipts(SCHEMA, __version__, _root(ctx), fresh))
-        with contextlib.suppress(OSError):
-            fs.replace_unsynced(cache_path(ctx), blake3(body).hexdigest().encode() + b"\n" + body)
+        _PENDING[cache_path(ctx)] = blake3(body).hexdigest().encode() + b"\n" + body
+        if not defer:
+            save()
     return out
+
+
+def save() -> None:
+    """Write the cache files `receipts` kept back; a failure to write one is ignored (a cache)."""
+    for path, payload in _PENDING.items():
+        with contextlib.suppress(OSError):
+            fs.replace_unsynced(path, payload)
+    _PENDING.clear()
