@@ -1,6 +1,7 @@
 """Growth of the everyday read-only commands (issue 32 item 2): `status --json`, `status`,
 `status --check`, `list`, `list --json` and `doctor` on a project of 1, 20, 100 and 200 fleet
-packages installed into all seven harnesses, each against `python -c pass`, with fitted orders.
+packages installed into all seven harnesses, each against `python -c pass`, with fitted orders;
+and the first `status --json` after one more package's install and after its uninstall.
 
     python benchmarks/growth_status.py [--sizes 1,20,100,200] [--rounds N]
                                        [--uze-src DIR | --uze-ref REF] [--output FILE]
@@ -45,17 +46,32 @@ TARGETS = ("status --json", "status", "status --check", "list", "list --json", "
 LIMIT = 10.0
 
 
-def _measure(sb: R.Sandbox, rounds: int) -> dict[str, Any]:
+AFTER_INSTALL = "status --json, first after an install"
+AFTER_UNINSTALL = "status --json, first after an uninstall"
+
+
+def _measure(sb: R.Sandbox, rounds: int, extra: Path | None = None) -> dict[str, Any]:
     """Every command of COMMANDS and `python -c pass`, round robin, after one unmeasured run
-    each (doctor's first run is measured on its own: it may fill a cache)."""
+    each (doctor's first run is measured on its own: it may fill a cache). With `extra` (a
+    package folder), each round also installs it, measures the first `status --json` after
+    (every other package's caches as the status before left them), uninstalls it and
+    measures the first `status --json` after that (ADR 0107)."""
     first_doctor = sb.uze("doctor")
     for argv in COMMANDS.values():
         sb.uze(*argv)
-    samples: dict[str, list[R.Sample]] = {name: [] for name in ("python -c pass", *COMMANDS)}
+    names = ["python -c pass", *COMMANDS, *([AFTER_INSTALL, AFTER_UNINSTALL] if extra else [])]
+    samples: dict[str, list[R.Sample]] = {name: [] for name in names}
     for _ in range(rounds):
         samples["python -c pass"].append(R.run(R.PY_PASS, cwd=sb.project, env=sb.env))
         for name, argv in COMMANDS.items():
             samples[name].append(sb.uze(*argv))
+        if extra is not None:
+            for name, change in ((AFTER_INSTALL, ("install", str(extra), "--harness", "all",
+                                                  "--trust", "--json")),
+                                 (AFTER_UNINSTALL, ("uninstall", extra.name, "--json"))):
+                sb.uze(*change)
+                time.sleep(0.2)  # past the racy window: the status may remember what it sees
+                samples[name].append(sb.uze("status", "--json"))
     found = {name: R.summary(runs) for name, runs in samples.items()}
     found["doctor, first run"] = R.summary([first_doctor])
     return found
@@ -89,6 +105,7 @@ def bench(sizes: list[int], rounds: int, work: Path) -> dict[str, Any]:
     points: dict[str, Any] = {"0": _measure(sb, rounds)}
     R.log("growth-status: nothing installed measured")
     installed = 0
+    extra = R.make_package(packages / "fleet-extra", "fleet-extra", R.FLEET_SHAPE, seed="extra")
     for size in sorted(sizes):
         while installed < size:
             name = f"fleet-{installed:03d}"
@@ -96,7 +113,7 @@ def bench(sizes: list[int], rounds: int, work: Path) -> dict[str, Any]:
             sb.uze("install", str(fixture.path), "--harness", "all", "--trust", "--json")
             installed += 1
         time.sleep(0.2)  # past the racy window of the digest cache (ADR 0011)
-        points[str(size)] = _measure(sb, rounds)
+        points[str(size)] = _measure(sb, rounds, extra.path)
         R.log(f"growth-status: {size} packages measured")
     return {"sizes": sorted(sizes), "rounds": rounds, "points": points,
             "fits": _fits(sorted(sizes), points)}
@@ -132,13 +149,14 @@ def render(res: dict[str, Any]) -> str:
              f"({res['meta']['commit']}, load {res['meta']['load_start']} -> "
              f"{res['meta']['load_end']}, {res['rounds']} rounds; median CPU and its ratio "
              "to python -c pass)"]
-    names = ["python -c pass", *COMMANDS, "doctor, first run"]
-    lines.append(f"  {'packages':>8}  " + "  ".join(f"{n:>17}" for n in names))
+    names = ["python -c pass", *COMMANDS, "doctor, first run", AFTER_INSTALL, AFTER_UNINSTALL]
+    lines.append(f"  {'packages':>8}  " + "  ".join(
+        f"{n.replace(', first after an ', ' after '):>17}" for n in names))
     for size in ["0", *map(str, res["sizes"])]:
         point = res["points"][size]
         base = point["python -c pass"]["cpu_median"]
         cells = [f"{point[n]['cpu_median'] * 1000:5.0f} ms {point[n]['cpu_median'] / base:5.2f}x"
-                 for n in names]
+                 if n in point else "n/a" for n in names]
         lines.append(f"  {size:>8}  " + "  ".join(f"{c:>17}" for c in cells))
     lines.append("  fitted: " + "; ".join(
         f"{name} order {_num(fit['order'])}, {_num(fit['per_package_ms'])} ms per package"

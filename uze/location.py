@@ -22,6 +22,10 @@ def checked_scope(value: str, allowed: tuple[str, ...]) -> Any:
     return value
 
 
+_RESOLVED: dict[tuple[Path, Path, str], Path] = {}
+_RESOLVED_MAX = 65_536  # about 10 MB of paths at most
+
+
 class Location(msgspec.Struct, frozen=True):
     """Where a scope's artifacts live: the project root (resolved even for user scope)."""
 
@@ -38,10 +42,18 @@ class Location(msgspec.Struct, frozen=True):
         return path.as_posix()
 
     def resolve(self, target: str) -> Path:
-        """The inverse of display: a receipt's target back to an absolute path."""
-        if target.startswith("~/"):
-            return self.paths.home / target[2:]
-        return self.project / target  # an absolute target replaces the project (pathlib joins)
+        """The inverse of display: a receipt's target back to an absolute path. Remembered
+        per project, HOME and target: status resolves the targets of 200 packages, most of
+        them in the same few settings files, and a Path join costs more than the lookup."""
+        key = (self.project, self.paths.home, target)
+        found = _RESOLVED.get(key)
+        if found is None:
+            if len(_RESOLVED) >= _RESOLVED_MAX:
+                _RESOLVED.clear()
+            # an absolute target replaces the project (pathlib joins)
+            found = _RESOLVED[key] = self.paths.home / target[2:] if target.startswith("~/") \
+                else self.project / target
+        return found
 
     def pick(self, project: str, user: Path) -> Path:
         """`project` (relative to the project root) in project scope, else `user`."""

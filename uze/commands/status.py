@@ -4,6 +4,7 @@ every difference with the command that fixes it (`--check`: the CI gate, exit 1 
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
@@ -88,20 +89,29 @@ class StatusResult(msgspec.Struct, frozen=True):
 def _package_status(ctx: ScopeContext, verdicts: Verdicts, receipt: Receipt,
                     origin: tuple[str, str], lock: str) -> tuple[PackageStatus, list[Difference]]:
     """The package's states and differences: taken as an earlier status found them while
-    every path they rest on has the same stat (ADR 0101), else inspected artifact by
+    every path they rest on has the same stat and each of its records in a shared file that
+    changed since is still as uze wrote it (ADR 0101, 0107), else inspected artifact by
     artifact (and remembered when every artifact is as uze wrote it)."""
     path = ctx.receipt_file(receipt.name)
     key = ctx.loaded[path][0] if path in ctx.loaded else ()
-    known = verdicts.states(path, key) if key else None
+    artifacts = receipt.artifacts
+
+    def recheck(index: int) -> bool:  # a record in a shared file that changed since
+        from uze.artifacts.registry import inspect_record
+
+        return index < len(artifacts) and inspect_record(ctx, artifacts[index]) == "matched"
+
+    known = verdicts.states(path, key, recheck) if key else None
     if known is not None:
         states = cast("tuple[State, ...]", known)  # as this code found them before
         found, out = PackageStatus(receipt, states, *origin, lock=lock), list[Difference]()
     else:
         ctx.hashes.deps = []
+        shared: list[tuple[int, str, os.stat_result]] = []
         try:
-            found, out, live = _inspected(ctx, receipt, origin, lock)
+            found, out, live = _inspected(ctx, receipt, origin, lock, shared)
             if key and all(state == "matched" for _record, state in live.values()):
-                verdicts.remember(path, key, found.states, ctx.hashes.deps)
+                verdicts.remember(path, key, found.states, ctx.hashes.deps, shared)
         finally:
             ctx.hashes.deps = None
     if receipt.trust and not accepted(ctx.consent_file(receipt.name), ctx.consent_project,
@@ -112,26 +122,30 @@ def _package_status(ctx: ScopeContext, verdicts: Verdicts, receipt: Receipt,
     return found, out
 
 
-def _inspected(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], lock: str
+def _inspected(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], lock: str,
+               shared: list[tuple[int, str, os.stat_result]]
                ) -> tuple[PackageStatus, list[Difference], dict[str, tuple[Artifact, LiveState]]]:
+    """Every artifact of the package inspected; `shared` gets each record of a shared file
+    (its index in the receipt, the file, the stat it was read with)."""
     # The kinds build receipt records: they load once there is a receipt (ADR 0015).
     from uze.artifacts import parts
     from uze.artifacts.registry import record_key
 
-    records = {record_key(a): a for a in receipt.artifacts}
+    records = {record_key(a): (index, a) for index, a in enumerate(receipt.artifacts)}
+    by_key = {key: a for key, (_i, a) in records.items()}
     owned: dict[str, set[str]] = {}  # artifact key -> the parts of it projections name
     for target in {p.target for p in receipt.projections}:
-        above = parts.owner(target, records)
+        above = parts.owner(target, by_key)
         if above is not None:
             owned.setdefault(above[0], set()).add(above[1])
     live: dict[str, tuple[Artifact, LiveState]] = {}  # a plugin folder's part by its own key
-    for key, record in records.items():
+    for key, (index, record) in records.items():
         mine = owned.get(key, set())
         if parts.is_parted(record) and mine - {""}:
             live |= {f"{key}/{part}" if part else key: (record, state)
                      for part, state in parts.states(ctx, record, mine).items()}
         else:
-            live[key] = (record, _inspect(ctx, record))
+            live[key] = (record, _inspect(ctx, record, index, shared))
     off = receipt.disabled
     states: tuple[State, ...] = tuple(
         "disabled" if off and any(o.covers(p.resource, p.harness) for o in off)
@@ -147,23 +161,34 @@ def _inspected(ctx: ScopeContext, receipt: Receipt, origin: tuple[str, str], loc
     return found, out, live
 
 
-def _inspect(ctx: ScopeContext, record: Artifact) -> LiveState:
+def _inspect(ctx: ScopeContext, record: Artifact, index: int = -1,
+             shared: list[tuple[int, str, os.stat_result]] | None = None) -> LiveState:
     """`inspect_record`, trusting what an earlier status found in a shared file (an entry, a
     hook group, a region) while that file's stat is unchanged (ADR 0081): status on 200
     packages then looks up each package's part of the settings files by one `lstat` of each
-    file, not by parsing and hashing it again."""
+    file, not by parsing and hashing it again. A record of a shared file goes to `shared`
+    (with `index`, its place in the receipt), not to the digest cache's `deps`: a verdict
+    keeps it by record, not by the file's stat (ADR 0107)."""
     from uze.artifacts.registry import inspect_record
 
     key = _memo_key(record)
     if key is None:
         return inspect_record(ctx, record)
-    path = _resolved(ctx, record.target)
+    path = ctx.location.resolve(record.target)
     st = snapshot.lstat(path)  # before the file is read (snapshot.read keeps that order)
-    if st is not None and ctx.hashes.was_matched(path, st, key):
-        return "matched"
-    state = inspect_record(ctx, record)
-    if st is not None and state == "matched":
-        ctx.hashes.matched(path, st, key)
+    hashes, deps = ctx.hashes, ctx.hashes.deps
+    hashes.deps = None
+    try:
+        if st is not None and hashes.was_matched(path, st, key):
+            state: LiveState = "matched"
+        else:
+            state = inspect_record(ctx, record)
+            if st is not None and state == "matched":
+                hashes.matched(path, st, key)
+    finally:
+        hashes.deps = deps
+    if shared is not None and st is not None:
+        shared.append((index, os.fspath(path), st))
     return state
 
 
@@ -178,18 +203,6 @@ def _memo_key(record: Artifact) -> str | None:
     else:
         return None
     return msgspec.json.encode(fields).decode()
-
-
-_RESOLVED: dict[tuple[Path, Path, str], Path] = {}
-
-
-def _resolved(ctx: ScopeContext, target: str) -> Path:
-    """`ctx.location.resolve(target)`, once per target (many packages share a settings file)."""
-    key = (ctx.location.project, ctx.paths.home, target)
-    found = _RESOLVED.get(key)
-    if found is None:
-        found = _RESOLVED[key] = ctx.location.resolve(target)
-    return found
 
 
 # Files in a folder that declare what runs (MCP servers, hooks): Claude plugin manifests too.
@@ -262,7 +275,7 @@ def _untrusted_hooks(paths: Paths, contexts: list[ScopeContext],
     for receipt, p in hooks:
         if p.harness not in trusted:
             continue
-        hook_file = _resolved(by_scope[receipt.scope], p.target.split("#", 1)[0])
+        hook_file = by_scope[receipt.scope].location.resolve(p.target.split("#", 1)[0])
         if str(hook_file) not in trusted[p.harness]:
             out.append((receipt.name, receipt.scope, p.target))
     return tuple(out)

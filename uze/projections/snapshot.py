@@ -37,7 +37,7 @@ def held() -> Iterator[None]:
             _stats.clear()
 
 
-def lstat(path: Path) -> os.stat_result | None:
+def lstat(path: Path | str) -> os.stat_result | None:
     """`os.lstat(path)`, None when nothing is there; inside `held()` the first one taken
     (before any `read` of the file)."""
     name = os.fspath(path)

@@ -101,8 +101,8 @@ class DigestCache:
         self._keys: dict[str, frozenset[str]] = {}  # the cache file's matched keys, split
         self._kept: set[str] = set()  # paths trusted as a whole (`keep`): their entries stay
         # While a list (status inspecting one package, ADR 0101): each path looked at, with
-        # the stat its answer rests on (a file's digest, a folder's names, a shared file's
-        # records).
+        # the stat its answer rests on (a file's digest, a folder's names). A shared file's
+        # records are kept by record beside them, not by this list (ADR 0107).
         self.deps: list[tuple[str, StatKey]] | None = None
 
     def digest(self, path: Path | str, st: os.stat_result) -> str:
@@ -166,8 +166,6 @@ class DigestCache:
         known = self._file().matched.get(name)
         if known is None or not stat.S_ISREG(st.st_mode) or known[:5] != stat_key(st):
             return False
-        if self.deps is not None:
-            self.deps.append((name, known[:5]))
         keys = self._keys.get(name)
         if keys is None:
             keys = self._keys[name] = frozenset(known[5].split(_SEP))
@@ -180,8 +178,6 @@ class DigestCache:
         """Remember that the record `key` was found as uze wrote it in the regular file `path`,
         read after its `lstat` gave `st` (only if the file was settled then: the racy rule)."""
         name = os.fspath(path)
-        if self.deps is not None:
-            self.deps.append((name, stat_key(st)))
         if stat.S_ISREG(st.st_mode) and self._settled(st):
             entry = self._matched.setdefault(name, (st, set()))
             if stat_key(entry[0]) == stat_key(st):

@@ -16,14 +16,25 @@ As in ADR 0011: only settled stats are remembered (the racy-git rule of `statcac
 the cache lives under `$UZE_HOME/cache/` (never in the project), carries a checksum, and lost,
 damaged or of another schema it reads as empty; a failure to write it is ignored. A package
 with any difference is never remembered: its differences are computed each time.
+
+A package's records in shared files (entries, hook groups, regions: every package's part of
+the same settings files) are not keyed by those files' stats with the rest (ADR 0107): an
+install of another package rewrites the files, which would make every package inspected again
+at the next status. The verdict keeps, per shared file, the stat it had when the package's
+records there were found as uze wrote them, and the indexes of those records in the receipt.
+A file with that stat (a regular file) is trusted as before; in a file whose stat moved, each
+of the package's records is checked again by the caller (`recheck`: one lookup in the one
+parse of the file per command), and the package is taken as it was only when every one is
+still `matched`; its folders and files are not looked at again beyond their `lstat`s.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -31,17 +42,20 @@ import msgspec
 from blake3 import blake3
 
 from uze import __version__, fs
-from uze.projections.statcache import StatKey, settled_key
+from uze.projections import snapshot
+from uze.projections.statcache import StatKey, settled_key, stat_key
 
-SCHEMA: Final = 1
+SCHEMA: Final = 2
 
 
 class _Verdict(msgspec.Struct, array_like=True, frozen=True):
     receipt: tuple[int, int, int, int, int]  # the receipt file's stat
     where: str  # project root, HOME and uze version the paths and states were found with
     states: list[str]  # PackageStatus.states
-    deps: list[str]  # every path the inspection looked at, absolute
+    deps: list[str]  # every path the inspection looked at, absolute (shared files apart)
     stats: bytes  # blake3 of their stats, in that order
+    shared: list[tuple[str, tuple[int, int, int, int, int]]]  # each shared file, its stat
+    records: list[list[int]]  # per shared file: its records' indexes in receipt.artifacts
 
 
 class _File(msgspec.Struct, array_like=True):
@@ -70,9 +84,12 @@ class Verdicts:
         self._stats: dict[str, StatKey] = {}  # lstat of each path, once per command
         self.trusted: set[str] = set()  # every path of a package taken as it was
 
-    def states(self, receipt: Path, key: Sequence[int]) -> tuple[str, ...] | None:
+    def states(self, receipt: Path, key: Sequence[int],
+               recheck: Callable[[int], bool]) -> tuple[str, ...] | None:
         """The states remembered for the package of the receipt file `receipt` (whose stat
-        is `key` now), when every path they rest on has the stat it had; else None."""
+        is `key` now), when every path they rest on has the stat it had and, in each shared
+        file whose stat moved, `recheck(index)` finds each of the package's records there
+        (by its index in the receipt's artifacts) still as uze wrote it; else None."""
         name = os.fspath(receipt)
         known = self._file().get(name)
         if known is None or known.receipt != tuple(key) or known.where != self.where:
@@ -91,25 +108,54 @@ class Verdicts:
             stats.append(found)
         if _digest(stats) != known.stats:
             return None
-        self._kept[name] = known
+        shared = list(known.shared)
+        for at, (path, was) in enumerate(known.shared):
+            now = self._shared(path)
+            if now == was:  # a regular file with the stat it had: its records as they were
+                continue
+            if not all(recheck(index) for index in known.records[at]):
+                return None
+            if now is not None and settled_key(now, self._started):
+                shared[at] = (path, now)  # checked at this stat: trusted by it next time
+        self._kept[name] = known if shared == known.shared else \
+            msgspec.structs.replace(known, shared=shared)
         self.trusted.update(known.deps)
+        self.trusted.update(path for path, _ in known.shared)
         return tuple(known.states)
 
     def remember(self, receipt: Path, key: Sequence[int], states: Iterable[str],
-                 deps: Iterable[tuple[str, StatKey]]) -> None:
-        """Remember a package found matched: its receipt file's stat `key`, its `states` and
-        each path its inspection looked at with the stat it used. Nothing is remembered when
-        any of them (or the receipt) changed within the racy window, or one path was seen
-        with two stats."""
+                 deps: Iterable[tuple[str, StatKey]],
+                 shared: Iterable[tuple[int, str, os.stat_result]] = ()) -> None:
+        """Remember a package found matched: its receipt file's stat `key`, its `states`,
+        each path its inspection looked at with the stat it used (`deps`), and each of its
+        records in a shared file (`shared`: its index in the receipt's artifacts, the file,
+        the `lstat` taken before the file was read). Nothing is remembered when any of them
+        (or the receipt) changed within the racy window, one path was seen with two stats,
+        or a shared file is not a regular file (a link's stat says nothing of its target)."""
         seen: dict[str, StatKey] = {}
-        for path, stat in deps:
-            if seen.setdefault(path, stat) != stat or not settled_key(stat, self._started):
+        for path, found in deps:
+            if seen.setdefault(path, found) != found or not settled_key(found, self._started):
                 return
         if not settled_key(tuple(key), self._started):
             return
+        files: dict[str, tuple[StatKey, list[int]]] = {}
+        for index, path, st in shared:
+            found = stat_key(st)
+            entry = files.setdefault(path, (found, []))
+            if not stat.S_ISREG(st.st_mode) or entry[0] != found \
+                    or not settled_key(found, self._started):
+                return
+            entry[1].append(index)
         self._kept[os.fspath(receipt)] = _Verdict(
             (key[0], key[1], key[2], key[3], key[4]), self.where, list(states), list(seen),
-            _digest(list(seen.values())))
+            _digest(list(seen.values())), [(path, k) for path, (k, _i) in files.items()],
+            [indexes for _k, indexes in files.values()])
+
+    def _shared(self, path: str) -> StatKey | None:
+        """The stat of the shared file `path` as this command sees it (the one `lstat` every
+        reader of it shares, `snapshot.lstat`); None when it is not a regular file."""
+        st = snapshot.lstat(path)
+        return stat_key(st) if st is not None and stat.S_ISREG(st.st_mode) else None
 
     def save(self, *, merge: bool) -> None:
         """Write what this status found or confirmed (`merge`: keep the other packages too),

@@ -49,8 +49,12 @@ def _inspect(folder: Path, receipt: Path, cache: Path, started: int,
     return verdicts
 
 
+def _unasked(index: int) -> bool:
+    raise AssertionError(f"record {index} re-checked: no shared file of it changed")
+
+
 def _states(receipt: Path, cache: Path, where: str = "root") -> tuple[str, ...] | None:
-    return Verdicts(cache, where).states(receipt, stat_key(receipt.stat()))
+    return Verdicts(cache, where).states(receipt, stat_key(receipt.stat()), _unasked)
 
 
 def test_a_matched_package_is_taken_as_it_was_while_every_stat_is_the_same(
@@ -58,7 +62,7 @@ def test_a_matched_package_is_taken_as_it_was_while_every_stat_is_the_same(
     folder, receipt, cache = package
     _inspect(folder, receipt, cache, _later(folder, receipt))
     again = Verdicts(cache, "root")
-    assert again.states(receipt, stat_key(receipt.stat())) == STATES
+    assert again.states(receipt, stat_key(receipt.stat()), _unasked) == STATES
     # every path it rests on: the folder, its subfolder, each file
     assert again.trusted == {str(folder), str(folder / "references"), str(folder / "SKILL.md"),
                              str(folder / "references" / "guide.md")}
@@ -100,7 +104,7 @@ def test_another_receipt_or_another_place_is_never_trusted(
     receipt.write_bytes(b'{"name": "kit"}\n')  # rewritten with the same bytes: a new stat
     assert _states(receipt, cache) is None
     receipt.unlink()
-    assert Verdicts(cache, "root").states(receipt, (1, 2, 3, 4, 5)) is None
+    assert Verdicts(cache, "root").states(receipt, (1, 2, 3, 4, 5), _unasked) is None
 
 
 def test_a_racy_stat_or_a_path_seen_twice_differently_is_never_remembered(
@@ -136,4 +140,98 @@ def test_save_keeps_the_other_packages_only_when_merging(
     Verdicts(cache, "root").save(merge=True)  # `status NAME` of another package
     assert _states(receipt, cache) == STATES
     Verdicts(cache, "root").save(merge=False)  # a status that found this package no more
+    assert _states(receipt, cache) is None
+
+
+# A package's records in a shared file (ADR 0107): kept by record, not by the file's stat.
+
+def _with_shared(folder: Path, receipt: Path, cache: Path, shared: Path,
+                 indexes: tuple[int, ...] = (2, 5)) -> None:
+    """Remember the package with its records `indexes` found matched in `shared`."""
+    started = _later(folder, receipt, shared)
+    hashes = DigestCache(None, started_ns=started)
+    hashes.deps = []
+    digests = {rel: hashes.digest(path, st) for rel, (path, st) in hashes.files(folder).items()}
+    assert tree.inspect(folder, digests, hashes) == "matched"
+    verdicts = Verdicts(cache, "root", started_ns=started)
+    verdicts.remember(receipt, stat_key(receipt.stat()), STATES, hashes.deps,
+                      [(i, str(shared), shared.lstat()) for i in indexes])
+    verdicts.save(merge=False)
+
+
+@pytest.fixture
+def settings(package: tuple[Path, Path, Path]) -> Path:
+    """A shared file holding this package's entries and another's."""
+    path = package[0].parents[2] / "settings.json"
+    path.write_bytes(b'{"mine": 1, "theirs": 2}\n')
+    return path
+
+
+def test_an_unchanged_shared_file_asks_for_no_record(package: tuple[Path, Path, Path],
+                                                    settings: Path) -> None:
+    folder, receipt, cache = package
+    _with_shared(folder, receipt, cache, settings)
+    verdicts = Verdicts(cache, "root")
+    assert verdicts.states(receipt, stat_key(receipt.stat()), _unasked) == STATES
+    assert str(settings) in verdicts.trusted  # the digest cache keeps what it knew of it
+
+
+def test_a_rewritten_shared_file_rechecks_only_the_packages_records_there(
+        package: tuple[Path, Path, Path], settings: Path) -> None:
+    folder, receipt, cache = package
+    _with_shared(folder, receipt, cache, settings)
+    settings.write_bytes(b'{"mine": 1, "theirs": 2, "another package": 3}\n')  # an install
+    asked: list[int] = []
+    verdicts = Verdicts(cache, "root", started_ns=_later(settings))
+    assert verdicts.states(receipt, stat_key(receipt.stat()),
+                           lambda i: asked.append(i) is None) == STATES
+    assert asked == [2, 5]  # each of its records in that file, once; its folder not at all
+    verdicts.save(merge=False)
+    # checked at the file's new stat: the next status trusts that stat again
+    assert _states(receipt, cache) == STATES
+
+
+def test_a_record_no_longer_matched_in_a_rewritten_shared_file_is_not_trusted(
+        package: tuple[Path, Path, Path], settings: Path) -> None:
+    folder, receipt, cache = package
+    _with_shared(folder, receipt, cache, settings)
+    settings.write_bytes(b'{"mine": 9, "theirs": 2}\n')  # its own entry edited by hand
+    assert Verdicts(cache, "root").states(receipt, stat_key(receipt.stat()),
+                                          lambda i: i != 5) is None
+
+
+def test_a_shared_file_checked_within_the_racy_window_is_checked_again(
+        package: tuple[Path, Path, Path], settings: Path) -> None:
+    folder, receipt, cache = package
+    _with_shared(folder, receipt, cache, settings)
+    settings.write_bytes(b'{"mine": 1, "theirs": 3}\n')
+    asked: list[int] = []
+    racy = Verdicts(cache, "root", started_ns=settings.lstat().st_ctime_ns + 1000)
+    assert racy.states(receipt, stat_key(receipt.stat()),
+                       lambda i: asked.append(i) is None) == STATES
+    racy.save(merge=False)
+    again = Verdicts(cache, "root", started_ns=_later(settings))
+    assert again.states(receipt, stat_key(receipt.stat()),
+                        lambda i: asked.append(i) is None) == STATES
+    assert asked == [2, 5, 2, 5]  # its stat was not remembered: checked once more
+
+
+def test_a_shared_file_that_is_a_link_is_never_trusted_by_its_stat(
+        package: tuple[Path, Path, Path], settings: Path, tmp_path: Path) -> None:
+    folder, receipt, cache = package
+    _with_shared(folder, receipt, cache, settings)
+    real = tmp_path / "elsewhere.json"
+    real.write_bytes(settings.read_bytes())
+    settings.unlink()
+    settings.symlink_to(real)
+    asked: list[int] = []
+    verdicts = Verdicts(cache, "root", started_ns=_later(settings, real))
+    assert verdicts.states(receipt, stat_key(receipt.stat()),
+                           lambda i: asked.append(i) is None) == STATES
+    verdicts.save(merge=False)
+    assert Verdicts(cache, "root").states(receipt, stat_key(receipt.stat()),
+                                          lambda i: asked.append(i) is None) == STATES
+    assert asked == [2, 5, 2, 5]  # a link's own stat says nothing of the file it points to
+    # and a package whose records sit behind a link is not remembered at all
+    _with_shared(folder, receipt, cache, settings)
     assert _states(receipt, cache) is None
