@@ -53,7 +53,7 @@ def load(text: str) -> dict[str, Any]:
     found = _LOADED.get(text)
     if found is not None:
         return found
-    return _remember(text, _load(text))
+    return _remember(text, _load(text))  # type: ignore[return-value]
 
 
 def _load(text: str) -> dict[str, Any]:
@@ -75,23 +75,12 @@ def _parses(text: str) -> dict[str, Any] | None:
         return None
 
 
-def _remember(text: str, parsed: dict[str, Any]) -> dict[str, Any]:
-    if len(_LOADED) >= _LOADED_MAX:
-        _LOADED.pop(next(iter(_LOADED)))
-    _LOADED[text] = parsed
+def _remember(text: str, parsed: dict[str, Any] | None) -> dict[str, Any] | None:
+    if parsed is not None and text not in _LOADED:
+        if len(_LOADED) >= _LOADED_MAX:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[text] = parsed
     return parsed
-
-
-def _parses_appended(
-    text: str, new: str, tables: str, key_path: tuple[str, ...], first_new: int
-) -> dict[str, Any] | None:
-    """`_parses(new)` for `new` = `text` + whitespace + `tables` (the entry as appended
-    headers), found from `text`'s parse where `toml_tail.appended` can (ADR 0105)."""
-    if new not in _LOADED:
-        found = toml_tail.appended(text, load(text), new, tables, key_path, first_new, _parses)
-        if found is not None:
-            return _remember(new, found)
-    return _parses(new)
 
 
 def _edit(text: str) -> tomlkit.TOMLDocument:
@@ -277,8 +266,12 @@ def add(
     tables = _as_tables(key_path, value, eol)
     if tables is not None:
         lead = _separator(text, eol)
-        if _parses_appended(text, text + lead + tables, tables, key_path, first_new) is not None:
-            return text + lead + tables, "tables", lead, ""
+        new = text + lead + tables
+        if new not in _LOADED:  # read from `text`'s parse where it can be (ADR 0105)
+            _remember(new, toml_tail.appended(text, load(text), new, tables, key_path,
+                                              first_new, _parses))
+        if _parses(new) is not None:
+            return new, "tables", lead, ""
     nested: object = value
     for key in reversed(key_path[first_new + 1 :]):
         nested = {key: nested}
@@ -330,11 +323,9 @@ def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
             continue
         start = at - len(lead) if lead and text[:at].endswith(lead) else at
         candidate = text[:start] + text[at + len(chunk) :]  # type: ignore[arg-type]
-        if candidate not in _LOADED:  # the entry's text at the end: parsed from `plain`
-            found = toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
-                                           key_path)
-            if found is not None:
-                _remember(candidate, found)
+        if candidate not in _LOADED:  # the entry's text at the end: read from `plain`
+            _remember(candidate, toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
+                                                        key_path))
         if _same_elsewhere(candidate, key_path, expected):
             return candidate
     return None
