@@ -143,3 +143,37 @@ def test_a_package_with_no_route_to_the_chosen_harnesses_is_refused(
         "antigravity" in lines
     assert snapshot(sandbox) == before
     assert_ok(uze("check", DATA / "claude-hooks", "--harness", "antigravity"))  # check shows it
+
+
+def test_a_gemini_extensions_agent_keeps_its_tool_allowlist_on_every_harness(
+    uze: Uze, sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Its `tools` are Gemini CLI's names: read as such, never as Claude names (which left an
+    empty list, or Gemini's names in Claude Code's file); a name with no counterpart is named."""
+    package = build_tree(tmp_path / "gem-agents", {
+        "gemini-extension.json": json.dumps({"name": "gem-agents", "version": "1.0.0"}),
+        "agents/reviewer.md": "---\nname: reviewer\ndescription: Reviews code.\ntools:\n"
+                              "  - read_file\n  - run_shell_command\n  - save_memory\n---\n"
+                              "Review the diff.\n",
+    })
+    before = snapshot(sandbox)
+
+    document = as_json(assert_ok(uze("install", package, "--harness",
+                                     "claude_code,gemini_cli,opencode", "--json")))
+
+    project = sandbox.project
+    claude = (project / ".claude/skills/gem-agents/agents/reviewer.md").read_text()
+    assert claude.startswith("---\nname: reviewer\ndescription: Reviews code.\ntools:\n- Read\n"
+                             "- Bash\n---\n"), claude
+    gemini = (project / ".gemini/agents/gem-agents-reviewer.md").read_text()
+    assert "tools:\n- read_file\n- run_shell_command\n- save_memory\n---" in gemini, gemini
+    opencode = (project / ".opencode/agents/gem-agents-reviewer.md").read_text()
+    assert "tools:\n  '*': false\n  read: true\n  bash: true\n---" in opencode, opencode
+    rows = {p["harness"]: p for p in document["projections"] if p["kind"] == "agent"}
+    for harness in ("claude_code", "opencode"):
+        assert rows[harness]["route"] == "degraded", rows[harness]
+        assert "no counterpart for gemini_cli's save_memory" in rows[harness]["reason"]
+    assert rows["gemini_cli"]["route"] == "native", rows["gemini_cli"]
+
+    assert_ok(uze("uninstall", "gem-agents"))
+    assert snapshot(sandbox)["project"] == before["project"]

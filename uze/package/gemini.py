@@ -14,7 +14,8 @@ Read as Gemini CLI 0.61.0 reads an extension (its bundle: `loadExtensionConfig`,
   `commands/` (`a/b.toml` is `/a:b`), translated to Claude Code's command text: `{{args}}` as
   `$ARGUMENTS`, `!{cmd}` as `` !`cmd` ``, `@{path}` as `@path`.
 - `contextFileName` is the package's instructions (uze.package.context); `skills/` and
-  `agents/` are read as for every package.
+  `agents/` are read as for every package, each agent marked as naming Gemini CLI's tools
+  (`Agent.tools_from`; the planner translates them, uze.plan.agent_tools).
 - `settings` are the package's settings (uze.package.settings, adr/0078): each stdio server
   gets each one as the variable Gemini CLI sets for it.
 - `excludeTools`, `hooks/hooks.json` (Gemini's own hook format), `policies/` and any other key

@@ -61,7 +61,10 @@ class Skill(msgspec.Struct, frozen=True):
 
 
 class Agent(msgspec.Struct, frozen=True):
-    """An agent definition `agents/**/<name>.md`: frontmatter, body and per-harness fields."""
+    """An agent definition `agents/**/<name>.md`: frontmatter, body and per-harness fields.
+    `tools_from` names the envelope manifest whose harness's tool names its `tools` use (a
+    Gemini CLI extension's agent says `read_file`; the planner translates, uze.plan.agent_tools);
+    "" for Claude Code's names, the portable format's."""
 
     name: str
     relpath: str
@@ -69,6 +72,7 @@ class Agent(msgspec.Struct, frozen=True):
     body: str
     harness: Mapping[str, Mapping[str, object]]
     subdirs: tuple[str, ...] = ()
+    tools_from: str = ""
 
 
 class Command(msgspec.Struct, frozen=True):

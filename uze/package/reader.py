@@ -121,6 +121,8 @@ def read_package(
         instructions = read_context(tree, issues, warnings)
     skills = validate_skills(tree, layout, paths, root_name, issues, warnings)
     agents = validate_agents(tree, paths, issues, warnings)
+    if layout.envelope == "gemini-extension":  # its agents name Gemini CLI's tools
+        agents = tuple(msgspec.structs.replace(a, tools_from=layout.manifest) for a in agents)
     commands = read.commands if read.commands is not None else (
         validate_commands(tree, paths, warnings) if not layout.bare else ())
     mcp_servers = read.servers if read.servers is not None else validate_mcp(

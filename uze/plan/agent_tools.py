@@ -7,6 +7,11 @@ translated through the portable aliases of `uze.hooks.tools` (Claude `Read` -> G
 `read_file`, ...); a Claude tool with no counterpart is left out, which only narrows the list.
 Where a harness has no allowlist (Codex), or no denylist, the restriction is lost: the caller
 routes the agent `degraded` with "tool allowlist not enforced", never `native`.
+
+An agent that came in another harness's envelope (`Agent.tools_from`: a Gemini CLI extension's
+agent lists `read_file`, `run_shell_command`) names that harness's tools: `in_claude_names`
+reads them into Claude's through the harness's own table (`hook_protocol.claude_tools`), and a
+name with no counterpart is named in a `lost` reason (degraded), never dropped in silence.
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ from typing import Final
 import msgspec
 
 from uze.harnesses import REGISTRY
-from uze.harnesses.base import CLAUDE_TOOLS
+from uze.harnesses.base import CLAUDE_TOOLS, Harness
 from uze.hooks.tools import TOOL_NAMES
+from uze.package import Agent
 
 LOST: Final = "tool allowlist not enforced"
+TOOL_KEYS: Final = ("tools", "disallowedTools")
 
 
 class ToolFields(msgspec.Struct, frozen=True):
@@ -87,3 +94,39 @@ def translate_tools(harness: str, frontmatter: Mapping[str, object]) -> ToolFiel
         else:
             fields["disallowedTools"] = names
     return ToolFields(fields, tuple(lost), tuple(notes))
+
+
+def tool_source(agent: Agent) -> Harness | None:
+    """The harness whose tool names the agent's `tools` use: the one whose own package format
+    (`envelope.manifest`) the agent came in; None for Claude's names (the portable format's)."""
+    if not agent.tools_from:
+        return None
+    return next((h for h in REGISTRY.values()
+                 if h.envelope is not None and h.envelope.manifest == agent.tools_from), None)
+
+
+def in_claude_names(agent: Agent, source: Harness) -> tuple[dict[str, object], ToolFields]:
+    """The agent's frontmatter with `tools` / `disallowedTools` in Claude's names, read through
+    `source`'s table, and what that reading lost and changed. A name with no counterpart is left
+    out and named in `lost`; a list left with no name at all is dropped (no restriction a
+    harness could enforce), its loss named too."""
+    table = source.hook_protocol.claude_tools
+    frontmatter = dict(agent.frontmatter)
+    lost: list[str] = []
+    notes: list[str] = []
+    for key in TOOL_KEYS:
+        names = claude_tools(frontmatter.get(key))
+        if not names:
+            continue
+        found = list(dict.fromkeys(table[name] for name in names if name in table))
+        unknown = [name for name in names if name not in table]
+        if found:
+            frontmatter[key] = found
+            notes.append(f"{key} read from {source.id}'s names: {', '.join(found)}")
+        else:
+            del frontmatter[key]
+        if unknown:
+            what = f"{key}: no counterpart for {source.id}'s {', '.join(unknown)}"
+            lost.append(f"{LOST if key == 'tools' else 'tool denylist not enforced'} ({what})"
+                        if not found else f"left out of {what}")
+    return frontmatter, ToolFields({}, tuple(lost), tuple(notes))

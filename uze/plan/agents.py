@@ -6,11 +6,16 @@ import msgspec
 
 from uze.harnesses.base import AgentFormat
 from uze.package import Agent
-from uze.plan.agent_tools import ToolFields, translate_tools
+from uze.plan.agent_tools import (
+    TOOL_KEYS,
+    ToolFields,
+    in_claude_names,
+    tool_source,
+    translate_tools,
+)
 from uze.projections.frontmatter import plain_dump
 
 PORTABLE_KEYS = frozenset({"name", "description", "harness"})
-TOOL_KEYS = frozenset({"tools", "disallowedTools"})
 # Keys that change how an agent looks, never what it does: left out with a note, not degraded.
 COSMETIC = frozenset({"color", "version"})
 
@@ -32,16 +37,28 @@ def _fields(agent: Agent, harness: str, fmt: AgentFormat) -> tuple[dict[str, obj
     A harness with `claude_keys` (Claude Code) reads a Claude agent file as it is: every
     top-level key is kept (`tools`, `model`, `color`, `permissionMode`...; keys it does not
     know it ignores). Elsewhere the tool allowlist is translated (`uze.plan.agent_tools`) and other
-    Claude keys are dropped.
+    Claude keys are dropped. An agent in another harness's words (`Agent.tools_from`) keeps, for
+    that harness, each key it reads as written; for the others its tools are first read into
+    Claude's names.
     """
     block = dict(agent.harness.get(harness, {}))
-    own = {key: value for key, value in agent.frontmatter.items() if key not in PORTABLE_KEYS}
-    tools = ToolFields({})
-    if fmt.claude_keys:
+    source = tool_source(agent)
+    frontmatter, read = (agent.frontmatter, ToolFields({})) if source is None else \
+        in_claude_names(agent, source)
+    own = {key: value for key, value in frontmatter.items() if key not in PORTABLE_KEYS}
+    tools = read
+    if source is not None and source.id == harness:  # written in this harness's own words
+        own = {key: value for key, value in agent.frontmatter.items() if key not in PORTABLE_KEYS}
+        kept = {key: value for key, value in own.items() if key in fmt.allowed}
+        dropped = [key for key in own if key not in fmt.allowed]
+        tools = ToolFields({})
+    elif fmt.claude_keys:
         kept = dict(own)
-        dropped: list[str] = []
+        dropped = []
     else:
-        tools = translate_tools(harness, agent.frontmatter)
+        translated = translate_tools(harness, frontmatter)
+        tools = ToolFields(translated.fields, (*read.lost, *translated.lost),
+                           (*read.notes, *translated.notes))
         kept = dict(tools.fields)
         dropped = [key for key in own if key not in TOOL_KEYS]
     kept |= {key: value for key, value in block.items() if key in fmt.allowed}
