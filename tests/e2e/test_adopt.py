@@ -294,3 +294,54 @@ def test_opencode_lists_the_skill_in_place_instead_of_a_copy_of_its_own(
     assert rows["skill", "codex"]["target"] == ".codex/skills/kit-review"
     assert not (sandbox.project / ".agents/skills").exists()
     assert not (sandbox.project / ".opencode/skills").exists()
+
+
+# A server the user wrote by hand, as harnesses accept it: no `args`, a secret in `env`. Its
+# export is `{"command": "npx", "env": {"API_TOKEN": "${API_TOKEN}"}}` (ADR 0095).
+HAND_WRITTEN = {"mcpServers": {"tickets": {"type": "stdio", "command": "npx",
+                                           "env": {"API_TOKEN": "sk-live-0123456789abcdef"}}}}
+
+
+@pytest.mark.parametrize(("args", "token"), [
+    ((), "${API_TOKEN}"),  # the package has no args either, the secret as a reference
+    ((), "${API_TOKEN:-}"),  # not what export writes: a real difference
+    (("--port", "1"), "${API_TOKEN}"),  # another command line: a real difference
+])
+def test_a_server_there_in_the_packages_portable_form_is_adopted_else_refused(
+        uze: Uze, sandbox: Sandbox, args: tuple[str, ...], token: str) -> None:
+    """ADR 0096 compares an entry by its portable form, as export and import write it: a
+    hand-written `.mcp.json` server without `args`, its secret replaced by `${VAR}` in the
+    package, is the package's server (adopted, not a byte changed); anything else that
+    differs is refused, naming both digests, nothing written."""
+    mcp = json.dumps(HAND_WRITTEN, indent=2) + "\n"
+    build_tree(sandbox.project, {".mcp.json": mcp, ".git/HEAD": "ref: refs/heads/main\n"})
+    server: dict[str, object] = {"command": "npx", "env": {"API_TOKEN": token}}
+    if args:
+        server["args"] = list(args)
+    package = build_tree(sandbox.root / "tickets", {
+        "plugin.json": '{"name": "tickets", "version": "1.0.0"}\n',
+        "mcp.json": json.dumps({"mcpServers": {"tickets": server}}),
+    })
+    before = tree_bytes(sandbox.project)
+    stats = _stats(sandbox.project)
+
+    result = uze("install", package, "--harness", "claude_code", "--trust", "--json")
+
+    if args or token != "${API_TOKEN}":
+        assert result.returncode == 1, result.stdout
+        assert ("conflict at .mcp.json#mcpServers.tickets: an entry with this name is there and "
+                "uze did not write it") in result.stderr
+        assert ".mcp.json#mcpServers.tickets: on disk blake3:" in result.stderr
+        assert tree_bytes(sandbox.project) == before
+        return
+    document = as_json(assert_ok(result))
+    assert document["adopted"] == [".mcp.json#mcpServers.tickets"]
+    assert (sandbox.project / ".mcp.json").read_text() == mcp
+    assert {k: v for k, v in _stats(sandbox.project).items() if k == ".mcp.json"} == {
+        ".mcp.json": stats[".mcp.json"]}
+    status = as_json(assert_ok(uze("status", "tickets", "--json")))
+    assert {p["state"] for p in status["packages"][0]["projections"]} == {"matched"}
+    again = as_json(assert_ok(uze("install", package, "--harness", "claude_code", "--json")))
+    assert (sandbox.project / ".mcp.json").read_text() == mcp, again  # the secret stays
+    assert_ok(uze("uninstall", "tickets"))
+    assert not (sandbox.project / ".mcp.json").exists()

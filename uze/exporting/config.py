@@ -11,22 +11,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-import msgspec
-
 from uze.errors import UzeError
 from uze.exporting.model import Exported, Found, Left
 from uze.exporting.owned import Owned
-from uze.exporting.secrets import referenced
 from uze.location import Location
 from uze.package.claude_hooks import read_claude_hooks
 from uze.package.servers import Dialect, read_servers
+from uze.plan.server_form import with_references
 from uze.projections import config_entry as ce
 from uze.projections import region
 from uze.vocabulary import ConfigFormat
 
 MCP_FILE: Final = "mcp.json"
 HOOKS_FILE: Final = "hooks/hooks.json"  # Claude-protocol groups: the combined layout's file
-_DEFAULTS: Final = {"args": [], "env": {}, "headers": {}, "enabled": True}
 
 
 def document_json(value: object) -> bytes:
@@ -75,16 +72,13 @@ def read_mcp(path: Path, fmt: ConfigFormat, prefix: tuple[str, ...], dialect: Di
     warnings: list[str] = []
     portable: dict[str, object] = {}
     for server in read_servers(theirs, source, list(prefix), dialect, warnings):
-        body = {key: value for key, value in msgspec.to_builtins(server).items()
-                if key not in ("name", "codex_keys", "settings") and value is not None
-                and _DEFAULTS.get(key, ...) != value}
         if server.codex_keys:  # the reader's warning says "kept for Codex": not here
             warnings = [line for line in warnings if not any(
                 f".{server.name}: {key}: " in line or f".{server.name}.{key}: " in line
                 for key in server.codex_keys)]
             found.left.append(Left("mcp", server.name, source, "Codex's own keys "
                                    f"{', '.join(sorted(server.codex_keys))}: not portable"))
-        portable[server.name], secrets = referenced(server.name, body)
+        portable[server.name], secrets = with_references(server)
         found.secrets += secrets
         found.exported.append(Exported("mcp", server.name, source, f"{MCP_FILE}: "
                                        f"mcpServers.{server.name}"))

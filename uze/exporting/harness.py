@@ -18,7 +18,6 @@ missing, so a user never gets a package that silently lacks part of their setup.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
@@ -38,16 +37,15 @@ from uze.exporting.model import Found, Left
 from uze.exporting.owned import Owned
 from uze.harnesses.base import Harness
 from uze.location import Location
-from uze.package.codex import CODEX_SERVERS
-from uze.package.gemini import GEMINI_SERVERS
-from uze.package.layout import CODEX_MANIFEST, GEMINI_MANIFEST
-from uze.package.servers import CLAUDE, Dialect
+from uze.package.layout import CODEX_MANIFEST
+from uze.package.servers import Dialect
+from uze.plan.server_form import server_dialect
 from uze.vocabulary import ConfigFormat
 
 
 class Readers(msgspec.Struct, frozen=True):
-    """How export reads a harness's config kinds: the MCP dialect (None: no reader yet) and
-    whether its hook config holds Claude-protocol groups."""
+    """How export reads a harness's config kinds: the MCP dialect (None: no reader yet,
+    uze.plan.server_form) and whether its hook config holds Claude-protocol groups."""
 
     servers: Dialect | None = None
     claude_hooks: bool = False
@@ -56,19 +54,13 @@ class Readers(msgspec.Struct, frozen=True):
     private_servers: bool = False
 
 
-# By the harness's own package format: what uze reads in that format's servers and hooks.
-BY_ENVELOPE: Final[Mapping[str, Readers]] = {
-    CODEX_MANIFEST: Readers(CODEX_SERVERS, claude_hooks=True),  # docs/package-format.md
-    GEMINI_MANIFEST: Readers(GEMINI_SERVERS),
-}
-
-
 def readers(harness: Harness) -> Readers:
-    """The readers of `harness`'s config kinds (Claude Code: it loads Claude plugins)."""
-    if harness.claude_plugins is not None:
-        return Readers(CLAUDE, claude_hooks=True, private_servers=True)
-    manifest = harness.envelope.manifest if harness.envelope is not None else ""
-    return BY_ENVELOPE.get(manifest, Readers())
+    """The readers of `harness`'s config kinds (Claude Code: it loads Claude plugins; Codex's
+    hooks are read as Claude's, as in a Codex plugin, docs/package-format.md)."""
+    plugins = harness.claude_plugins is not None
+    codex = harness.envelope is not None and harness.envelope.manifest == CODEX_MANIFEST
+    return Readers(server_dialect(harness), claude_hooks=plugins or codex,
+                   private_servers=plugins)
 
 
 class NotExportable(UzeError):
@@ -114,8 +106,7 @@ def _servers(harness: Harness, loc: Location, owned: Owned, found: Found,
     if target is None:
         return
     path, prefix = target.file(loc), target.key(loc, "")[:-1]
-    dialect = readers(harness).servers or (
-        Dialect(translate=target.portable) if target.portable is not None else None)
+    dialect = readers(harness).servers
     if dialect is not None:
         read_mcp(path, target.fmt, prefix, dialect, loc, owned, found)
         if loc.scope == "project" and readers(harness).private_servers:

@@ -7,6 +7,10 @@ from typing import Any, Literal
 
 import msgspec
 
+from uze.plan.secrets import Secret
+
+__all__ = ["ExportKind", "Exported", "Found", "Left", "OutFile", "Secret"]
+
 ExportKind = Literal["instructions", "skill", "command", "agent", "mcp", "hook", "setting"]
 
 
@@ -35,16 +39,6 @@ class Left(_Line, frozen=True):
     resource: str
     source: str
     reason: str
-
-
-class Secret(_Line, frozen=True):
-    """A value of a server definition written as an environment reference: the server, the
-    field (`env.API_KEY`, `headers.Authorization`, `args[2]`, `url`) and the variable that
-    now holds it where the package is installed. Never the value."""
-
-    server: str
-    field: str
-    variable: str
 
 
 class OutFile(msgspec.Struct, frozen=True):

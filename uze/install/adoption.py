@@ -1,6 +1,6 @@
 """Adoption at install (ADR 0096): a target already there byte for byte, that no receipt of
 the scope owns, is taken over instead of refused; one that differs is refused naming both
-digests.
+digests. An MCP server entry is compared by its portable form (ADR 0108, `same_server`).
 
 Any `uze install` adopts what is exactly as it would write it (a file, a folder with exactly
 the planned files, a config entry or hook element with an equal value, a region between uze's
@@ -16,11 +16,14 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+import msgspec
+
 from uze.errors import ConfigBroken, Conflict
 from uze.harnesses import REGISTRY
 from uze.plan import in_place as ip
 from uze.plan.claude_plugin import delivered_whole
 from uze.plan.in_place import NOTHING, InPlace
+from uze.plan.server_form import portable_form
 from uze.projections import entry, tree
 from uze.projections.config_entry import MISSING
 from uze.projections.digest import content_digest
@@ -28,10 +31,12 @@ from uze.projections.digest import content_digest
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from uze.harnesses.base import Harness
     from uze.location import Location
     from uze.package import Package
-    from uze.plan.model import PlannedArtifact
+    from uze.plan.model import PlannedArtifact, PlannedEntry
     from uze.state.context import Created, ScopeContext
+    from uze.state.receipts import Artifact
 
 ADOPTED: Final = ("already there byte for byte; adopted: uze owns it now, and `uze uninstall` "
                   "removes it")
@@ -72,6 +77,39 @@ def differences(ctx: ScopeContext, planned: PlannedArtifact) -> list[str]:
                       f"blake3:{entry.value_digest(found)}",
                       entry.value_digest(planned.value))]
     return []
+
+
+def same_server(ctx: ScopeContext, planned: PlannedArtifact, record: Artifact) -> Artifact | None:
+    """`record` (of the planned MCP entry) with the digest of the entry on disk, when that
+    entry is not byte for byte the planned one but is its server in portable form
+    (`uze.plan.server_form`: what export writes and install reads, so a server written without
+    `args`, or with a secret the package has as `${VAR}`); None otherwise: a real difference
+    stays refused. Adopted so, the entry keeps its own bytes: status reads it matched and a
+    re-install of the same package leaves it as it is."""
+    if planned.type != "entry" or record.type != "entry":
+        return None
+    harness = _mcp_harness(ctx.location, planned)
+    if harness is None:
+        return None
+    try:
+        found = entry.read_value(planned.path, planned.fmt, planned.key_path, planned.target)
+    except ConfigBroken:
+        return None
+    name = planned.key_path[-1]
+    mine = portable_form(harness, name, planned.value)
+    if found is MISSING or mine is None or portable_form(harness, name, found) != mine:
+        return None
+    return msgspec.structs.replace(record, digest=entry.value_digest(found))
+
+
+def _mcp_harness(loc: Location, planned: PlannedEntry) -> Harness | None:
+    """The harness whose MCP server entry `planned` is (None: another kind of entry)."""
+    for harness in map(REGISTRY.__getitem__, planned.harnesses):
+        target = harness.mcp
+        if target is not None and target.file(loc) == planned.path \
+                and target.key(loc, planned.key_path[-1]) == planned.key_path:
+            return harness
+    return None
 
 
 def _line(target: str, live: str, planned: str) -> str:

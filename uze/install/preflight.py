@@ -52,7 +52,8 @@ def _step_for_owned(ctx: ScopeContext, planned: PlannedArtifact, old: Artifact,
     kind = kinds.of(planned)
     key = kind.planned_key(planned)
     state = kinds.inspect_record(ctx, old)
-    same = old.type == planned.type and kind.unchanged(planned, old)
+    same = old.type == planned.type and (kind.unchanged(planned, old) or (
+        state == "matched" and adoption.same_server(ctx, planned, old) == old))
     if state == "blocked":
         raise kinds.of(old).blocked(ctx, old)
     if state == "missing":
@@ -87,11 +88,12 @@ def _steps_for_dropped(ctx: ScopeContext, old: Artifact, force: bool) -> list[St
 
 def _adoptable(ctx: ScopeContext, planned: PlannedArtifact, adopt: bool) -> Artifact | None:
     """The record of a target already there that the install takes over: byte for byte as
-    planned (any install, ADR 0096), or with `adopt` a committed edit of it too (ADR 0064)."""
+    planned (any install, ADR 0096), an MCP entry in the planned portable form (ADR 0108), or
+    with `adopt` a committed edit of it too (ADR 0064)."""
     record = kinds.of(planned).adopt(ctx, planned)
     if record is None or adopt or kinds.inspect_record(ctx, record) == "matched":
         return record
-    return None
+    return adoption.same_server(ctx, planned, record)  # its server in portable form (ADR 0108)
 
 
 def preflight(ctx: ScopeContext, plan: Plan, previous: Receipt | None, force: bool,

@@ -15,17 +15,33 @@ environment they run in (`uze install` carries the reference; the user sets the 
   `${<SERVER>_<NAME>}`.
 
 A value that already holds a `${...}` reference is kept as it is. Only names are reported,
-never values.
+never values. Export writes a package's servers so (ADR 0095), and adoption compares a server
+already there in this form with the package's (uze.plan.server_form, ADR 0096).
 """
 
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 from urllib.parse import parse_qsl, urlsplit
 
-from uze.exporting.model import Secret
+import msgspec
+
 from uze.trust import HIDDEN, hide_secrets, looks_secret, names_secret
+
+
+class Secret(msgspec.Struct, frozen=True):
+    """A value of a server definition written as an environment reference: the server, the
+    field (`env.API_KEY`, `headers.Authorization`, `args[2]`, `url`) and the variable that
+    now holds it where the package is installed. Never the value."""
+
+    server: str
+    field: str
+    variable: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Its `--json` object (a line of the export's report)."""
+        return msgspec.to_builtins(self)  # type: ignore[no-any-return]
 
 _SCHEMES: Final = ("Bearer ", "Basic ", "Token ", "token ", "bearer ")
 _NOT_VARIABLE: Final = re.compile(r"[^A-Za-z0-9_]+")

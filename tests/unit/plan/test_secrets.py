@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from uze.exporting.model import Secret
-from uze.exporting.secrets import referenced, variable
+from uze.plan.secrets import Secret, referenced, variable
 
 
 @pytest.mark.parametrize(("body", "out", "secrets"), [
