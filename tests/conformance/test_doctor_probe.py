@@ -13,9 +13,13 @@ from typing import Any
 
 import pytest
 
-from tests.conformance.lab import BIN_DIR, Lab, harness_env, require
+from tests.conformance.lab import BIN_DIR, Lab, harness_env, prepare_user_state, require
 from tests.conformance.oracles import REAL_HARNESSES
+from tests.conformance.test_switches import NAME as SWITCH_KIT
+from tests.conformance.test_switches import build_package as build_switch_package
+from tests.conftest import Sandbox
 from tests.helpers import run_uze
+from uze.doctor import probes
 from uze.doctor.probe_run import DOCTOR_PROBES
 
 pytestmark = pytest.mark.conformance
@@ -115,3 +119,32 @@ def test_doctor_probe_in_a_project_nobody_trusted_reads_denied_or_unverified_nev
         assert r["result"] in ("passed", "denied"), r
         if r["result"] == "denied":  # the permission state of the run is the harness's words
             assert words[r["harness"]] in r["permission"], r
+
+
+def test_doctor_probe_reports_a_skill_codex_switched_off_as_disabled_not_found(
+    sandbox: Sandbox,
+) -> None:
+    """`uze disable NAME:hello --harness codex` in user scope writes Codex's own switch
+    (`[[skills.config]] enabled = false`, adr/0098): the real codex lists the skill with
+    `enabled: false` and offers it to no model. doctor --probe says so (`disabled`), never
+    `found`, and the switched-off skill fails no discovery; its sibling is still found."""
+    require("codex")
+    prepare_user_state(sandbox)
+    lab = Lab(sandbox, build_switch_package(sandbox.root / "packages" / SWITCH_KIT))
+    lab.uze("install", str(lab.package), "--harness", "codex", "--scope", "user")
+    lab.uze("disable", f"{SWITCH_KIT}:hello", "--harness", "codex", "--scope", "user")
+    params: dict[str, object] = {"cwds": [str(sandbox.project)], "forceReload": True}
+    (listed,) = lab.rpc("codex", probes.CODEX_APP_SERVER, [("skills/list", params)])
+    enabled = {s["name"]: s.get("enabled") for s in listed["data"][0]["skills"]  # type: ignore[index]
+               if s["name"].startswith(SWITCH_KIT)}
+    assert enabled == {f"{SWITCH_KIT}-hello": False, f"{SWITCH_KIT}-bye": True}, enabled
+
+    record = _doctor(lab)["codex"]
+
+    states = _states(record)
+    assert states[("skill", f"{SWITCH_KIT}-hello")] == "disabled", record["probe"]
+    assert states[("skill", f"{SWITCH_KIT}-bye")] == "found", record["probe"]
+    (item,) = [p for p in record["probe"] if p["name"] == f"{SWITCH_KIT}-hello"]
+    assert "uze disable" in item["note"], item
+    assert "not_discoverable" not in record["problems"], record
+    assert record["discovery"] != "failed", record

@@ -282,8 +282,8 @@ def probe_records(harness: str, version: str, items: Sequence[ProbeItem],
              "python": platform.python_version(), "harness_version": version,
              "uze": __version__, "source": "uze doctor --probe"}
     cells: dict[tuple[str, Scope], list[ProbeItem]] = {}
-    for item in items:
-        if item.state != "unverified":
+    for item in items:  # a switched-off item says nothing of discovery
+        if item.state not in ("unverified", "disabled"):
             cells.setdefault((item.kind, item.scope), []).append(item)
     return [
         evidence.make_record(

@@ -153,13 +153,15 @@ _DENIED: Final = re.compile(r"permission denied|EACCES|EPERM", re.IGNORECASE)
 
 class Expected(msgspec.Struct, frozen=True):
     """One item a receipt says uze delivered to the harness, and the name it lists it under;
-    `in_plugin`: carried by a plugin folder the harness loads (Claude Code, adr/0041, 0048)."""
+    `in_plugin`: carried by a plugin folder the harness loads (Claude Code, adr/0041, 0048);
+    `off`: switched off there by `uze disable` (the receipt's `disabled`, ADR 0087, 0098)."""
 
     scope: Scope
     package: str
     kind: str
     name: str
     in_plugin: bool = False
+    off: bool = False
 
 
 def _in_plugin(harness: str, kind: str) -> bool:
@@ -181,8 +183,9 @@ def expected_items(harness: str, scopes: Mapping[Scope, ScopeContext]) -> list[E
                 target = Path(p.target)
                 name = {"skill": p.label or target.name, "agent": p.label or target.stem,
                         "instructions": receipt.name}.get(p.kind, p.resource)
+                off = any(o.covers(p.resource, harness) for o in receipt.disabled)
                 found.append(Expected(scope, receipt.name, p.kind, name,
-                                      _in_plugin(harness, p.kind)))
+                                      _in_plugin(harness, p.kind), off))
     return found
 
 
@@ -225,6 +228,8 @@ NOT_STARTED: Final = (
     "and uze doctor never does (it lists in a scratch copy of what cannot run)"
 )
 _INERT_KINDS: Final = ("skill", "agent", "instructions")
+OFF: Final = "switched off by `uze disable`; the harness does not list it as on"
+OFF_LISTED: Final = "switched off by `uze disable`, yet the harness lists it as on"
 
 
 def scratch_project(scopes: Mapping[Scope, ScopeContext]) -> Path:
@@ -301,6 +306,9 @@ def _item(e: Expected, binary: str, found: tuple[str, dict[str, Seen] | str, boo
         return ProbeItem(e.scope, e.kind, e.name, e.package, denied, None, command, shown)
     seen = shown[e.kind]
     n = _count(seen, e)
+    if e.off:
+        return ProbeItem(e.scope, e.kind, e.name, e.package, "found" if n else "disabled", n,
+                         command, OFF_LISTED if n else OFF)
     once = n >= 1 if e.kind == "instructions" else n == 1  # one region per scope's file
     state: ProbeState = "found" if once else ("missing" if n == 0 else "duplicate")
     note = ""

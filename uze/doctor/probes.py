@@ -156,13 +156,17 @@ CODEX_APP_SERVER: Final = ("app-server", "--disable", "plugins", "--listen", "st
 
 
 def codex_skills(entry: Mapping[str, Any]) -> Seen:
-    """app-server `skills/list` `data[0]`: every skill with its scope, model-visible or not."""
+    """app-server `skills/list` `data[0]`: every skill with its scope, model-visible or not;
+    one Codex's own switch turned off (`enabled: false`, `[[skills.config]]`, adr/0098) does
+    not count, as a disabled skill of `gemini skills list` does not."""
     skills = [s for s in entry["skills"] if s["scope"] != "system"]
     evidence = json.dumps(
-        {"skills": [[s["name"], s["scope"], s["path"]] for s in skills], "errors": entry["errors"]},
+        {"skills": [[s["name"], s["scope"], s["path"], s.get("enabled", True)] for s in skills],
+         "errors": entry["errors"]},
         indent=1,
     )
-    return Seen(count(s["name"] for s in skills), evidence)
+    return Seen(count(s["name"] for s in skills if s.get("enabled", True) is not False),
+                evidence)
 
 
 def codex_agents(items: object) -> Seen:
@@ -370,7 +374,8 @@ def probes_of(names: Iterable[str]) -> tuple[Probe, ...]:
 
 
 UNTRUSTED: Final = "the harness skips the project's items until the user trusts the workspace"
-ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied"]
+# `disabled`: switched off by `uze disable` and not listed as on, as the switch means.
+ProbeState = Literal["found", "missing", "duplicate", "unverified", "denied", "disabled"]
 
 
 class ProbeItem(msgspec.Struct, frozen=True):

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from uze.doctor.probe_run import NOT_TRUSTED, Expected, _in_plugin, _item
+from uze.doctor.probe_run import NOT_TRUSTED, OFF, OFF_LISTED, Expected, _in_plugin, _item
 from uze.doctor.probes import PROBES, UNTRUSTED, Seen, codex_untrusted, gemini_untrusted
 
 LISTED = {"skill": Seen(Counter({"kit:plan": 1}), "kit:plan")}
@@ -94,3 +94,30 @@ def test_only_the_kinds_a_harness_hides_when_untrusted_are_gated() -> None:
     assert PROBES["gemini skills list"].gated == ("skill", "agent", "hook")
     assert all(not p.gated for name, p in PROBES.items()
                if name not in ("codex app-server", "gemini skills list"))
+
+
+def test_codex_does_not_count_a_skill_its_own_switch_turned_off() -> None:
+    """codex 0.171.0 app-server skills/list: `enabled: false` for a `[[skills.config]]` switch
+    (adr/0098); such a skill is not discovered as on."""
+    skills = {"skills": [
+        {"name": "kit-hello", "scope": "user", "path": "/h/.agents/skills/kit-hello",
+         "enabled": False},
+        {"name": "kit-bye", "scope": "user", "path": "/h/.agents/skills/kit-bye",
+         "enabled": True},
+        {"name": "kit-old", "scope": "repo", "path": "/p/.agents/skills/kit-old"}],
+        "errors": []}
+    answers = [{"data": [skills]}, {"data": [{"hooks": []}]}]
+    seen = PROBES["codex app-server"].read(_done(json.dumps(answers)))["skill"]
+    assert seen.counts == {"kit-bye": 1, "kit-old": 1}
+    assert '"kit-hello",\n   "user",\n   "/h/.agents/skills/kit-hello",\n   false' in (
+        seen.evidence)
+
+
+@pytest.mark.parametrize(("listing", "state", "note"), [
+    (NOTHING, "disabled", OFF), (LISTED, "found", OFF_LISTED)])
+def test_a_switched_off_item_not_listed_is_disabled_never_missing(
+    listing: dict[str, Seen], state: str, note: str
+) -> None:
+    expected = Expected("user", "kit", "skill", "kit:plan", off=True)
+    item = _item(expected, "codex", ("app-server", listing, False))
+    assert (item.state, item.note) == (state, note)
