@@ -181,22 +181,30 @@ def test_install_without_agents_or_mcp_loads_no_toml_writer(sandbox: Sandbox) ->
 
 def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
                                                              tmp_path: Path) -> None:
-    """SKILL.md headers of `key: text` lines are read, and the renamed `name:` written, without
-    PyYAML (ADR 0051); the skills land with their names rewritten as PyYAML would write them."""
+    """SKILL.md headers of `key: text` lines, double-quoted texts and literal blocks are read,
+    and the renamed `name:` written, without PyYAML (ADR 0051, 0106); the skills land with
+    their names rewritten as PyYAML would write them."""
     package = tmp_path / "plain-skills"
     package.mkdir()
     (package / "plugin.json").write_text('{"name": "plain-skills", "version": "1.0.0"}\n')
-    for skill in ("alpha", "beta"):
+    descriptions = {"alpha": "Use alpha when asked; it does one thing.",
+                    "beta": '"Use beta — for \\"decks\\": slides, notes."',
+                    "gamma": "|-\n  Use gamma: first line — with a dash.\n  TRIGGER: second line."}
+    for skill, description in descriptions.items():
         (package / "skills" / skill).mkdir(parents=True)
         (package / "skills" / skill / "SKILL.md").write_text(
-            f"---\nname: {skill}\ndescription: Use {skill} when asked; it does one thing.\n---\n"
-            "# Body\n")
+            f"---\nname: {skill}\ndescription: {description}\nlicense: Terms in LICENSE.txt\n"
+            "---\n# Body\n")
     done = _python("-c", SHOW_MODULES, "install", str(package), "--harness", "all", "--json",
                    cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic")) == []
     skill = sandbox.project / ".agents" / "skills" / "plain-skills-alpha" / "SKILL.md"
     assert skill.read_text().startswith("---\nname: plain-skills-alpha\ndescription: Use alpha")
+    gamma = sandbox.project / ".agents" / "skills" / "plain-skills-gamma" / "SKILL.md"
+    assert gamma.read_text() == ("---\nname: plain-skills-gamma\ndescription: "
+                                 f"{descriptions['gamma']}\nlicense: Terms in LICENSE.txt\n"
+                                 "---\n# Body\n")
 
 
 def test_an_invalid_package_lists_its_problems_without_pydantic(tmp_path: Path) -> None:

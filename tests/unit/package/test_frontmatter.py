@@ -126,3 +126,75 @@ def test_a_usual_agent_header_is_dumped_without_pyyaml() -> None:
     assert plain_dump(head) == yaml.safe_dump(head, sort_keys=False, allow_unicode=True)
     assert plain_dump({"description": "x" * 80}) is None  # PyYAML would fold or keep it long
     assert plain_dump({"description": "yes"}) is None and plain_dump({}) is None
+
+
+# Quoted and literal-block values (ADR 0106): the shapes of published SKILL.md headers that are
+# not plain `key: text` (a `|-` block of sentences, a double-quoted description with escaped
+# quotes), mixed with what YAML treats specially inside and around them.
+_CLEAN = "aZ09 _.,;()/'+=-:#`[]{}&*!|>%@?~é—"
+_INNER = st.one_of(st.text(st.sampled_from(_CLEAN + '"\\'), max_size=24),
+                   st.text(st.sampled_from(_CLEAN + '"\\\t\r\x85\u2028\xa0\ufeff'), max_size=24))
+_QUOTED_VALUE = st.one_of(
+    st.builds(lambda text: '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"', _INNER),
+    st.builds(lambda text, tail: '"' + text + '"' + tail, _INNER,
+              st.sampled_from(["", " ", "  ", " #c", "x", '"', "\t"])))
+_BLOCK_LINE = st.one_of(st.builds(lambda text: "a" + text, _INNER), _INNER, st.just(""),
+                        st.just(" "), st.sampled_from(["key: v", "- item", "# not a comment"]))
+_BLOCK_VALUE = st.builds(
+    lambda header, indent, lines, deeper: header + "".join(
+        "\n" + " " * (indent + (2 if index in deeper else 0)) + line
+        for index, line in enumerate(lines)),
+    st.integers(0, 3).flatmap(lambda pick: st.sampled_from(
+        ["|+", ">", ">-", "|2", "| #c", "|\t", "|-x"] if pick == 0 else ["|", "|-", "|-  "])),
+    st.sampled_from([2, 2, 1, 4, 0]), st.lists(_BLOCK_LINE, min_size=1, max_size=3),
+    st.sets(st.integers(1, 2)))
+_SHAPED = st.builds(lambda key, value: f"{key}: {value}",
+                    st.integers(0, 4).flatmap(lambda pick: _KEY if pick == 0 else st.sampled_from(
+                        ["name", "description", "license", "a-b"])),
+                    st.one_of(_QUOTED_VALUE, _BLOCK_VALUE, _VALUE))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.integers(0, 5).flatmap(lambda pick: _LINE if pick == 0 else _SHAPED),
+                max_size=3),
+       st.sampled_from(["\n", "\n", "\n", "\n", "\r\n", ""]))
+def test_a_quoted_or_block_value_reads_as_pyyaml_reads_it(lines: list[str], end: str) -> None:
+    block = "\n".join(lines) + end if lines else ""
+    found = plain_mapping(block)
+    if found is None:
+        return
+    assert found == (yaml.safe_load(block) or {})
+
+
+def test_a_published_skills_header_shapes_are_read_without_pyyaml() -> None:
+    """A literal block of long lines (dashes, quotes, backticks, `: ` and ` #` inside), and a
+    double-quoted description with escaped quotes: what four of anthropics/skills' 17 headers
+    hold (fixtures written here in the same shapes)."""
+    blocks = [
+        "name: api-notes\ndescription: |-\n  Notes for the SDK — ids, params: streaming, `tools`.\n"
+        "  TRIGGER — read first; don't skip because it \"looks small\" #1 (a: b).\n"
+        "    an indented line keeps its two extra spaces\nlicense: Terms in LICENSE.txt\n",
+        'name: sheets\ndescription: "Use this skill when a spreadsheet is involved — for '
+        'example \\"the xlsx in my downloads\\": open, fix, chart. Not for C:\\\\docs."\n'
+        "license: Proprietary. LICENSE.txt has complete terms\n",
+        "name: clip\ndescription: |\n  kept with one final line break\n",
+        'name: "quoted-name"  \ndescription: Plain — with a dash and é.\n',
+    ]
+    for block in blocks:
+        found = plain_mapping(block)
+        assert found is not None, block
+        assert found == yaml.safe_load(block), block
+    assert plain_mapping(blocks[0])["description"].endswith(  # type: ignore[index]
+        "(a: b).\n  an indented line keeps its two extra spaces")
+    assert plain_mapping(blocks[1])["description"].endswith(r"Not for C:\docs.")  # type: ignore[index]
+    assert plain_mapping(blocks[2]) == {"name": "clip",
+                                        "description": "kept with one final line break\n"}
+
+
+def test_a_quoted_or_block_value_yaml_reads_otherwise_goes_to_pyyaml() -> None:
+    for block in ('name: "a\\nb"\n', 'name: "a" #c\n', 'name: "a\n  b"\n', 'name: "a\tb"\n',
+                  "name: 'a'\n", 'name: "a"x\n', "d: |\n  a\n\n  b\n", "d: |\n  a\n b\n",
+                  "d: |\n  a\n   \n", "d: |\n", "d: |+\n  a\n", "d: >-\n  a\n", "d: |2\n  a\n",
+                  "d: | #c\n  a\n", "d: |\n\ta\n", "d: |\n  a\u2028b\n", "d: |\n  a\r\n",
+                  "yes: |\n  a\n", 'on: "a"\n', "name: a\u00a0b\n", "name: \u00e9a\n"):
+        assert plain_mapping(block) is None, block
