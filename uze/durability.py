@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Final, cast
 
 from uze.fs import fsync_dir, writing
+from uze.threads import each_in_threads
 
 # Threads of barrier()'s per-file path: each mostly waits in fsync, and the more wait at once,
 # the more of them one journal commit serves (8 -> 32: a two-harness install of the real skills,
@@ -22,8 +23,9 @@ _FLUSHERS: Final = 32
 def barrier(paths: Iterable[Path]) -> None:
     """Make files written with `durable=False`, and the folders naming them, durable.
 
-    When the system holds little unwritten data besides these files, one `syncfs` per file
-    system they are on does it (a single journal commit and cache flush). Otherwise every file
+    When the system holds little unwritten data besides these files (`foreign_limit`: less
+    than the fsyncs of these files would cost), one `syncfs` per file system they are on does
+    it (a single journal commit and cache flush). Otherwise every file
     is fsynced from a small pool of threads (the file system's journal folds concurrent fsyncs
     into shared commits), then each of their folders once: the wait covers these files only,
     never a large amount of other programs' unwritten data (ADR 0014, ADR 0046). A write-back
@@ -36,19 +38,32 @@ def barrier(paths: Iterable[Path]) -> None:
     found = _stat_all(files)
     own = _own_unwritten(found)
     syncfs = _syncfs_call()
-    if syncfs is not None and _foreign_dirty(own) <= SYNCFS_FOREIGN_LIMIT:
+    if syncfs is not None and _foreign_dirty(own) <= foreign_limit(len(found)):
         _sync_file_systems(syncfs, found)
         return
-    from concurrent.futures import ThreadPoolExecutor  # here: read-only commands never flush
-
-    with ThreadPoolExecutor(max_workers=_FLUSHERS) as pool:
-        list(pool.map(_flush_file, [path for path, _ in found]))  # re-raises the first failure
-        list(pool.map(_flush_folder, sorted(_folders(found))))
+    threads = min(_FLUSHERS, len(found))
+    each_in_threads(_flush_file, [path for path, _ in found], threads)
+    each_in_threads(_flush_folder, sorted(_folders(found)), threads)
 
 
 # Unwritten bytes of other programs (all file systems together) that the barrier may wait for
-# by syncing a whole file system instead of fsyncing each file: a few tens of ms of writing.
+# by syncing a whole file system instead of fsyncing each file: a few tens of ms of writing,
+# and _FSYNC_WORTH more for each file the syncfs spares an fsync (ADR 0106).
 SYNCFS_FOREIGN_LIMIT = 16 * 1024 * 1024
+# What the fsync of one new file costs, as foreign data a syncfs writes in the same time: on
+# ext4 (this project's machine, 1,227 files of the real skills) 1,227 fsyncs from the thread
+# pool took 140-185 ms of wall time and 105-113 ms of CPU, one syncfs 44 ms with no foreign
+# data, 87 with 64 MiB, 192 with 256 MiB: about 200 KiB per fsync; counted at 128 KiB.
+_FSYNC_WORTH: Final = 128 * 1024
+
+
+def foreign_limit(files: int) -> int:
+    """How much of other programs' unwritten data a barrier over `files` files may wait for
+    with one `syncfs` rather than fsync each file: the fsyncs it spares would take about as
+    long. A negative SYNCFS_FOREIGN_LIMIT (benchmarks' `--busy`) always takes the fsyncs."""
+    if SYNCFS_FOREIGN_LIMIT < 0:
+        return SYNCFS_FOREIGN_LIMIT
+    return SYNCFS_FOREIGN_LIMIT + _FSYNC_WORTH * files
 
 
 # What a file system writes for a new file besides its data blocks (its inode, its directory

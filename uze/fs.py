@@ -22,6 +22,7 @@ from typing import Final
 
 from uze import portable
 from uze.errors import DiskFull, LockBusy, UzeError, WriteFailed
+from uze.threads import each_in_threads
 
 TEMP_MARK: Final = ".uze-tmp-"
 _HELD: set[Path] = set()  # the locks this process holds (file_lock)
@@ -357,10 +358,7 @@ def remove_tree(path: Path) -> None:
         for name in files:
             _unlink(name)
     else:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=_UNLINKERS) as pool:
-            list(pool.map(_unlink, files))  # re-raises the first failure
+        each_in_threads(_unlink, files, _UNLINKERS)
     for folder in reversed(folders):  # every folder after the folders inside it, `path` last
         os.rmdir(folder)  # noqa: PTH106 (a str path from scandir)
 

@@ -183,7 +183,7 @@ def test_a_barrier_waits_for_no_more_than_a_little_foreign_unwritten_data(
     monkeypatch.setattr(durability, "_syncfs_call",
                         lambda: lambda fd: pytest.fail("syncfs when busy"))
     monkeypatch.setattr(durability, "_foreign_dirty",
-                        lambda own: durability.SYNCFS_FOREIGN_LIMIT + 1)
+                        lambda own: durability.foreign_limit(1) + 1)
     monkeypatch.setattr(os, "fsync", lambda fd: flushed.append(fd))
     durability.barrier([folder / "f"])
     assert len(flushed) == 2  # the file and its folder
@@ -203,6 +203,27 @@ def test_a_syncfs_that_fails_for_a_full_disk_raises_disk_full(
     monkeypatch.setattr(durability, "_foreign_dirty", lambda own: 0)
     with pytest.raises(DiskFull, match="no space left on device"):
         durability.barrier([folder / "f"])
+
+
+def test_the_foreign_data_a_barrier_may_wait_for_grows_with_the_fsyncs_it_spares(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """ADR 0106: 200 files may wait for 16 MiB + 200 x 128 KiB of other programs' data with
+    one syncfs (about what their 200 fsyncs would take), not a byte more."""
+    paths = [folder / str(index % 7) / f"f{index}" for index in range(200)]
+    for path in paths:
+        fs.atomic_write(path, b"x", durable=False)
+    limit = 16 * 1024 * 1024 + 200 * 128 * 1024
+    assert durability.foreign_limit(200) == limit
+    calls: list[str] = []
+    monkeypatch.setattr(durability, "_syncfs_call", lambda: lambda fd: calls.append("syncfs") or 0)
+    monkeypatch.setattr(os, "fsync", lambda fd: calls.append("fsync"))
+    for foreign, way in ((limit, "syncfs"), (limit + 1, "fsync")):
+        calls.clear()
+        monkeypatch.setattr(durability, "_foreign_dirty", lambda own, foreign=foreign: foreign)
+        durability.barrier(paths)
+        assert set(calls) == {way}
+        assert len(calls) == (1 if way == "syncfs" else 200 + 7)  # each file and folder
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="syncfs is Linux's")
