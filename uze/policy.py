@@ -27,7 +27,6 @@ allows. No file (and no `UZE_POLICY`) is no policy.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -162,6 +161,8 @@ def load_policy(paths: Paths) -> Policy:
         return Policy()
     except OSError as exc:
         raise _invalid(path, f"cannot read it: {exc.strerror}") from None
+    import tomllib  # start-up: only a policy file that exists is read (ADR 0106)
+
     try:
         rules = msgspec.convert(parse_bounded(tomllib.loads, raw.decode("utf-8")), _File)
     except (UnicodeDecodeError, tomllib.TOMLDecodeError, OverLimit, msgspec.ValidationError) as exc:

@@ -198,7 +198,8 @@ def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
     done = _python("-c", SHOW_MODULES, "install", str(package), "--harness", "all", "--json",
                    cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
-    assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic")) == []
+    assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic", "tomllib",
+                                            "shutil", "concurrent")) == []  # ADR 0106
     skill = sandbox.project / ".agents" / "skills" / "plain-skills-alpha" / "SKILL.md"
     assert skill.read_text().startswith("---\nname: plain-skills-alpha\ndescription: Use alpha")
     gamma = sandbox.project / ".agents" / "skills" / "plain-skills-gamma" / "SKILL.md"
@@ -476,12 +477,17 @@ LAZY_IMPORTS = {
         "start-up: hook delivery loads only when doctor checks a hook capability",
     ("uze.ui.documents", "uze.package"):
         "start-up: the re-install shortcut's document reads no package model (ADR 0016)",
-    ("uze.fs", "concurrent.futures"): "start-up: threads start only for removing many files",
-    ("uze.durability", "concurrent.futures"):
-        "start-up: threads start only for the durability barrier",
+    ("uze.threads", "threading"):
+        "start-up: threads start only for the durability barrier or removing many files",
     ("uze.durability", "ctypes"):
         "start-up: libc's syncfs loads only for a barrier with files (ADR 0046)",
     ("uze.fs", "tempfile"): "start-up: tempfile loads only for a command that writes",
+    **{(module, "tomllib"): "start-up: tomllib loads only to read a TOML file that exists; "
+       "a fresh install reads none (ADR 0106)"
+       for module in ("uze.projections.config_toml", "uze.policy", "uze.package.gemini",
+                      "uze.sources.lockfile", "uze.sources.manifest")},
+    ("uze.harnesses.base", "shutil"):
+        "start-up: shutil (it imports bz2 and lzma) loads only to look for a harness on PATH",
     ("uze.harnesses.codex", "tomllib"):
         "start-up: Codex's config is read only by `uze status` with a delivered Codex hook",
     ("uze.harnesses.codex", "yaml"): HARNESS_YAML,

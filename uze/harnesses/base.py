@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -375,6 +374,8 @@ class Harness(msgspec.Struct, frozen=True, kw_only=True):
 
     def detect(self, loc: Location) -> bool:
         """Whether the harness shows in the project, in the user's home or on PATH."""
+        import shutil  # start-up: shutil (bz2, lzma: about 3 ms) loads only to detect (ADR 0106)
+
         return (
             any((loc.project / marker).exists() for marker in self.markers)
             or self.home(loc.paths).is_dir()

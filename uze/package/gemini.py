@@ -25,7 +25,6 @@ Read as Gemini CLI 0.61.0 reads an extension (its bundle: `loadExtensionConfig`,
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import PurePosixPath
 from typing import Final
 
@@ -166,6 +165,8 @@ def _command(tree: Tree, relpath: str, warnings: list[str]) -> Command | None:
     text = resource_text(tree, relpath, warnings)
     if text is None:
         return None
+    import tomllib  # start-up: only a package with Gemini commands is read so (ADR 0106)
+
     try:
         raw = tomllib.loads(text)
     except (ValueError, RecursionError) as error:  # TOMLDecodeError, or a number too long

@@ -12,7 +12,6 @@ added text is no longer there as one piece, tomlkit deletes the key instead.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -57,6 +56,8 @@ def load(text: str) -> dict[str, Any]:
 
 
 def _load(text: str) -> dict[str, Any]:
+    import tomllib  # start-up: only a TOML file that exists is read (ADR 0106)
+
     try:
         return tomllib.loads(text)
     except ValueError as error:  # TOMLDecodeError, or a number too long to read

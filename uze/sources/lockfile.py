@@ -19,7 +19,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Annotated, Final
@@ -127,6 +126,8 @@ def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
 def _parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
     if has_markers(raw):
         raise conflicted(where)
+    import tomllib  # start-up: only a uze.lock that exists is read (ADR 0106)
+
     try:
         data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
         lock = msgspec.convert(data, LockFile)

@@ -18,7 +18,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import tomllib
 from pathlib import Path
 from typing import Any, Final
 
@@ -46,6 +45,8 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
 def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     if has_markers(raw):
         raise conflicted(where)
+    import tomllib  # start-up: only a uze.toml that exists is read (ADR 0106)
+
     try:
         data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
     except OverLimit as exc:
