@@ -7,6 +7,7 @@ through `UZE_GITHUB_URL` to a git daemon)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -38,6 +39,20 @@ def served(sandbox: Sandbox) -> Path:
     return root
 
 
+def folder_hash(files: list[tuple[str, str]]) -> str:
+    """The skills CLI's `computedHash` of a skill folder holding `files` (path, text), given
+    in the order its `localeCompare` sorts them: sha256 over each path then its bytes."""
+    digest = hashlib.sha256()
+    for rel, text in files:
+        digest.update(rel.encode())
+        digest.update(text.encode())
+    return digest.hexdigest()
+
+
+def _one(name: str, body: str) -> str:
+    return folder_hash([("SKILL.md", _skill(name, body))])
+
+
 def _lock_file(project: Path, skills: dict[str, dict[str, str]]) -> Path:
     path = project / "skills-lock.json"
     path.write_text(json.dumps({"version": 1, "skills": skills}, indent=2) + "\n")
@@ -48,10 +63,11 @@ def test_a_skills_lock_is_declared_installed_and_pinned_reporting_what_it_cannot
         uze: Uze, sandbox: Sandbox, served: Path) -> None:
     _lock_file(sandbox.project, {
         "pdf": {"source": "acme/tools", "ref": "v1", "sourceType": "github",
-                "computedHash": "0" * 64},
+                "computedHash": _one("pdf", "pdf one")},
         "xlsx": {"source": "acme/tools", "ref": "v1", "sourceType": "github",
-                 "computedHash": "1" * 64},
-        "jot": {"source": "acme/notes", "sourceType": "github", "computedHash": "2" * 64},
+                 "computedHash": _one("xlsx", "xlsx one")},
+        "jot": {"source": "acme/notes", "sourceType": "github",
+                "computedHash": _one("jot", "jot one")},
         "mine": {"source": "./local/mine", "sourceType": "local", "computedHash": "3" * 64},
     })
     with git_daemon(served) as daemon:
@@ -200,7 +216,7 @@ def test_an_apm_manifest_is_declared_installed_and_pinned(
 def test_a_dry_run_reports_the_declarations_and_writes_nothing(
         uze: Uze, sandbox: Sandbox, served: Path) -> None:
     _lock_file(sandbox.project, {"jot": {"source": "acme/notes", "sourceType": "github",
-                                         "computedHash": "2" * 64}})
+                                         "computedHash": _one("jot", "jot one")}})
     before = snapshot(sandbox)
     with git_daemon(served) as daemon:
         env = {**os.environ, "UZE_GITHUB_URL": daemon}
@@ -208,4 +224,58 @@ def test_a_dry_run_reports_the_declarations_and_writes_nothing(
     assert result.returncode == 0, result.stderr
     assert (f"skills-lock.json (skills-lock.json): declared notes = "
             f"git+{daemon}/acme/notes.git#skill=jot") in result.stdout
+    assert snapshot(sandbox) == before
+
+
+# A skill of several files, named so that the skills CLI's order (`localeCompare`: case
+# folded, `_` and `-` before `.`, lower case first) differs from a byte sort.
+GUIDE = {"SKILL.md": _skill("guide", "guide one"), "references/Style.md": "style\n",
+         "references/style-extra.md": "extra\n", "scripts/run.py": "print(1)\n",
+         "LICENSE.txt": "MIT\n", "_notes.md": "notes\n"}
+GUIDE_ORDER = ("_notes.md", "LICENSE.txt", "references/style-extra.md", "references/Style.md",
+               "scripts/run.py", "SKILL.md")
+
+
+@pytest.mark.parametrize("tampered", [False, True])
+def test_a_skills_locks_computed_hash_is_checked_against_what_was_fetched(
+        uze: Uze, sandbox: Sandbox, tampered: bool) -> None:
+    """The lock's `computedHash` of each skill is compared with the folder fetched at its
+    ref: equal, it installs; different (the source moved the tag, or the lock was edited),
+    it is refused naming the lock entry and both hashes, exit 1, nothing written."""
+    guides = Repo(sandbox.root / "served" / "acme" / "guides.git")
+    guides.commit({f"skills/guide/{rel}": text for rel, text in GUIDE.items()})
+    guides.tag("v1")
+    files = [(rel, GUIDE[rel]) for rel in GUIDE_ORDER]
+    expected = folder_hash(files)
+    locked = folder_hash([*files[:-1], ("SKILL.md", GUIDE["SKILL.md"] + "more\n")]) \
+        if tampered else expected
+    _lock_file(sandbox.project, {"guide": {"source": "acme/guides", "ref": "v1",
+                                           "sourceType": "github", "computedHash": locked}})
+    before = snapshot(sandbox)
+    with git_daemon(sandbox.root / "served") as daemon:
+        env = {**os.environ, "UZE_GITHUB_URL": daemon}
+        result = uze("install", "--from", "skills-lock.json", *HARNESS, env=env)
+    if not tampered:
+        assert_ok(result)
+        folder = sandbox.project / ".claude" / "skills" / "guides" / "skills" / "guide"
+        assert (folder / "references" / "Style.md").read_text() == "style\n"
+        return
+    assert result.returncode == 1, result.stdout
+    assert (f"uze: error: skills-lock.json: skills.guide: computedHash {locked} is not the "
+            f"hash of the skill fetched from acme/guides at v1 ({expected})") in result.stderr
+    assert "hint:" in result.stderr and "Traceback" not in result.stderr
+    assert snapshot(sandbox) == before
+
+
+@pytest.mark.parametrize("value", ["abc", 7, "Z" * 64])
+def test_a_computed_hash_that_is_no_sha256_is_refused_before_anything_is_fetched(
+        uze: Uze, sandbox: Sandbox, value: object) -> None:
+    _lock_file(sandbox.project, {"pdf": {"source": "acme/tools", "sourceType": "github",
+                                         "computedHash": value}})  # type: ignore[dict-item]
+    before = snapshot(sandbox)
+    result = uze("install", "--from", "skills-lock.json", *HARNESS)
+    assert result.returncode == 1, result.stdout
+    assert ("uze: error: skills-lock.json: skills.pdf: computedHash: the skills CLI's SHA-256 "
+            "of the skill folder, 64 hexadecimal digits") in result.stderr
+    assert "hint:" in result.stderr and "Traceback" not in result.stderr
     assert snapshot(sandbox) == before

@@ -8,7 +8,8 @@ file (`enabledPlugins` {"plugin@market": true} and
 `extraKnownMarketplaces` {NAME: {"source": {"source": "github"|"git"|"directory", ...}}}): each
 marketplace is registered (as `uze marketplace add`), each enabled plugin declared as
 `plugin@market`. And the `skills` CLI's project lock, `skills-lock.json` (`{"version": 1, "skills":
-{NAME: {"source", "sourceType", "ref"?, "computedHash"}}}`). Its skills from one repository at
+{NAME: {"source", "sourceType", "ref"?, "computedHash"}}}`; each `computedHash` is checked
+against the skill fetched, uze.sources.skills_lock). Its skills from one repository at
 one ref become one declaration, `owner/repo[@ref]#skill=A&skill=B`, named as the package that
 source holds (read from the source itself, so the name uze.toml gives is the one converge
 verifies). An entry uze cannot express (a local folder, an npm package, an unknown type) is
@@ -36,6 +37,7 @@ from uze.errors import UsageError, UzeError
 from uze.nesting import OverLimit, parse_bounded
 from uze.paths import Paths
 from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
+from uze.sources.skills_lock import HASH_FORM, Locked, check_fetched, is_hash
 from uze.state.context import ScopeContext, load_created, locked, open_scope, save_created
 from uze.transaction import Transaction
 
@@ -63,6 +65,8 @@ class ImportResult(msgspec.Struct, frozen=True):
 class _Group(msgspec.Struct, frozen=True):
     entries: tuple[str, ...]
     source: str  # as uze parses it, selection included
+    locked: tuple[Locked, ...] = ()  # a skills-lock.json's hashes, checked once fetched
+    fetched_from: str = ""  # the source as the peer's file names it
 
 
 def _shown(text: str) -> str:
@@ -246,7 +250,7 @@ def _skills_lock(data: Any, shown: str) -> tuple[list[_Group], list[Untranslated
     """The groups of a skills-lock.json and the entries left out."""
     if data["version"] != 1:
         raise _refuse(shown, f"version: {data['version']} is not a version this uze reads (1)")
-    groups: dict[tuple[str, str], list[str]] = {}
+    groups: dict[tuple[str, str], list[Locked]] = {}
     left: list[Untranslated] = []
     for name, entry in data["skills"].items():
         where = f"{shown}: skills.{_shown(name)}"
@@ -261,12 +265,18 @@ def _skills_lock(data: Any, shown: str) -> tuple[list[_Group], list[Untranslated
                                            "uze can pin (install it with `uze install PATH` "
                                            "or from its repository)"))
             continue
-        groups.setdefault((entry["source"], entry.get("ref", "")), []).append(name)
+        if not is_hash(computed := entry.get("computedHash", "")):
+            raise _refuse(f"{where}: computedHash", HASH_FORM)
+        groups.setdefault((entry["source"], entry.get("ref", "")), []).append(
+            Locked(where, name, computed))
     out = []
-    for (source, ref), names in groups.items():
+    for (source, ref), entries in groups.items():
+        names = [entry.skill for entry in entries]
         text = f"git+{source}" if "://" in source and not source.startswith("git+") else source
         at = f"@{ref}" if ref else ""
-        out.append(_Group(tuple(names), f"{text}{at}#" + "&".join(f"skill={n}" for n in names)))
+        out.append(_Group(tuple(names), f"{text}{at}#" + "&".join(f"skill={n}" for n in names),
+                          tuple(entries), f"{_shown(source)} at {_shown(ref)}" if ref
+                          else _shown(source)))
     return out, left
 
 
@@ -288,6 +298,7 @@ def _translate(paths: Paths, ctx: ScopeContext, groups: list[_Group], root: Path
             name = source.location  # the plugin's name; converge verifies the package's
         else:
             with materialised(paths, source, ctx, root, cache=False) as (folder, _pin):
+                check_fetched(folder, group.locked, group.fetched_from)
                 name = tree_of(folder)[0]
         form = source.canonical()
         taken = out.get(name) or current.get(name)
