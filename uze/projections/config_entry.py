@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from typing import Final, TypeVar
 
 from uze import memo
-from uze.projections import config_json, config_toml, json_text
+from uze.projections import config_json, config_toml, json_text, snapshot
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
 from uze.projections.config_common import MISSING as MISSING
@@ -134,21 +134,36 @@ def _plain(text: str, fmt: str) -> object:
 
 _DOCUMENTS: dict[tuple[int, str], tuple[bytes, object]] = {}
 memo.per_package(_DOCUMENTS.clear)  # every read of a converge's installs: new bytes (ADR 0100)
+_DOCUMENTS_BUDGET: Final = 1_000_000
+"""Bytes of documents `_DOCUMENTS` keeps at most (besides the newest): an install of one
+package into a project of 200 reads the settings files (up to 190 KB) again at each of its
+edits, and each parse kept is about ten times its bytes (ADR 0107: 181 MB peak RSS when up to
+64 were kept)."""
 
 
 def plain_document(data: bytes, fmt: str) -> object:
     """`_plain(_decode(data), fmt)`, remembered for the very same bytes object: inside
     `snapshot.held` every reader of a shared file gets the one `bytes` read, so status decodes
-    and hashes a settings file of 200 packages' entries once, not once per entry. The bytes are
-    kept with the result, so an id is never reused while remembered."""
+    and hashes a settings file of 200 packages' entries once, not once per entry (kept until
+    the block ends, `snapshot.parses`). Other bytes are kept, with their result so an id is
+    never reused while remembered, up to `_DOCUMENTS_BUDGET` bytes: the newest first (a
+    document dropped here is still found by its text in `_PARSED` while that keeps it)."""
     key = (id(data), fmt)
+    block = snapshot.parses(data)
+    if block is not None:
+        if key not in block:
+            block[key] = _plain(_decode(data), fmt)
+        return block[key]
     found = _DOCUMENTS.get(key)
     if found is not None and found[0] is data:
         return found[1]
     document = _plain(_decode(data), fmt)
-    if len(_DOCUMENTS) >= _PARSED_MAX:
-        _DOCUMENTS.clear()
+    _DOCUMENTS.pop(key, None)
     _DOCUMENTS[key] = (data, document)
+    held = sum(len(kept) for kept, _document in _DOCUMENTS.values())
+    while len(_DOCUMENTS) > 1 and (len(_DOCUMENTS) > _PARSED_MAX or held > _DOCUMENTS_BUDGET):
+        oldest = next(iter(_DOCUMENTS))
+        held -= len(_DOCUMENTS.pop(oldest)[0])
     return document
 
 

@@ -24,7 +24,7 @@ from uze.projections.json_spans import Node as Node
 from uze.projections.json_spans import _Parser as _Parser
 from uze.projections.json_spans import load as load
 from uze.projections.json_spans import parse as parse
-from uze.projections.json_spans import position as position
+from uze.projections.json_text import position as position
 
 
 def _last_member(obj: Node, key: str) -> Member | None:

@@ -19,7 +19,7 @@ from typing import Final, NoReturn
 
 import msgspec
 
-from uze.projections.json_text import common_prefix, common_suffix, nesting
+from uze.projections.json_text import common_prefix, common_suffix, nesting, position
 
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _INDENT: Final = re.compile(r"[ \t]*")
@@ -119,12 +119,6 @@ def _no_constant(name: str) -> NoReturn:
 _SCAN: Final = json.JSONDecoder(parse_constant=_no_constant).scan_once  # type: ignore[attr-defined]
 
 
-def position(text: str, offset: int) -> tuple[int, int]:
-    """The 1-based (line, column) of `offset` in `text`."""
-    line_start = text.rfind("\n", 0, offset) + 1
-    return text.count("\n", 0, offset) + 1, offset - line_start + 1
-
-
 class _Parser:
     def __init__(self, text: str, jsonc: bool) -> None:
         self.text, self.jsonc = text, jsonc
@@ -174,6 +168,7 @@ class _Parser:
             old = None
         if old is not None and old.end < self.common:
             self.pos = old.end  # it and the character after it are the old text's: the same
+            _rebind([old], self.text)
             return old
         if char in ("{", "[") and fast and self.lazy and (old is None or not old.expanded):
             # (an old container with its spans parsed: its children are taken, not scanned)
@@ -253,6 +248,7 @@ class _Parser:
         before = old.members if old is not None and old.expanded else []
         starts = [m.key_start for m in before]
         taken = self._reusable(old, starts)
+        _rebind([member.node for member in before[:taken]], self.text)
         for member in before[:taken]:
             members.append(member)
             value[member.key] = member.node.value  # type: ignore[index]
@@ -325,6 +321,7 @@ class _Parser:
         before = old.items if old is not None and old.expanded else []
         starts = [item.start for item in before]
         taken = self._reusable(old, starts)
+        _rebind(before[:taken], self.text)
         items += before[:taken]
         value += [item.value for item in before[:taken]]  # type: ignore[operator]
         if taken:
@@ -353,12 +350,21 @@ def _move(node: Node, shift: int, lazy: tuple[str, bool, int]) -> Node:
     on first use if the old one has its spans parsed, else parsed from the new text."""
     copy = Node(node.start + shift, node.end + shift, node.value)
     if copy._members is None or copy._items is None:  # a container
-        copy._lazy = lazy
-        if node._origin is not None:  # itself moved, children not asked for: from the first
-            copy._origin = (node._origin[0], node._origin[1] + shift)
-        elif node.expanded:
-            copy._origin = (node, shift)
+        # a node moved before and not asked for since: parsed from `lazy` when asked
+        copy._lazy, copy._origin = lazy, (node, shift) if node.expanded else None
     return copy
+
+
+def _rebind(nodes: list[Node], text: str) -> None:
+    """Nodes of an older parse (inside the start both texts share) taken into the parse of
+    `text`: what is left to parse below them is read from `text`, and what they were moved
+    from is let go, so no older text of the file stays alive (ADR 0107)."""
+    while nodes:
+        node = nodes.pop()
+        if node._lazy is None:
+            nodes += [m.node for m in node._members or ()] + list(node._items or ())
+        elif node._lazy[0] is not text:
+            node._lazy, node._origin = (text, *node._lazy[1:]), None
 
 
 def _move_member(member: Member, shift: int, lazy: tuple[str, bool, int]) -> Member:

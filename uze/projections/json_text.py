@@ -1,5 +1,6 @@
 """Text comparisons of the JSON parser (`json_spans`), by string operations only: how deep a
-scanned value's brackets nest, and what two texts share at their start and end (ADR 0099)."""
+scanned value's brackets nest, what two texts share at their start and end (ADR 0099), and
+the line and column of an offset."""
 
 from __future__ import annotations
 
@@ -60,3 +61,9 @@ def common_suffix(a: str, b: str, limit: int) -> int:
         same = a[ends[0] - middle : ends[0] - at] == b[ends[1] - middle : ends[1] - at]
         low, high = (middle, high) if same else (low, middle - 1)
     return low
+
+
+def position(text: str, offset: int) -> tuple[int, int]:
+    """The 1-based (line, column) of `offset` in `text`."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - line_start + 1

@@ -21,6 +21,8 @@ from typing import Literal
 Shape = Literal["file", "missing", "other"]
 _held: dict[str, bytes] | None = None
 _stats: dict[str, os.stat_result | None] = {}
+_parses: dict[tuple[int, str], object] = {}  # parses of the bytes held, by id and format
+_ids: set[int] = set()  # id of each bytes object held
 
 
 @contextlib.contextmanager
@@ -35,6 +37,16 @@ def held() -> Iterator[None]:
         _held = outer
         if outer is None:
             _stats.clear()
+            _parses.clear()
+            _ids.clear()
+
+
+def parses(data: bytes) -> dict[tuple[int, str], object] | None:
+    """Where to remember parses of `data` (by `(id(data), format)`) when `data` is the very
+    bytes object `read` returned for a file in this `held()` block: kept, unbounded, until the
+    block ends, since the block keeps the bytes (so their id) and reads each file once; None
+    for any other bytes (ADR 0107)."""
+    return _parses if _held is not None and id(data) in _ids else None
 
 
 def lstat(path: Path | str) -> os.stat_result | None:
@@ -72,4 +84,5 @@ def read(path: Path) -> bytes:
     if found is None:
         lstat(path)
         found = _held[name] = path.read_bytes() if path.exists() else b""
+        _ids.add(id(found))
     return found
