@@ -199,7 +199,8 @@ def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
                    cwd=sandbox.project)
     assert done.returncode == 0, done.stderr
     assert _heavy(json.loads(done.stdout), ("yaml", "tomlkit", "tomli_w", "pydantic", "tomllib",
-                                            "shutil", "concurrent")) == []  # ADR 0106
+                                            "shutil", "concurrent", "uze.projections.entry",
+                                            "uze.projections.config_entry")) == []  # ADR 0106
     skill = sandbox.project / ".agents" / "skills" / "plain-skills-alpha" / "SKILL.md"
     assert skill.read_text().startswith("---\nname: plain-skills-alpha\ndescription: Use alpha")
     gamma = sandbox.project / ".agents" / "skills" / "plain-skills-gamma" / "SKILL.md"
@@ -486,6 +487,10 @@ LAZY_IMPORTS = {
        "a fresh install reads none (ADR 0106)"
        for module in ("uze.projections.config_toml", "uze.policy", "uze.package.gemini",
                       "uze.sources.lockfile", "uze.sources.manifest")},
+    **{("uze.install.adoption", module): "start-up: the config editors load only to adopt a "
+       "config entry; a skills-only install reads no config file (ADR 0106)"
+       for module in ("uze.projections.entry", "uze.projections.config_entry",
+                      "uze.plan.server_form")},
     ("uze.harnesses.base", "shutil"):
         "start-up: shutil (it imports bz2 and lzma) loads only to look for a harness on PATH",
     ("uze.harnesses.codex", "tomllib"):

@@ -23,9 +23,7 @@ from uze.harnesses import REGISTRY
 from uze.plan import in_place as ip
 from uze.plan.claude_plugin import delivered_whole
 from uze.plan.in_place import NOTHING, InPlace
-from uze.plan.server_form import portable_form
-from uze.projections import entry, tree
-from uze.projections.config_entry import MISSING
+from uze.projections import tree
 from uze.projections.digest import content_digest
 
 if TYPE_CHECKING:
@@ -67,6 +65,9 @@ def differences(ctx: ScopeContext, planned: PlannedArtifact) -> list[str]:
     if planned.type == "tree":
         return _folder(planned.path, planned.target, tree.digests_of(planned.files))
     if planned.type == "entry":
+        from uze.projections import entry  # start-up: a skills-only install reads no config
+        from uze.projections.config_entry import MISSING
+
         try:
             found = entry.read_value(planned.path, planned.fmt, planned.key_path, planned.target)
         except ConfigBroken:
@@ -91,6 +92,10 @@ def same_server(ctx: ScopeContext, planned: PlannedArtifact, record: Artifact) -
     harness = _mcp_harness(ctx.location, planned)
     if harness is None:
         return None
+    from uze.plan.server_form import portable_form  # start-up: only for an MCP entry
+    from uze.projections import entry
+    from uze.projections.config_entry import MISSING
+
     try:
         found = entry.read_value(planned.path, planned.fmt, planned.key_path, planned.target)
     except ConfigBroken:
