@@ -297,18 +297,19 @@ def test_installing_each_envelope_projects_what_the_package_does(sandbox: Sandbo
     if harness == "claude_code":  # a Claude plugin's servers stay in its folder (ADR 0041)
         expected = {(k, r, route, ".claude/skills/every-kind" if k == "mcp" else target)
                     for k, r, route, target in expected}
-    if harness == "gemini_cli":  # read back from TOML, the command is Gemini's own; the
-        # nested agent is named by its flat file (an extension's agents/ has no subfolders)
+    if harness == "gemini_cli":  # read back from TOML, the command is Gemini's own, and so
+        # is the agent (its tools in Gemini CLI's names, kept as written); the nested agent is
+        # named by its flat file (an extension's agents/ has no subfolders)
         expected = {(k, "team-planner" if r == "planner" else r,
-                     "native" if k == "command" else route, t) for k, r, route, t in expected}
+                     "native" if k in ("command", "agent") else route, t)
+                    for k, r, route, t in expected}
     assert got == expected
     mine, theirs = _resources(direct), _resources(packed)
     # Allowed (ADR 0097): a Claude plugin's manifest names its component folders, uze's own
-    # does not; the hook files hold the hooks (compared above); uze reads an extension's agent
-    # `tools` as Claude tool names, so Gemini's own names do not survive the trip back.
+    # does not; the hook files hold the hooks (compared above). An extension's agent `tools`
+    # are read as Gemini CLI's names (ADR 0068), so they survive the trip back byte for byte.
     allowed = {".claude/skills/every-kind/.claude-plugin/plugin.json", ".gemini/settings.json",
-               ".codex/hooks.json", ".codex/config.toml",
-               ".gemini/agents/every-kind-team-planner.md"}
+               ".codex/hooks.json", ".codex/config.toml"}
     shared = [path for path in mine if path in theirs and path not in allowed]
     assert len(shared) >= 5 and all(mine[path] == theirs[path] for path in shared), [
         path for path in shared if mine[path] != theirs[path]]
