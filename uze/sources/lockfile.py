@@ -37,7 +37,9 @@ Name = Annotated[str, msgspec.Meta(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*\Z", max_len
 Hex = Annotated[str, msgspec.Meta(pattern=r"^([0-9a-f]{40}|)\Z")]
 Digest = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}\Z")]
 _HARNESS: Final = re.compile(r"[a-z_]+")
-_VERSION: Final = re.compile(r"[0-9A-Za-z.+_~-]{0,64}")
+# A version as a package's own (uze.package.names), never empty: dump_lock leaves an empty
+# field out, so a lock read with `version = ""` would be written back without its version.
+_VERSION: Final = re.compile(r"[0-9A-Za-z][0-9A-Za-z.+_~-]{0,63}")
 _FOLDER: Final = ("./", "../", "~/", "/")
 
 

@@ -49,6 +49,8 @@ def test_a_lock_written_as_uze_writes_it_is_read() -> None:
     ({"subdirectory": '"../up"'}, "inside the repository"),
     ({"marketplace": '"Team Market"'}, "not a marketplace name"),
     ({"version": '"1.0\\u001b[2J"'}, "not a version"),
+    ({"version": '""'}, "not a version"),  # dump_lock would leave it out: unreadable
+    ({"version": '".1"'}, "not a version"),
     ({"source": '"plugins/flow"', "commit": ""}, "neither a git+ URL nor a folder"),
     ({"source": '"./plugins/\\u202eflow"', "commit": ""}, "neither a git+ URL nor a folder"),
     ({"source": '"./plugins/flow"'}, "a folder source has no ref, commit or subdirectory"),
