@@ -3,7 +3,7 @@ against the first, and the peak RSS of a 200-package project.
 
     python benchmarks/growth.py [--max N] [--sizes 1,20,100,200] [--rounds R]
                                 [--profile N] [--uze-src DIR] [--quick]
-    python benchmarks/growth.py --compare DIR,DIR [--sizes 1,200] [--rounds R]
+    python benchmarks/growth.py --compare DIR,DIR [--sizes 1,200] [--rounds R] [--keep DIR]
 
 Every package is run.py's fleet package (3 skills of 4 files, an agent, AGENTS.md, 2 MCP
 servers and 2 hook groups, each named after the package), installed with `--harness all
@@ -32,7 +32,9 @@ measures only the Nth install and the uninstall at N of (2), for each folder in 
 project per size is laid down one by one with the first folder, then each round installs
 package S into every project and uninstalls it again with every folder (an uninstall gives
 the project back byte for byte), so load drift hits both alike. Medians; per folder, the
-ratio of each size's median CPU to size 1's.
+ratio of each size's median CPU to size 1's. `--keep DIR` lays the projects down in DIR
+(laying down 199 packages takes longer than a run may under load) and a later run with the
+same DIR reuses them: each round gives a project back byte for byte.
 """
 
 from __future__ import annotations
@@ -205,18 +207,39 @@ def profile(sb: R.Sandbox, fixture: R.Fixture, size: int) -> str:
     return text.getvalue()
 
 
-def compare(work: Path, trees: list[Path], sizes: list[int], rounds: int) -> dict[str, Any]:
+def _kept(keep: Path, size: int) -> tuple[R.Sandbox, R.Fixture] | None:
+    """The sandbox of `size` a run with `--keep` laid down under `keep` (its `laid-down` mark
+    written once all S - 1 packages were in), with its package S; None if there is none."""
+    marks = sorted(keep.glob(f"size-{size}-*/laid-down"))
+    if not marks:
+        return None
+    sb = R.Sandbox.__new__(R.Sandbox)  # the one laid down: its paths are in its receipts
+    sb.root = marks[0].parent
+    sb.home, sb.uze_home, sb.project = sb.root / "home", sb.root / "uze-home", sb.root / "project"
+    sb.env = R.sandbox_env(sb.home, sb.uze_home)
+    name = f"fleet-{size:03d}"
+    return sb, R.make_package(sb.project / "packages" / name, name, R.FLEET_SHAPE, seed=size)
+
+
+def compare(work: Path, trees: list[Path], sizes: list[int], rounds: int,
+            keep: Path | None = None) -> dict[str, Any]:
     """The Nth install and the uninstall at N with each of `trees`, in turns (see the
-    docstring); projects laid down one by one with the first tree."""
+    docstring); projects laid down one by one with the first tree (in `keep`, and reused from
+    there by the next run, when given)."""
     boxes: dict[int, tuple[R.Sandbox, R.Fixture]] = {}
     R.UZE_SRC = trees[0]
     for size in sizes:
-        sb = R.Sandbox(work, f"size-{size}")
+        found_box = _kept(keep, size) if keep is not None else None
+        if found_box is not None:
+            boxes[size] = found_box
+            continue
+        sb = R.Sandbox(keep or work, f"size-{size}")
         fixtures = _fixtures(sb, size)
         for n, fixture in enumerate(fixtures[:-1], start=1):
             _install(sb, fixture)
             if n % 50 == 0:
                 R.log(f"growth: project of {size - 1}: {n} installed")
+        (sb.root / "laid-down").write_text(f"{size - 1} packages\n")
         boxes[size] = (sb, fixtures[-1])
     found: dict[tuple[str, int, str], list[R.Sample]] = {}
     for number in range(rounds + 1):  # round 0 warms the caches, unmeasured
@@ -298,13 +321,15 @@ def main() -> None:
     parser.add_argument("--uze-src", type=Path)
     parser.add_argument("--quick", action="store_true", help="--max 20 --sizes 1,10,20 --rounds 2")
     parser.add_argument("--compare", metavar="DIR,DIR", help="uze source folders, in turns")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="--compare: lay the projects down in DIR and reuse them next time")
     args = parser.parse_args()
     if args.compare:
         trees = [Path(tree).resolve() for tree in args.compare.split(",")]
         sizes = sorted(int(s) for s in args.sizes.split(","))
         work, load = Path(tempfile.mkdtemp(prefix="uze-growth-")), os.getloadavg()
         try:
-            rows = compare(work, trees, sizes, args.rounds)
+            rows = compare(work, trees, sizes, args.rounds, args.keep)
         finally:
             R.remove_tree(work)
         after = os.getloadavg()
