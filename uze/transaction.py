@@ -8,6 +8,11 @@ Files written inside a folder the transaction created replace nothing, so they s
 per-file fsync: commit makes them all durable with one `durability.barrier()` before the
 journal goes, and until then a power cut leaves the journal, whose rollback removes the folder
 (ADR 0014).
+
+A shared file (an MCP or hook config, AGENTS.md) that several edits of one command change is
+held in memory (`edit`): its bytes from before the transaction go to the journal at the first
+edit, every later edit starts from the pending bytes (`pending`), and commit writes each such
+file once, covered by the same barrier (ADR 0104).
 """
 
 from __future__ import annotations
@@ -15,22 +20,15 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar
 
 from uze import durability, fs
-from uze.errors import StateUnreadable, UzeError
+from uze.errors import UzeError
+from uze.journal import Guard, anywhere, finish_journal, read_state_file, recover, undo_journal
 
-Guard = Callable[[Path], None]  # raises for a path the transaction must not touch (ADR 0020)
-_OPS: Final = frozenset({
-    "write", "mkdir", "newtree", "rmdir", "rmdir_later", "trash", "sweep", "commit",
-})
-_JOURNAL_HINT: Final = (
-    "it is the undo record of an interrupted uze command, and it is damaged: check the paths it "
-    "names by hand, then delete that journal folder"
-)
+__all__ = ["Guard", "Transaction", "pending", "read_state_file", "recover"]
 
 
 class Transaction:
@@ -46,10 +44,11 @@ class Transaction:
     """
 
     committed: ClassVar[int] = 0
+    current: ClassVar[Transaction | None] = None  # the open one: `pending` reads its edits
 
     def __init__(self, journal_root: Path, guard: Guard | None = None) -> None:
         self.folder = journal_root / uuid.uuid4().hex
-        self._guard: Guard = guard or _anywhere
+        self._guard: Guard = guard or anywhere
         self._ops = self.folder / "ops.jsonl"
         self._count = 0
         self.writes = 0
@@ -58,12 +57,16 @@ class Transaction:
         self._unsynced: list[Path] = []  # written without fsync: the barrier at commit covers them
         self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
         self._backed_up: set[Path] = set()  # written by `write`: the journal holds the original
+        self._edits: dict[str, tuple[Path, bytes]] = {}  # `edit`: written at commit
+        self._outer: Transaction | None = None
 
     def __enter__(self) -> Transaction:
+        self._outer, Transaction.current = Transaction.current, self
         return self
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
                  trace: TracebackType | None) -> None:
+        Transaction.current = self._outer
         if kind is None:
             self.commit()
         else:
@@ -88,9 +91,32 @@ class Transaction:
     def write(self, path: Path, data: bytes, mode: int | None = None) -> None:
         """Write a whole file atomically, remembering what was there before this transaction.
 
-        A file this transaction wrote already is not backed up again (each edit of a shared
-        config file rewrites it, ADR 0099): undoing its first write gives back the bytes it
-        held before; the journal's line for it also names it for the temp-file sweep."""
+        A file this transaction wrote already is not backed up again (ADR 0099): undoing its
+        first write gives back the bytes it held before; the journal's line for it also names
+        it for the temp-file sweep."""
+        self._back_up(path)
+        self._edits.pop(str(path), None)
+        fs.atomic_write(path, data, mode)
+        self.writes += 1
+
+    def edit(self, path: Path, data: bytes) -> None:
+        """Change a shared file that other steps of this command may change too: its bytes from
+        before go to the journal now (once), the new ones stay in memory until commit, which
+        writes the file once (atomically, keeping its mode) however many edits it had. Until
+        then the file on disk is untouched and `pending(path)` is what it will hold (ADR 0104).
+        """
+        self._back_up(path)
+        self._edits[str(path)] = (path, data)
+        self.writes += 1
+
+    def pending(self, path: Path) -> bytes | None:
+        """The bytes `edit` left for `path` in this transaction, None if it left none."""
+        found = self._edits.get(str(path))
+        return None if found is None else found[1]
+
+    def _back_up(self, path: Path) -> None:
+        """Check `path`, make its folder, journal its bytes the first time this transaction
+        changes it."""
         self._guard(path)
         self.make_dirs(path.parent)
         if path not in self._backed_up:
@@ -98,12 +124,11 @@ class Transaction:
             old_mode = path.stat().st_mode & 0o7777 if old is not None else None
             self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
             self._backed_up.add(path)
-        fs.atomic_write(path, data, mode)
-        self.writes += 1
 
     def remove(self, path: Path) -> None:
-        """Remove one file, remembering its bytes."""
+        """Remove one file, remembering its bytes (pending edits of it are dropped)."""
         self._guard(path)
+        self._edits.pop(str(path), None)
         if not path.exists():
             return
         mode = path.stat().st_mode & 0o7777
@@ -188,8 +213,13 @@ class Transaction:
         self.writes += 1
 
     def commit(self) -> None:
-        """The changes stand: make the unsynced files durable, mark the journal committed, empty
-        the trash, forget the journal."""
+        """The changes stand: write the edited files, make them and the unsynced files durable,
+        mark the journal committed, empty the trash, forget the journal."""
+        try:
+            self._write_edits()
+        except BaseException:  # a full disk: nothing may stand
+            self.rollback()
+            raise
         if self._unsynced:
             try:
                 durability.barrier(self._unsynced)
@@ -208,6 +238,14 @@ class Transaction:
         if self._count:
             Transaction.committed += 1
 
+    def _write_edits(self) -> None:
+        """Write each file `edit` changed, once, without fsync: the barrier that follows makes
+        it durable before the journal goes, and until then the journal's backup undoes it."""
+        for path, data in self._edits.values():
+            fs.atomic_write(path, data, durable=False)
+            self._unsynced.append(path)
+        self._edits = {}
+
     def rollback(self) -> None:
         """Undo every journaled change in reverse order, then forget the journal.
 
@@ -220,158 +258,7 @@ class Transaction:
             fs.remove_dir_if_empty(self.folder.parent)
 
 
-def _anywhere(_path: Path) -> None:
-    """The guard of a transaction given none (tests of the journal itself)."""
-
-
-def _undo(op: dict[str, Any], folder: Path) -> None:
-    path = Path(op["path"])
-    _sweep(op)
-    if op["op"] == "write":
-        backup = op.get("backup")
-        if backup is None:
-            fs.remove_file(path)
-        elif (folder / backup).exists():
-            data = (folder / backup).read_bytes()
-            if not _holds(path, data):  # a write that never happened has nothing to undo
-                fs.atomic_write(path, data, op.get("mode"))
-    elif op["op"] in ("mkdir", "newtree"):
-        if op["op"] == "newtree":
-            fs.remove_tree(path)
-        else:
-            fs.remove_dir_if_empty(path)
-    elif op["op"] == "rmdir":
-        fs.make_dir(path, parents=True)
-    elif op["op"] == "trash" and Path(op["trash"]).exists() and not path.exists():
-        fs.rename(Path(op["trash"]), path)
-
-
-def _sweep(op: dict[str, Any]) -> None:
-    """Remove the temp files a crash in the middle of `op` may have left (item 16, issue 19)."""
-    if op["op"] == "write":
-        fs.remove_temps_of(Path(op["path"]))
-    elif op["op"] == "sweep":
-        fs.remove_temp_files(Path(op["path"]), depth=2)  # the store: <kind>/<fan-out>/
-
-
-def _holds(path: Path, data: bytes) -> bool:
-    try:
-        return path.read_bytes() == data
-    except OSError:
-        return False
-
-
-def read_state_file(path: Path, hint: str) -> bytes | None:
-    """The bytes of uze's state file `path` (the journal, created.json, projects.json), None if
-    it does not exist; StateUnreadable naming it (with `hint`) if it cannot be read."""
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise StateUnreadable(path, exc.strerror or str(exc), hint) from None
-
-
-def _read_ops(folder: Path, guard: Guard = _anywhere) -> list[dict[str, Any]]:
-    """The journal's operations, each checked: a known op, absolute paths the scope's `guard`
-    allows, a backup named as uze names them. Raises StateUnreadable for anything else."""
-    ops: list[dict[str, Any]] = []
-    journal = folder / "ops.jsonl"
-    raw = read_state_file(journal, _JOURNAL_HINT)
-    if raw is None:
-        return ops
-    lines = raw.splitlines()
-    for number, line in enumerate(lines, 1):
-        try:
-            op = json.loads(line)
-        except ValueError:
-            if number == len(lines):  # a torn last line: its change never started
-                break
-            raise StateUnreadable(journal, f"line {number} is not JSON", _JOURNAL_HINT) from None
-        why = _op_problem(op, guard)
-        if why is not None:
-            raise StateUnreadable(journal, f"line {number}: {why}", _JOURNAL_HINT)
-        ops.append(op)
-    return ops
-
-
-def _op_problem(op: object, guard: Guard) -> str | None:
-    if not isinstance(op, dict) or op.get("op") not in _OPS:
-        return "not an operation uze journals"
-    if op["op"] == "commit":
-        return None
-    backup = op.get("backup")
-    if backup is not None and (not isinstance(backup, str) or not backup[1:].isdigit()
-                               or backup[:1] != "b"):
-        return f"backup {backup!r} is not one uze names"
-    for key in ("path", "trash") if op["op"] == "trash" else ("path",):
-        value = op.get(key)
-        if not isinstance(value, str) or not value.startswith("/") or "\0" in value:
-            return f"{key} {value!r} is not an absolute path"
-        try:
-            guard(Path(value))
-        except UzeError as refused:
-            return refused.message
-    return None
-
-
-def finish_journal(folder: Path, *, sweep: bool = True) -> None:
-    """Complete a committed journal: delete what it put in the trash, then the journal.
-
-    `sweep`: also remove the temp files a crash inside each write may have left (recovery).
-    The transaction that commits in this process passes False: each of its writes either
-    renamed its temp file or removed it (`fs.atomic_write`), else it rolled back, so there is
-    nothing to find; sweeping would list every folder it wrote in and the whole store, which
-    grow with the packages installed (issue 32, ADR 0099)."""
-    ops = _read_ops(folder)
-    for op in ops:
-        if op["op"] == "trash":
-            fs.remove_tree(Path(op["trash"]))
-        elif op["op"] != "commit" and sweep:
-            _sweep(op)
-    for op in ops:
-        if op["op"] == "rmdir_later":
-            fs.remove_dir_if_empty(Path(op["path"]))
-    fs.remove_tree(folder)
-    fs.remove_dir_if_empty(folder.parent)
-
-
-def undo_journal(folder: Path, guard: Guard = _anywhere) -> None:
-    """Roll back one journal folder, or finish it if it was committed (idempotent)."""
-    ops = _read_ops(folder, guard)
-    if ops and ops[-1]["op"] == "commit":
-        finish_journal(folder)
-        return
-    # A folder put back from the trash by an earlier, interrupted undo of this journal: its
-    # `newtree` undo already ran, and running it again would delete the folder put back.
-    restored = {op["path"] for op in ops if op["op"] == "trash" and not Path(op["trash"]).exists()
-                and Path(op["path"]).exists()}
-    failed: Exception | None = None
-    for op in reversed(ops):  # every step can run again: one that fails is retried next time
-        if op["op"] == "newtree" and op["path"] in restored:
-            continue
-        try:
-            _undo(op, folder)
-        except (OSError, UzeError) as exc:
-            failed = failed or exc
-    if failed is not None:
-        raise failed
-    fs.remove_tree(folder)
-
-
-def recover(journal_root: Path, guard: Guard = _anywhere) -> int:
-    """Roll back every transaction a crashed command left under `journal_root`; return count.
-
-    The caller holds the lock that guards this root. `guard` refuses a journal naming a path
-    the scope does not write (before any of it is undone).
-    """
-    if not journal_root.is_dir():
-        return 0
-    folders = sorted(p for p in journal_root.iterdir() if p.is_dir())
-    for folder in folders:
-        _read_ops(folder, guard)  # all checked before any is undone
-    for folder in folders:
-        undo_journal(folder, guard)
-    fs.remove_dir_if_empty(journal_root)
-    return len(folders)
-
+def pending(path: Path) -> bytes | None:
+    """What the open transaction's edits left for `path` (None: the file on disk is current)."""
+    tx = Transaction.current
+    return None if tx is None else tx.pending(path)

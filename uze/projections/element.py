@@ -64,7 +64,7 @@ def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], tar
     """Raise ConfigBroken if the file does not parse, ValueInTheWay if the key path holds
     something else."""
     try:
-        (_items(path, fmt, key_path) if not path.exists()
+        (_items(path, fmt, key_path) if not snapshot.exists(path)
          else ca.read_array(_read(path), fmt, key_path))
     except ca.NotAnArray:
         raise ValueInTheWay(target, f"{'.'.join(key_path)} is not a list") from None
@@ -76,14 +76,14 @@ def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], tar
 def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
            value: object, target: str) -> tuple[ca.ElementInfo, bool]:
     """Append the element; return its info for the receipt and whether the file was created."""
-    created = not path.exists()
+    created = not snapshot.exists(path)
     try:
         data, info = ca.append_element(_read(path), fmt, key_path, value)
     except ConfigUnreadable as exc:
         raise ConfigBroken(target, f"cannot add a hook safely ({exc})") from None
     except (UnsafeEdit, ca.NotAnArray, KeyPathBlocked) as exc:  # preflight refuses them first
         raise ValueInTheWay(target, f"cannot add a hook safely ({exc})") from None
-    tx.write(path, data)
+    tx.edit(path, data)
     return info, created
 
 
@@ -94,5 +94,5 @@ def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
     if delete_if_empty and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
-    tx.write(path, data)
+    tx.edit(path, data)
     return False

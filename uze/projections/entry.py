@@ -76,7 +76,7 @@ def check_reachable(
     """Raise ConfigShape if a value on the way to `key_path` is not an object (or table): the
     document itself, or the value of a key before the last. Raises ConfigBroken if the file
     does not parse."""
-    if not path.exists():
+    if not snapshot.exists(path):
         return
     try:
         node = ce.read_document(_read(path), fmt)
@@ -110,7 +110,7 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
 def add(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
         value: object, target: str) -> tuple[ce.AddInfo, bool]:
     """Add the entry; return the AddInfo for the receipt and whether the file was created."""
-    created = not path.exists()
+    created = not snapshot.exists(path)
     try:
         data, info = ce.add_entry(_read(path), fmt, key_path, value)
     except ce.ConfigUnreadable as exc:
@@ -119,14 +119,14 @@ def add(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...
     except (ce.UnsafeEdit, ce.KeyPathBlocked) as exc:  # preflight refuses the second first
         why = f"cannot add {ce.format_key_path(key_path)} safely ({exc})"
         raise ValueInTheWay(target, why) from None
-    tx.write(path, data)
+    tx.edit(path, data)
     return info, created
 
 
 def replace(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
             value: object) -> None:
     """Rewrite the value of uze's own entry in place."""
-    tx.write(path, ce.replace_entry(_read(path), fmt, key_path, value))
+    tx.edit(path, ce.replace_entry(_read(path), fmt, key_path, value))
 
 
 def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
@@ -136,5 +136,5 @@ def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
     if delete_if_empty and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
-    tx.write(path, data)
+    tx.edit(path, data)
     return False

@@ -13,17 +13,17 @@ from uze.vocabulary import LiveState
 
 def read_regions(path: Path, target: str) -> dict[str, region.RegionSpan]:
     """The regions of the file at `path` (none if absent). Raises MarkersBroken."""
-    if not path.exists():
+    if not snapshot.exists(path):
         return {}
     try:
-        return region.scan_regions(path.read_bytes())
+        return region.scan_regions(snapshot.read(path))
     except region.BrokenMarkers as exc:
         raise MarkersBroken(target, str(exc)) from None
 
 
 def inspect(path: Path, region_id: str, digest: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` for region `region_id` in `path`."""
-    if not path.is_file():
+    if not snapshot.is_file(path):
         return "missing"
     try:
         body = region.region_body(snapshot.read(path), region_id)
@@ -36,18 +36,16 @@ def inspect(path: Path, region_id: str, digest: str) -> LiveState:
 
 def add(tx: Transaction, path: Path, region_id: str, body: bytes) -> tuple[str, bool]:
     """Append the region; return (lead separator, whether the file was created)."""
-    created = not path.exists()
-    text = b"" if created else path.read_bytes()
+    created = not snapshot.exists(path)
+    text = b"" if created else snapshot.read(path)
     new, lead = region.insert_region(text, region_id, body)
-    if created:
-        tx.make_dirs(path.parent)
-    tx.write(path, new)
+    tx.edit(path, new)
     return lead.decode(), created
 
 
 def replace(tx: Transaction, path: Path, region_id: str, body: bytes) -> None:
     """Rewrite the body of an existing region."""
-    tx.write(path, region.replace_region_body(path.read_bytes(), region_id, body))
+    tx.edit(path, region.replace_region_body(snapshot.read(path), region_id, body))
 
 
 def remove(tx: Transaction, path: Path, region_id: str, lead: str, delete_if_empty: bool) -> bool:
@@ -55,11 +53,11 @@ def remove(tx: Transaction, path: Path, region_id: str, lead: str, delete_if_emp
 
     The file is deleted only when nothing is left in it and uze created it (`delete_if_empty`).
     """
-    new = region.remove_region(path.read_bytes(), region_id, lead.encode())
+    new = region.remove_region(snapshot.read(path), region_id, lead.encode())
     if delete_if_empty and not new:
         tx.remove(path)
         return True
-    tx.write(path, new)
+    tx.edit(path, new)
     return False
 
 

@@ -6,7 +6,9 @@ package's part: reading the whole file again for each artifact made status quadr
 number of packages. Inside `held()` a file is looked at (`lstat`) once and read once, its stat
 always taken before its bytes, and both are handed to every later reader (the same `bytes`
 object, so the parses memoised by content find it by identity); a command that writes never
-enters it, so a writer always reads what is on disk now.
+enters it, so a writer always reads what is on disk now, or what the edits of its open
+transaction left for the file (`Transaction.edit`, ADR 0104): `read`, `shape`, `exists` and
+`is_file` see those bytes before the file holds them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
+
+from uze.transaction import pending
 
 Shape = Literal["file", "missing", "other"]
 _held: dict[str, bytes] | None = None
@@ -67,17 +71,32 @@ def lstat(path: Path | str) -> os.stat_result | None:
 def shape(path: Path) -> Shape:
     """What is at `path`, links not followed: a regular `file`, nothing (`missing`), or
     anything else, a link or a folder (`other`)."""
+    if pending(path) is not None:
+        return "file"
     found = lstat(path)
     if found is None:
         return "missing"
     return "file" if stat.S_ISREG(found.st_mode) else "other"
 
 
+def exists(path: Path) -> bool:
+    """`path.exists()`, or the open transaction has edits of it."""
+    return pending(path) is not None or path.exists()
+
+
+def is_file(path: Path) -> bool:
+    """`path.is_file()`, or the open transaction has edits of it."""
+    return pending(path) is not None or path.is_file()
+
+
 def read(path: Path) -> bytes:
     """The bytes of the file at `path`, b"" when nothing is there (raises OSError as
     `Path.read_bytes` does for anything else); inside `held()` the bytes first read, read
-    after its `lstat`."""
+    after its `lstat`; what the open transaction's edits left for it, if any."""
     if _held is None:
+        found = pending(path)
+        if found is not None:
+            return found
         return path.read_bytes() if path.exists() else b""
     name = os.fspath(path)
     found = _held.get(name)
