@@ -31,7 +31,9 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
 
 
 _DIGESTS: dict[int, tuple[list[object], frozenset[str]]] = {}
+_REPRS: dict[int, tuple[list[object], str]] = {}
 memo.per_package(_DIGESTS.clear)  # ADR 0100
+memo.per_package(_REPRS.clear)
 
 
 def _digests(items: list[object]) -> frozenset[str]:
@@ -46,6 +48,19 @@ def _digests(items: list[object]) -> frozenset[str]:
     return found[1]
 
 
+def _marked(items: list[object], marker: str) -> bool:
+    """Whether the `repr` of one of the elements holds `marker`: looked up in their reprs
+    joined by NUL (no repr holds one), made once per parsed array (preflight asks for every
+    new hook group of a package, each missing from an array of every package's)."""
+    found = _REPRS.get(id(items))
+    if found is None or found[0] is not items:
+        found = (items, "\0".join(repr(item) for item in items))
+        if len(_REPRS) >= 256:
+            _REPRS.clear()
+        _REPRS[id(items)] = found
+    return "\0" not in marker and marker in found[1]
+
+
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
             marker: str) -> LiveState:
     """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
@@ -57,7 +72,7 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
         return "blocked"
     if digest in _digests(items):
         return "matched"
-    return "drifted" if any(marker in repr(item) for item in items) else "missing"
+    return "drifted" if _marked(items, marker) else "missing"
 
 
 def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> None:

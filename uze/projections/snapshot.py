@@ -16,10 +16,13 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
+from uze import memo
+from uze.projections.statcache import settled, stat_key
 from uze.transaction import pending
 
 Shape = Literal["file", "missing", "other"]
@@ -27,6 +30,9 @@ _held: dict[str, bytes] | None = None
 _stats: dict[str, os.stat_result | None] = {}
 _parses: dict[tuple[int, str], object] = {}  # parses of the bytes held, by id and format
 _ids: set[int] = set()  # id of each bytes object held
+_KEPT_MAX = 32
+_kept: dict[str, tuple[tuple[int, ...], bytes]] = {}  # outside held(): the bytes by stat
+memo.per_package(_kept.clear)  # ADR 0100
 
 
 @contextlib.contextmanager
@@ -95,9 +101,7 @@ def read(path: Path) -> bytes:
     after its `lstat`; what the open transaction's edits left for it, if any."""
     if _held is None:
         found = pending(path)
-        if found is not None:
-            return found
-        return path.read_bytes() if path.exists() else b""
+        return found if found is not None else _current(path)
     name = os.fspath(path)
     found = _held.get(name)
     if found is None:
@@ -105,3 +109,30 @@ def read(path: Path) -> bytes:
         found = _held[name] = path.read_bytes() if path.exists() else b""
         _ids.add(id(found))
     return found
+
+
+def _current(path: Path) -> bytes:
+    """The bytes of the file at `path` now (b"" when nothing is there): the same `bytes`
+    object as the last read while its (device, inode, size, mtime, ctime) stay as they were
+    and it had settled before that read (the racy-git rule of `statcache.settled`), so the
+    parses memoised by the bytes' identity find it. Preflight looks up each entry and hook
+    group of a package in a file holding every package's, twice (ADR 0104)."""
+    name = os.fspath(path)
+    try:
+        st = path.stat()
+    except (FileNotFoundError, NotADirectoryError):
+        _kept.pop(name, None)
+        return b""
+    if not stat.S_ISREG(st.st_mode):
+        return path.read_bytes()  # raises as it always did (a folder)
+    key = stat_key(st)
+    found = _kept.get(name)
+    if found is not None and found[0] == key:
+        return found[1]
+    started = time.time_ns()
+    data = path.read_bytes()
+    if settled(st, started):
+        if len(_kept) >= _KEPT_MAX:
+            _kept.clear()
+        _kept[name] = (key, data)
+    return data
