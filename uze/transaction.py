@@ -7,7 +7,9 @@ the next command that takes the same lock rolls it back (`recover`). Commit dele
 Files written inside a folder the transaction created replace nothing, so they skip the
 per-file fsync: commit makes them all durable with one `durability.barrier()` before the
 journal goes, and until then a power cut leaves the journal, whose rollback removes the folder
-(ADR 0014).
+(ADR 0014). A whole file `write` replaces is written without its own fsync too, after its
+journal line (with the old bytes) is durable: the same barrier makes it durable, and until then
+the rollback gives the old bytes back (ADR 0109).
 
 A shared file (an MCP or hook config, AGENTS.md) that several edits of one command change is
 held in memory (`edit`): its bytes from before the transaction go to the journal at the first
@@ -93,10 +95,13 @@ class Transaction:
 
         A file this transaction wrote already is not backed up again (ADR 0099): undoing its
         first write gives back the bytes it held before; the journal's line for it also names
-        it for the temp-file sweep."""
+        it for the temp-file sweep. The file gets no fsync of its own: the journal line is
+        durable before it changes, and commit's barrier makes it durable before the journal
+        goes (ADR 0109)."""
         self._back_up(path)
         self._edits.pop(str(path), None)
-        fs.atomic_write(path, data, mode)
+        fs.atomic_write(path, data, mode, durable=False)
+        self._unsynced.append(path)
         self.writes += 1
 
     def edit(self, path: Path, data: bytes) -> None:

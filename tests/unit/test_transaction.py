@@ -27,11 +27,11 @@ def _die_at_write(monkeypatch: pytest.MonkeyPatch, at: int | None) -> dict[str, 
     calls = {"n": 0}
     real = fs.atomic_write
 
-    def dies(path: Path, data: bytes, mode: int | None = None) -> None:
+    def dies(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
         calls["n"] += 1
         if calls["n"] == at:
             raise KeyboardInterrupt
-        real(path, data, mode)
+        real(path, data, mode, durable=durable)
 
     monkeypatch.setattr(fs, "atomic_write", dies)
     return calls
