@@ -104,6 +104,24 @@ def test_the_home_folder_is_a_project_only_when_project_names_it(
     assert user.returncode == 0, user.stderr
 
 
+def _reading(pid: int) -> None:
+    """Wait (up to 10 s) until `pid` waits in read(2) on its stdin, as a person's keystroke
+    finds it. A Ctrl-C typed the moment the question appears, before `input()` has entered
+    read(2), sets Python's signal flag while nothing is there to be interrupted: read(2) then
+    waits for a line no one types (a race of CPython's, not uze's; the CI run of 41ae524
+    hung here once). Elsewhere than Linux, /proc is not there: a short pause instead."""
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            call = Path(f"/proc/{pid}/syscall").read_text().split()
+        except OSError:
+            time.sleep(0.2)
+            return
+        if call[:2] == ["0", "0x0"]:  # read(0, ...)
+            return
+        time.sleep(0.01)
+
+
 def _at_a_terminal(args: list[str], cwd: Path, answer: bytes, wait_for: bytes) -> tuple[int, str]:
     """Run uze in a pseudo-terminal; once `wait_for` is shown, type `answer`. Returns the exit
     code and everything shown."""
@@ -124,6 +142,7 @@ def _at_a_terminal(args: list[str], cwd: Path, answer: bytes, wait_for: bytes) -
             break
         shown += chunk
         if not typed and wait_for in shown:
+            _reading(pid)
             os.write(fd, answer)
             typed = True
     else:
