@@ -107,9 +107,8 @@ def test_the_home_folder_is_a_project_only_when_project_names_it(
 def _reading(pid: int) -> None:
     """Wait (up to 10 s) until `pid` waits in read(2) on its stdin, as a person's keystroke
     finds it. A Ctrl-C typed the moment the question appears, before `input()` has entered
-    read(2), sets Python's signal flag while nothing is there to be interrupted: read(2) then
-    waits for a line no one types (a race of CPython's, not uze's; the CI run of 41ae524
-    hung here once). Elsewhere than Linux, /proc is not there: a short pause instead."""
+    read(2), would only set Python's signal flag, and read(2) would then wait for a line no
+    one types. Elsewhere than Linux, /proc is not there: a short pause instead."""
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
@@ -127,6 +126,10 @@ def _at_a_terminal(args: list[str], cwd: Path, answer: bytes, wait_for: bytes) -
     code and everything shown."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: uze at a terminal, in the project
+        # As a person's shell starts it: Ctrl-C interrupts. A test run started in the
+        # background of a non-interactive shell (`cmd &`) inherits SIGINT ignored, and exec
+        # keeps an ignored signal ignored: uze would never see the Ctrl-C.
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.chdir(cwd)
         os.execvpe(sys.executable, [sys.executable, "-m", "uze", *args], dict(os.environ))
     shown, typed, deadline = b"", False, time.monotonic() + 60
