@@ -7,7 +7,9 @@ rewritten.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 from uze import memo
 from uze.errors import ConfigBroken, ValueInTheWay
@@ -30,35 +32,41 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
         return []
 
 
-_DIGESTS: dict[int, tuple[list[object], frozenset[str]]] = {}
-_REPRS: dict[int, tuple[list[object], str]] = {}
+_DIGESTS: dict[int, tuple[list[object], object]] = {}
+_REPRS: dict[int, tuple[list[object], object]] = {}
 memo.per_package(_DIGESTS.clear)  # ADR 0100
 memo.per_package(_REPRS.clear)
+_PER_ARRAY_MAX = 256
+
+T = TypeVar("T")
+
+
+def _per_array(table: dict[int, tuple[list[object], object]], items: list[object],
+               make: Callable[[list[object]], T]) -> T:
+    """`make(items)`, once per parsed array (parses are memoised, and status and preflight
+    look up every hook group of every package in the same few arrays): kept by the array's
+    id with the array itself, so an id is never reused while remembered."""
+    found = table.get(id(items))
+    if found is None or found[0] is not items:
+        found = (items, make(items))
+        if len(table) >= _PER_ARRAY_MAX:
+            table.clear()
+        table[id(items)] = found
+    return found[1]  # type: ignore[return-value]
 
 
 def _digests(items: list[object]) -> frozenset[str]:
-    """The value digests of an array's elements, once per parsed array (parses are memoised,
-    and status looks up every hook group of every package in the same few arrays)."""
-    found = _DIGESTS.get(id(items))
-    if found is None or found[0] is not items:
-        found = (items, frozenset(value_digest(item) for item in items))
-        if len(_DIGESTS) >= 256:
-            _DIGESTS.clear()
-        _DIGESTS[id(items)] = found
-    return found[1]
+    """The value digests of an array's elements."""
+    return _per_array(_DIGESTS, items,
+                      lambda found: frozenset(value_digest(item) for item in found))
 
 
 def _marked(items: list[object], marker: str) -> bool:
     """Whether the `repr` of one of the elements holds `marker`: looked up in their reprs
-    joined by NUL (no repr holds one), made once per parsed array (preflight asks for every
-    new hook group of a package, each missing from an array of every package's)."""
-    found = _REPRS.get(id(items))
-    if found is None or found[0] is not items:
-        found = (items, "\0".join(repr(item) for item in items))
-        if len(_REPRS) >= 256:
-            _REPRS.clear()
-        _REPRS[id(items)] = found
-    return "\0" not in marker and marker in found[1]
+    joined by NUL (no repr holds one), made once per array (preflight asks for every new hook
+    group of a package, each missing from an array of every package's)."""
+    joined = _per_array(_REPRS, items, lambda found: "\0".join(repr(item) for item in found))
+    return "\0" not in marker and marker in joined
 
 
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
