@@ -11,7 +11,7 @@ from uze.artifacts.kind import ADOPTABLE, Action
 from uze.errors import Blocked
 from uze.projections import element, entry
 from uze.projections.config_array import ElementInfo
-from uze.projections.config_entry import format_key_path
+from uze.projections.config_entry import MISSING, format_key_path
 from uze.state.receipts import ElementArtifact
 from uze.vocabulary import LiveState
 
@@ -37,9 +37,11 @@ class ElementKind:
     def seq(self, record: ElementArtifact) -> int | None:
         return record.seq
 
-    def inspect(self, ctx: ScopeContext, record: ElementArtifact) -> LiveState:
+    def inspect(self, ctx: ScopeContext, record: ElementArtifact,
+                value: object = MISSING) -> LiveState:
+        """`value`: the value of the record's digest, when known (fewer elements hashed)."""
         return element.inspect(ctx.location.resolve(record.target), record.format,
-                               tuple(record.key_path), record.digest, record.marker)
+                               tuple(record.key_path), record.digest, record.marker, value)
 
     def check_free(self, ctx: ScopeContext, planned: PlannedElement, key: str) -> None:
         config.check_is_file(planned.path, planned.target)
@@ -72,7 +74,7 @@ class ElementKind:
                                  digest=entry.value_digest(planned.value),
                                  marker=planned.marker, info=dict(info.to_json()),
                                  harnesses=list(planned.harnesses))
-        return record if self.inspect(ctx, record) in ADOPTABLE else None
+        return record if self.inspect(ctx, record, planned.value) in ADOPTABLE else None
 
     def write(self, tx: Transaction, ctx: ScopeContext, planned: PlannedElement,
               old: ElementArtifact | None, created: Created) -> ElementArtifact:
@@ -97,8 +99,8 @@ class ElementKind:
     def remove(self, tx: Transaction, ctx: ScopeContext, record: ElementArtifact,
                created: Created) -> None:
         if element.remove(tx, ctx.location.resolve(record.target), record.format,
-                          tuple(record.key_path), record.digest, ElementInfo.from_json(record.info),
-                          record.target in created.files):
+                          tuple(record.key_path), record.digest, record.marker,
+                          ElementInfo.from_json(record.info), record.target in created.files):
             created.files.discard(record.target)
 
 

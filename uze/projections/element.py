@@ -7,15 +7,16 @@ rewritten.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from bisect import bisect_right
+from collections.abc import Iterator
+from itertools import accumulate
 from pathlib import Path
-from typing import TypeVar
 
 from uze import memo
 from uze.errors import ConfigBroken, ValueInTheWay
 from uze.projections import config_array as ca
 from uze.projections import snapshot
-from uze.projections.config_entry import ConfigUnreadable, KeyPathBlocked, UnsafeEdit
+from uze.projections.config_entry import MISSING, ConfigUnreadable, KeyPathBlocked, UnsafeEdit
 from uze.projections.entry import is_hollow, value_digest
 from uze.transaction import Transaction
 from uze.vocabulary import ConfigFormat, LiveState
@@ -32,55 +33,135 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
         return []
 
 
-_DIGESTS: dict[int, tuple[list[object], object]] = {}
-_REPRS: dict[int, tuple[list[object], object]] = {}
-memo.per_package(_DIGESTS.clear)  # ADR 0100
-memo.per_package(_REPRS.clear)
-_PER_ARRAY_MAX = 256
+class _Seen:
+    """What is worked out about one parsed array, once: the `repr`s of its elements joined
+    by NUL (no repr holds one) with where each starts, how often it was asked about, and,
+    once asked about often (status: every package's groups in the same few arrays), every
+    element's digest."""
 
-T = TypeVar("T")
+    __slots__ = ("asked", "digests", "items", "joined", "starts")
+
+    def __init__(self, items: list[object]) -> None:
+        self.items, self.asked = items, 0
+        self.digests: frozenset[str] | None = None
+        reprs = [repr(item) for item in items]
+        self.joined = "\0".join(reprs)
+        self.starts = list(accumulate((len(text) + 1 for text in reprs[:-1]), initial=0))
+
+    def every(self) -> frozenset[str]:
+        """The value digests of all the elements."""
+        if self.digests is None:
+            self.digests = frozenset(value_digest(item) for item in self.items)
+        return self.digests
+
+    def marked(self, marker: str) -> list[int]:
+        """The indexes of the elements whose repr holds `marker` (no NUL in it: each place
+        it is found lies in one element's repr), ascending."""
+        found: list[int] = []
+        at = self.joined.find(marker)
+        while at >= 0:
+            index = bisect_right(self.starts, at) - 1
+            found.append(index)
+            if index + 1 == len(self.starts):
+                break
+            at = self.joined.find(marker, self.starts[index + 1])
+        return found
 
 
-def _per_array(table: dict[int, tuple[list[object], object]], items: list[object],
-               make: Callable[[list[object]], T]) -> T:
-    """`make(items)`, once per parsed array (parses are memoised, and status and preflight
-    look up every hook group of every package in the same few arrays): kept by the array's
-    id with the array itself, so an id is never reused while remembered."""
-    found = table.get(id(items))
-    if found is None or found[0] is not items:
-        found = (items, make(items))
-        if len(table) >= _PER_ARRAY_MAX:
-            table.clear()
-        table[id(items)] = found
-    return found[1]  # type: ignore[return-value]
+_SEEN: dict[int, _Seen] = {}
+memo.per_package(_SEEN.clear)  # ADR 0100
+_SEEN_MAX = 256
+_FEW = 8
+"""Questions about one array answered from the elements holding the marker; after that,
+from every element's digest (status asks about every package's group in the same array)."""
 
 
-def _digests(items: list[object]) -> frozenset[str]:
-    """The value digests of an array's elements."""
-    return _per_array(_DIGESTS, items,
-                      lambda found: frozenset(value_digest(item) for item in found))
+def _seen(items: list[object]) -> _Seen:
+    """The `_Seen` of a parsed array (parses are memoised: status and preflight look up
+    many hook groups in the same few arrays), kept by the array's id with the array itself,
+    so an id is never reused while remembered."""
+    found = _SEEN.get(id(items))
+    if found is None or found.items is not items:
+        found = _Seen(items)
+        if len(_SEEN) >= _SEEN_MAX:
+            _SEEN.clear()
+        _SEEN[id(items)] = found
+    return found
 
 
-def _marked(items: list[object], marker: str) -> bool:
-    """Whether the `repr` of one of the elements holds `marker`: looked up in their reprs
-    joined by NUL (no repr holds one), made once per array (preflight asks for every new hook
-    group of a package, each missing from an array of every package's)."""
-    joined = _per_array(_REPRS, items, lambda found: "\0".join(repr(item) for item in found))
-    return "\0" not in marker and marker in joined
+def _strings(value: object) -> Iterator[str]:
+    """Every string in `value`, object keys included, at any depth."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            yield node
+        elif isinstance(node, dict):
+            stack += [*node.keys(), *node.values()]
+        elif isinstance(node, list | tuple):
+            stack += node
+
+
+def _holds(value: object, marker: str) -> bool:
+    """Whether every value with `value`'s digest has `marker` in its `repr`: the marker is
+    in the repr of one of its strings. The digest is that of canonical JSON, so a value with
+    the same digest is `value` up to the order of object keys: it has the same strings, and
+    the repr of a list or dict holds the repr of each string in it, keys included."""
+    return any(marker in repr(text) for text in _strings(value))
+
+
+def _lookable(marker: str) -> bool:
+    """Whether elements holding `marker` can be told from their joined reprs."""
+    return bool(marker) and "\0" not in marker
+
+
+def _present(seen: _Seen, digest: str, marker: str, value: object) -> bool:
+    """Whether an element's digest is `digest`: first among the elements whose repr holds
+    `marker`; the others are hashed too unless `value` (the value of that digest, when the
+    caller has it) shows that every element of that digest holds the marker (`_holds`)."""
+    seen.asked += 1
+    if seen.digests is None and seen.asked <= _FEW and _lookable(marker):
+        if any(value_digest(seen.items[index]) == digest for index in seen.marked(marker)):
+            return True
+        if value is not MISSING and _holds(value, marker):
+            return False
+    return digest in seen.every()
 
 
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
-            marker: str) -> LiveState:
-    """`matched` | `missing` | `drifted` | `blocked` | `conflict`."""
+            marker: str, value: object = MISSING) -> LiveState:
+    """`matched` (an element's digest is `digest`) | `missing` | `drifted` (none is, and
+    the repr of one holds `marker`, the wrapper it runs) | `blocked` | `conflict`. `value`:
+    the value whose digest is `digest`, when the caller has it (install: the planned group):
+    then only the elements holding `marker` are hashed when it is in the repr of one of the
+    value's strings; else only when one of those matches, or for a marker no element
+    holds."""
     if snapshot.shape(path) == "other":  # a link or a folder
         return "conflict"
     try:
         items = _items(path, fmt, key_path)
     except ConfigUnreadable:
         return "blocked"
-    if digest in _digests(items):
+    seen = _seen(items)
+    if _present(seen, digest, marker, value):
         return "matched"
-    return "drifted" if _marked(items, marker) else "missing"
+    return "drifted" if "\0" not in marker and marker in seen.joined else "missing"
+
+
+def _last(items: list[object], digest: str, marker: str) -> int | None:
+    """The index of the last element whose digest is `digest`, or None (what hashing each
+    element from the end finds): the last one holding `marker` with that digest, when the
+    marker is in the repr of one of its strings (then every element of that digest holds
+    it, `_holds`); else the elements from the end, each hashed."""
+    if _lookable(marker):
+        for index in reversed(range(len(items))):
+            item = items[index]
+            if marker in repr(item) and value_digest(item) == digest:
+                if _holds(item, marker):
+                    return index
+                break
+    return next((index for index in reversed(range(len(items)))
+                 if value_digest(items[index]) == digest), None)
 
 
 def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], target: str) -> None:
@@ -111,9 +192,11 @@ def append(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
 
 
 def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
-           info: ca.ElementInfo, delete_if_empty: bool) -> bool:
-    """Remove uze's element (found by digest); delete the file if uze made it and it is empty."""
-    data = ca.remove_element(_read(path), fmt, key_path, lambda v: value_digest(v) == digest, info)
+           marker: str, info: ca.ElementInfo, delete_if_empty: bool) -> bool:
+    """Remove uze's element (the last one whose digest is `digest`, found by `marker` as
+    `_last` says); delete the file if uze made it and it is empty."""
+    pick = ca.Pick(lambda items: _last(items, digest, marker))
+    data = ca.remove_element(_read(path), fmt, key_path, pick, info)
     if delete_if_empty and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
