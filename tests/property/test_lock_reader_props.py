@@ -83,3 +83,12 @@ def test_a_string_without_its_closing_quote_is_left_to_tomllib_at_once() -> None
     text = dump_lock([pin]).decode().replace('"1.0.0"', '"1.0.0' + "a" * 200)
     assert lockfile._generated(text) is None
     assert _tomllib(text) is None
+
+
+@given(st.text() | _text)
+def test_a_string_with_nothing_to_escape_is_quoted_as_json_dumps_quotes_it(value: str) -> None:
+    """dump_lock's fast quoting (`_quoted`) writes what `_string` (json.dumps) writes."""
+    if lockfile._PLAIN.fullmatch(value):
+        assert lockfile._quoted(value) == lockfile._string(value)
+    else:
+        assert any(c in value for c in '"\\\x7f') or any(ord(c) < 0x20 for c in value)

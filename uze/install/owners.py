@@ -18,6 +18,7 @@ re-install of an unchanged package writes no file anywhere (invariant 6, ADR 001
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from pathlib import Path
 from typing import Final
@@ -48,15 +49,29 @@ def cache_path(ctx: ScopeContext) -> Path:
     return ctx.paths.uze_home / "cache" / f"owners-{ctx.key}.json"
 
 
+_EMPTY: Final[dict[str, _Owned]] = {}
+_DECODED: list[tuple[bytes, dict[str, _Owned]]] = []  # the last cache text read, decoded
+
+
 def _read(path: Path) -> dict[str, _Owned]:
+    """The cache at `path` (empty when lost, damaged or of another schema), not to be changed:
+    the same bytes as the last read give the same dict (an install asks twice)."""
     try:
-        check, _, body = path.read_bytes().partition(b"\n")
+        raw = path.read_bytes()
+    except OSError:
+        return _EMPTY
+    if _DECODED and _DECODED[0][0] == raw:
+        return _DECODED[0][1]
+    check, _, body = raw.partition(b"\n")
+    try:
         if not body or blake3(body).hexdigest().encode() != check:
-            return {}
+            return _EMPTY
         cache = msgspec.json.decode(body, type=_Cache)
-    except (OSError, msgspec.DecodeError):
-        return {}
-    return cache.receipts if cache.schema == SCHEMA else {}
+    except msgspec.DecodeError:
+        return _EMPTY
+    found = cache.receipts if cache.schema == SCHEMA else _EMPTY
+    _DECODED[:] = [(raw, found)]
+    return found
 
 
 def _write(path: Path, receipts: dict[str, _Owned]) -> None:
@@ -76,18 +91,53 @@ def save(ctx: ScopeContext) -> None:
         _write(cache_path(ctx), receipts)
 
 
+# The last answer of `owners` per cache path: the cache it read, what it was asked (the
+# package left out, each receipt file's name and stat) and what it found and learnt. Kept
+# only when every receipt file had settled or matched the cache, so the same answers to every
+# question give the same result without reading anything again (an install asks before and
+# under the lock).
+_ANSWERED: dict[Path, tuple[dict[str, _Owned], object, dict[str, str], dict[str, _Owned]]] = {}
+
+
 def owners(ctx: ScopeContext, exclude: str) -> dict[str, str]:
-    """Artifact key -> package name for every receipt of the scope but `exclude`'s."""
+    """Artifact key -> package name for every receipt of the scope but `exclude`'s (a new
+    dict the caller may change)."""
     started = time.time_ns()
     path = cache_path(ctx)
     known = _read(path)
+    files = ctx.receipt_files()
+    stats = [_stat(file) for file in files]
+    asked = (exclude, [(file.name, None if st is None else stat_key(st))
+                       for file, st in zip(files, stats, strict=True)])
+    last = _ANSWERED.pop(path, None)
+    if last is not None and last[0] is known and last[1] == asked:
+        found, fresh, whole = last[2], last[3], True
+    else:
+        found, fresh, whole = _owned(ctx, files, stats, exclude, known, started)
+    if whole:
+        _ANSWERED[path] = (known, asked, found, fresh)
+    _PENDING.pop(path, None)
+    if fresh != known:
+        _PENDING[path] = fresh
+    return dict(found)
+
+
+def _stat(file: Path) -> os.stat_result | None:
+    try:
+        return file.stat()
+    except OSError:
+        return None
+
+
+def _owned(ctx: ScopeContext, files: list[Path], stats: list[os.stat_result | None],
+           exclude: str, known: dict[str, _Owned], started: int
+           ) -> tuple[dict[str, str], dict[str, _Owned], bool]:
+    """`owners` read from the cache and the receipt files: (what it found, what the cache
+    should hold, whether every file had settled or matched the cache)."""
     fresh: dict[str, _Owned] = {}
     found: dict[str, str] = {}
-    for file in ctx.receipt_files():
-        try:
-            st = file.stat()
-        except OSError:
-            st = None
+    whole = True
+    for file, st in zip(files, stats, strict=True):
         entry = known.get(file.name)
         if st is not None and entry is not None and entry.stat == stat_key(st):
             keys = entry.keys
@@ -96,12 +146,10 @@ def owners(ctx: ScopeContext, exclude: str) -> dict[str, str]:
             keys = [kinds.record_key(record) for record in receipt.artifacts]
             entry = _Owned(stat_key(st), keys) if st is not None and settled(st, started) \
                 else None
+            whole = whole and entry is not None
         name = file.name.removesuffix(".json")
         if name != exclude:
             found.update(dict.fromkeys(keys, name))
             if entry is not None:
                 fresh[file.name] = entry
-    _PENDING.pop(path, None)
-    if fresh != known:
-        _PENDING[path] = fresh
-    return found
+    return found, fresh, whole

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeAlias, TypeVar
@@ -152,8 +153,10 @@ class ScopeContext(msgspec.Struct, frozen=True):
             if self.receipts_dir.exists():
                 raise StateUnreadable(self.receipts_dir, "not a folder", _RECEIPTS_HINT)
             return []
-        # iterdir, not glob: glob reads a folder it may not list as empty (PermissionError)
-        return sorted(p for p in self.receipts_dir.iterdir() if p.name.endswith(".json"))
+        # listdir, not glob: glob reads a folder it may not list as empty (PermissionError);
+        # names sorted, not Paths (the same order, without comparing Paths part by part)
+        names = sorted(os.listdir(self.receipts_dir))  # noqa: PTH208
+        return [self.receipts_dir / name for name in names if name.endswith(".json")]
 
 
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:

@@ -107,3 +107,45 @@ def test_what_one_scope_learnt_is_never_written_for_another(
     owners.save(open_scope(paths, "project", other, other))
     assert not owners.cache_path(ctx).exists()
     assert not list((paths.uze_home / "cache").glob("owners-*.json"))
+
+
+def test_asked_again_it_reads_nothing_unless_a_receipt_file_or_the_cache_changed(
+        world: tuple[Paths, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An install asks before and under the lock: the second answer is the first's when every
+    receipt file and the cache are as they were, and is worked out again when one is not (each
+    question from a new context, which remembers no receipt of its own)."""
+    paths, project = world
+
+    def asked(exclude: str = "three") -> set[str]:
+        return set(owners.owners(open_scope(paths, "project", project, project), exclude).values())
+
+    ctx = open_scope(paths, "project", project, project)
+    owners.cache_path(ctx).unlink()
+    read: list[str] = []
+    real = receipts_module.load_receipt
+    monkeypatch.setattr(receipts_module, "load_receipt",
+                        lambda path: read.append(path.name) or real(path))
+    first = owners.owners(ctx, exclude="three")
+    assert sorted(read) == ["one.json", "two.json"]
+    first.clear()  # the caller's own dict
+    assert asked() == {"one", "two"}
+    assert sorted(read) == ["one.json", "two.json"]  # nothing read again
+
+    read.clear()
+    assert asked("two") == {"one"}  # another question
+    assert sorted(read) == ["one.json", "two.json"]
+    two = ctx.receipts_dir / "two.json"
+    two.write_bytes(two.read_bytes())  # same bytes, new ctime: read again
+    assert asked() == {"one", "two"}
+    read.clear()
+    two.rename(ctx.receipts_dir / "two.json.gone")
+    assert asked() == {"one"}
+    assert read == ["one.json"]
+    owners.save(ctx)
+    assert sorted(owners._read(owners.cache_path(ctx))) == ["one.json"]
+    read.clear()
+    assert asked() == {"one"}  # from the cache
+    assert read == []
+    owners.cache_path(ctx).write_bytes(b"damaged")  # the cache changed: read again, no error
+    assert asked() == {"one"}
+    assert read == ["one.json"]

@@ -3,12 +3,13 @@ line (ADR 0057), and UZE_GIT_TIMEOUT is a number of seconds (ADR 0058)."""
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from uze.errors import UzeError
 from uze.paths import Paths
 from uze.sources.git import SILENCE, git_timeout
-from uze.sources.lockfile import dump_lock, parse_lock
+from uze.sources.lockfile import LockedPackage, dump_lock, parse_lock
 from uze.sources.manifest import parse_manifest
 
 COMMIT = "a" * 40
@@ -104,3 +105,15 @@ def test_uze_git_timeout_is_seconds_of_silence(value: str, seconds: float) -> No
 def test_a_uze_git_timeout_that_is_not_seconds_above_zero_is_named(value: str) -> None:
     with pytest.raises(UzeError, match="UZE_GIT_TIMEOUT"):
         git_timeout(Paths.from_env({"HOME": "/h", "UZE_HOME": "/u", "UZE_GIT_TIMEOUT": value}))
+
+
+def test_a_pin_is_checked_before_it_is_written_unless_the_lock_reader_built_it() -> None:
+    """dump_lock trusts only the very objects parse_lock handed out (msgspec built them from
+    what it checked): a pin changed after reading, or built by hand, is checked again."""
+    read = parse_lock(_lock(), "uze.lock")["flow"]
+    assert parse_lock(dump_lock([read]), "uze.lock") == {"flow": read}
+    for bad in (msgspec.structs.replace(read, name="Not A Name"),
+                LockedPackage(name="flow", version="1", source="./f", tree="short",
+                              harnesses=[])):
+        with pytest.raises(msgspec.ValidationError):
+            dump_lock([read, bad] if bad.name != read.name else [bad])
