@@ -34,19 +34,19 @@ def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[obj
 
 
 class _Seen:
-    """What is worked out about one parsed array, once: the `repr`s of its elements joined
-    by NUL (no repr holds one) with where each starts, how often it was asked about, and,
-    once asked about often (status: every package's groups in the same few arrays), every
-    element's digest."""
+    """What is worked out about one parsed array, once: the `repr`s of its elements (of the
+    last few first: uninstall's group is most often among them), how often it was asked
+    about, and, once asked about often (status: every package's groups in the same few
+    arrays), every element's digest."""
 
-    __slots__ = ("asked", "digests", "items", "joined", "starts")
+    __slots__ = ("_joined", "asked", "digests", "items", "reprs", "starts")
 
     def __init__(self, items: list[object]) -> None:
         self.items, self.asked = items, 0
         self.digests: frozenset[str] | None = None
-        reprs = [repr(item) for item in items]
-        self.joined = "\0".join(reprs)
-        self.starts = list(accumulate((len(text) + 1 for text in reprs[:-1]), initial=0))
+        self.reprs: list[str] = []  # of the last len(reprs) elements, the last one first
+        self._joined: str | None = None
+        self.starts: list[int] = []  # where each element's repr starts in `joined()`
 
     def every(self) -> frozenset[str]:
         """The value digests of all the elements."""
@@ -54,24 +54,44 @@ class _Seen:
             self.digests = frozenset(value_digest(item) for item in self.items)
         return self.digests
 
-    def marked(self, marker: str) -> list[int]:
-        """The indexes of the elements whose repr holds `marker` (no NUL in it: each place
-        it is found lies in one element's repr), ascending."""
-        found: list[int] = []
-        at = self.joined.find(marker)
-        while at >= 0:
-            index = bisect_right(self.starts, at) - 1
-            found.append(index)
-            if index + 1 == len(self.starts):
-                break
-            at = self.joined.find(marker, self.starts[index + 1])
-        return found
+    def from_end(self, digest: str, marker: str) -> int | None:
+        """The index of the last element whose repr holds `marker` (no NUL in it) and whose
+        digest is `digest` (None: none): the last few looked at one by one, the others by
+        searching their reprs joined."""
+        items, reprs = self.items, self.reprs
+        near = min(len(items), _NEAR)
+        for back in range(near):
+            if back == len(reprs):
+                reprs.append(repr(items[-1 - back]))
+            if marker in reprs[back] and value_digest(items[-1 - back]) == digest:
+                return len(items) - 1 - back
+        if near == len(items):
+            return None
+        joined, starts = self.joined(), self.starts
+        at = joined.rfind(marker, 0, starts[len(items) - near] - 1)
+        while at >= 0:  # each place found lies in one element's repr: none holds a NUL
+            index = bisect_right(starts, at) - 1
+            if value_digest(items[index]) == digest:
+                return index
+            at = joined.rfind(marker, 0, starts[index] - 1) if index else -1
+        return None
+
+    def joined(self) -> str:
+        """The reprs of all the elements joined by NUL (no repr holds one)."""
+        if self._joined is None:
+            items, reprs = self.items, self.reprs
+            reprs += [repr(items[index]) for index in reversed(range(len(items) - len(reprs)))]
+            self._joined = "\0".join(reversed(reprs))
+            self.starts = list(accumulate((len(text) + 1 for text in reversed(reprs)),
+                                          initial=0))
+        return self._joined
 
 
 _SEEN: dict[int, _Seen] = {}
 memo.per_package(_SEEN.clear)  # ADR 0100
 _SEEN_MAX = 256
 _FEW = 8
+_NEAR = 8
 """Questions about one array answered from the elements holding the marker; after that,
 from every element's digest (status asks about every package's group in the same array)."""
 
@@ -111,7 +131,8 @@ def _holds(value: object, marker: str) -> bool:
 
 
 def _lookable(marker: str) -> bool:
-    """Whether elements holding `marker` can be told from their joined reprs."""
+    """Whether `marker` tells elements apart by their reprs (an empty one is in every repr,
+    one with a NUL in none)."""
     return bool(marker) and "\0" not in marker
 
 
@@ -121,7 +142,7 @@ def _present(seen: _Seen, digest: str, marker: str, value: object) -> bool:
     caller has it) shows that every element of that digest holds the marker (`_holds`)."""
     seen.asked += 1
     if seen.digests is None and seen.asked <= _FEW and _lookable(marker):
-        if any(value_digest(seen.items[index]) == digest for index in seen.marked(marker)):
+        if seen.from_end(digest, marker) is not None:
             return True
         if value is not MISSING and _holds(value, marker):
             return False
@@ -145,7 +166,7 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
     seen = _seen(items)
     if _present(seen, digest, marker, value):
         return "matched"
-    return "drifted" if "\0" not in marker and marker in seen.joined else "missing"
+    return "drifted" if "\0" not in marker and marker in seen.joined() else "missing"
 
 
 def _last(items: list[object], digest: str, marker: str) -> int | None:
@@ -154,12 +175,9 @@ def _last(items: list[object], digest: str, marker: str) -> int | None:
     marker is in the repr of one of its strings (then every element of that digest holds
     it, `_holds`); else the elements from the end, each hashed."""
     if _lookable(marker):
-        for index in reversed(range(len(items))):
-            item = items[index]
-            if marker in repr(item) and value_digest(item) == digest:
-                if _holds(item, marker):
-                    return index
-                break
+        index = _seen(items).from_end(digest, marker)
+        if index is not None and _holds(items[index], marker):
+            return index
     return next((index for index in reversed(range(len(items)))
                  if value_digest(items[index]) == digest), None)
 
@@ -195,9 +213,16 @@ def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, 
            marker: str, info: ca.ElementInfo, delete_if_empty: bool) -> bool:
     """Remove uze's element (the last one whose digest is `digest`, found by `marker` as
     `_last` says); delete the file if uze made it and it is empty."""
-    pick = ca.Pick(lambda items: _last(items, digest, marker))
-    data = ca.remove_element(_read(path), fmt, key_path, pick, info)
-    if delete_if_empty and (not data or is_hollow(data, fmt)):
+    kept: list[int] = []  # how many elements the array keeps
+
+    def find(items: list[object]) -> int | None:
+        index = _last(items, digest, marker)
+        kept.append(len(items) - (index is not None))
+        return index
+
+    data = ca.remove_element(_read(path), fmt, key_path, ca.Pick(find), info)
+    # an array left with an element is not hollow: no need to parse the new text to know
+    if delete_if_empty and not (kept and kept[0]) and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
     tx.edit(path, data)

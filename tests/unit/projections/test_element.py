@@ -126,11 +126,12 @@ def test_many_questions_about_one_array_hash_it_once(
     assert len(hashed) == element._FEW + 40
 
 
-def _remove(path: Path, digest: str, marker: str) -> bytes:
-    """The file's bytes after uninstall's removal of the group, committed."""
+def _remove(path: Path, digest: str, marker: str, made: bool = False) -> bytes:
+    """The file's bytes after uninstall's removal of the group, committed (b"" if deleted);
+    `made`: uze created the file."""
     with Transaction(path.parent / "journal") as tx:
-        element.remove(tx, path, "json", STOP, digest, marker, ca.ElementInfo("element"), False)
-    return path.read_bytes()
+        element.remove(tx, path, "json", STOP, digest, marker, ca.ElementInfo("element"), made)
+    return path.read_bytes() if path.exists() else b""
 
 
 def _without(data: bytes, index: int) -> bytes:
@@ -198,3 +199,42 @@ def test_pick_removes_the_element_it_finds_and_nothing_when_it_finds_none() -> N
         b'{"a": [1, 3]}')
     assert ca.remove_element(data, "json", ("a",), ca.Pick(lambda items: None), info) == data
     assert ca.remove_element(data, "json", ("a",), ca.Pick(lambda items: 3), info) == data
+
+
+def test_a_file_uze_made_is_parsed_again_only_when_its_array_is_left_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Uninstall from a settings file uze created: while the array keeps other packages'
+    groups the new text cannot be hollow, so it is not parsed to ask; the last group out
+    leaves only shells, and the file goes."""
+    asked: list[bytes] = []
+    hollow = element.is_hollow
+    monkeypatch.setattr(element, "is_hollow",
+                        lambda data, fmt: asked.append(data) or hollow(data, fmt))
+    path = tmp_path / "settings.json"
+    groups = _packages(3)
+    data = _write(path, groups)
+    assert _remove(path, value_digest(groups[1]), _marker("p001"), made=True) == (
+        _without(data, 1))
+    assert asked == []
+    _write(path, [groups[2]])
+    assert _remove(path, value_digest(groups[2]), _marker("p002"), made=True) == b""
+    assert len(asked) == 1
+
+
+@pytest.mark.parametrize("where", range(20))
+def test_a_group_is_found_wherever_it_stands_among_groups_holding_its_marker(
+    tmp_path: Path, where: int
+) -> None:
+    """Ours at every place of an array of 20, after and before groups whose reprs hold its
+    marker too (other handlers running the same wrapper): found, with its value known, and
+    removed byte for byte, as hashing every group found and removed it."""
+    path = tmp_path / "settings.json"
+    mine = _group("p5")
+    groups: list[Any] = [{**mine, "matcher": f"m{i}"} for i in range(19)]
+    groups.insert(where, mine)
+    data = _write(path, groups)
+    memo.forget()
+    assert element.inspect(path, "json", STOP, value_digest(mine), _marker("p5"),
+                           mine) == "matched"
+    assert _remove(path, value_digest(mine), _marker("p5")) == _without(data, where)
