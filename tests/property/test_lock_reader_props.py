@@ -74,6 +74,10 @@ def test_a_lock_of_many_packages_is_read_without_tomllib() -> None:
                                                  sorted(pins, key=lambda p: p.name))
     assert lockfile._generated(text.replace('"p7"', '"p7"  # mine')) is None
     assert lockfile._generated(text.replace('version = "1.0.0"', "version = '1.0.0'", 1)) is None
+    # lines in another order than dump_lock's: tomllib reads it, to the same pins
+    reordered = text.replace('name = "p1"\nversion = "1.0.0"', 'version = "1.0.0"\nname = "p1"')
+    assert lockfile._generated(reordered) is None
+    assert _tomllib(reordered) == lockfile._generated(text)
 
 
 def test_a_string_without_its_closing_quote_is_left_to_tomllib_at_once() -> None:

@@ -24,7 +24,8 @@ from typing import Any, Final
 from uze.errors import UsageError, UzeError
 from uze.nesting import OverLimit, parse_bounded
 from uze.sources.markers import conflicted, has_markers
-from uze.sources.spec import parse_source
+from uze.sources.spec import NOWHERE, parse_source
+from uze.sources.toml_lines import STRING, strings
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -48,7 +49,8 @@ def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     import tomllib  # start-up: only a uze.toml that exists is read (ADR 0106)
 
     try:
-        data = parse_bounded(tomllib.loads, raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = _rendered(text) or parse_bounded(tomllib.loads, text)
     except OverLimit as exc:
         raise _invalid(where, str(exc)) from None
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -70,10 +72,28 @@ def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     return dict(packages)
 
 
+_DECLARATIONS: Final = re.compile(rf"(?:[a-z0-9]++(?:-[a-z0-9]++)*+ = {STRING}\n)*+")
+
+
+def _rendered(text: str) -> dict[str, Any] | None:
+    """The document as `tomllib` reads it, when `text` is in the form `render_manifest` writes
+    (the header, `[packages]`, then `name = "source"` lines, each name once, the strings as
+    `toml_lines.STRING` takes them); None for anything else, which `tomllib` reads (ADR 0110).
+    """
+    head = HEADER + "[packages]\n"
+    if not text.startswith(head) or not _DECLARATIONS.fullmatch(text, len(head)):
+        return None
+    pairs = [line.split(" = ", 1) for line in text[len(head):-1].split("\n")] \
+        if len(text) > len(head) else []
+    packages = dict(zip([name for name, _ in pairs],
+                        strings([literal for _, literal in pairs]), strict=True))
+    return {"packages": packages} if len(packages) == len(pairs) else None  # a name twice
+
+
 def _source_problem(text: str) -> str | None:
     """Why a declared source cannot stand in a committed file (None: it can)."""
     try:
-        parsed = parse_source(text, cwd=Path("/nonexistent"))  # the shape only: no folder read
+        parsed = parse_source(text, cwd=NOWHERE)  # the shape only: no folder read
     except UsageError as exc:
         return exc.message
     if parsed.fetch_url:

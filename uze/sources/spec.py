@@ -31,6 +31,8 @@ Kind = Literal["folder", "git", "marketplace"]
 GITHUB: Final = "https://github.com"
 SCHEMES: Final = ("https", "http", "ssh", "git", "file")
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1", "[::1]")
+# The cwd of a source parsed for its shape only (a committed file's): no folder is there.
+NOWHERE: Final = Path("/nonexistent")
 _REF: Final = re.compile(r"[A-Za-z0-9._+-][A-Za-z0-9._/+-]*")
 _SEGMENT: Final = re.compile(r"[A-Za-z0-9._+-]+")
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
