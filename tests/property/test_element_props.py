@@ -103,14 +103,18 @@ def _near(count: int) -> Iterator[None]:
 _nears = st.sampled_from([0, 0, 1, 2, 8])  # elements looked at one by one before the search
 
 
-@given(case=_cases(), known=st.booleans(), asked=st.integers(1, 12), near=_nears)
+@given(case=_cases(), known=st.booleans(), asked=st.integers(1, 12), near=_nears,
+       ascii_only=st.booleans(), slashes=st.booleans())
 def test_inspect_says_what_hashing_every_group_said(
     tmp_path_factory: Any, case: tuple[list[Any], Any, str], known: bool, asked: int,
-    near: int
+    near: int, ascii_only: bool, slashes: bool
 ) -> None:
+    """The file as json.dumps writes it, with `\\u` escapes or characters as they are, and
+    with `/` written `\\/` or not (the JSON text tells some markers are in no element)."""
     items, mine, marker = case
     path: Path = tmp_path_factory.mktemp("element") / "settings.json"
-    path.write_text(json.dumps({"hooks": {"Stop": items}}))
+    text = json.dumps({"hooks": {"Stop": items}}, ensure_ascii=ascii_only)
+    path.write_bytes((text.replace("/", "\\/") if slashes else text).encode())
     parsed = ca.read_array(path.read_bytes(), "json", STOP)
     digest = value_digest(mine)
     memo.forget()

@@ -7,10 +7,13 @@ rewritten.
 
 from __future__ import annotations
 
+import re
+import string
 from bisect import bisect_right
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
+from typing import Final
 
 from uze import memo
 from uze.errors import ConfigBroken, ValueInTheWay
@@ -26,9 +29,9 @@ def _read(path: Path) -> bytes:
     return snapshot.read(path)
 
 
-def _items(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[object]:
+def _items(data: bytes, fmt: ConfigFormat, key_path: tuple[str, ...]) -> list[object]:
     try:
-        return ca.read_array(_read(path), fmt, key_path)
+        return ca.read_array(data, fmt, key_path)
     except ca.NotAnArray:
         return []
 
@@ -136,13 +139,65 @@ def _lookable(marker: str) -> bool:
     return bool(marker) and "\0" not in marker
 
 
-def _present(seen: _Seen, digest: str, marker: str, value: object) -> bool:
+_BREAKS: Final = frozenset("'\"\\,:{}[]")
+_NUMBERS: Final = frozenset(string.ascii_letters + string.digits + "+-.")
+
+
+def _clue(marker: str) -> str | None:
+    """The longest part of `marker` that is all printable characters other than spaces,
+    quotes, backslashes and `,:{}[]`, and starts with one that is none of `[A-Za-z0-9+.-]`
+    (None: no such part). Where the marker is in the repr of a value read from JSON, this
+    part lies in the repr of one of its strings, past any escape there: no repr of a number,
+    True, False or None holds its first character, nor do an escape's letters (`\\x7f`), and
+    it holds nothing that separates two values or ends a string. So the string holds it."""
+    best, run = "", ""
+    for char in marker + " ":
+        if char.isprintable() and not char.isspace() and char not in _BREAKS:
+            run += char
+            continue
+        start = next((at for at, c in enumerate(run) if c not in _NUMBERS), len(run))
+        best, run = max(best, run[start:], key=len), ""
+    return best or None
+
+
+_ESCAPE: Final = re.compile(rb"\\[u/]")
+_UNESCAPED: dict[int, tuple[bytes, bool]] = {}
+memo.per_package(_UNESCAPED.clear)
+_UNESCAPED_MAX: Final = 8  # a command reads a few settings files; each kept is up to 190 KB
+
+
+def _unescaped(data: bytes) -> bool:
+    """Whether the JSON text `data` holds no `\\/` and no `\\u` anywhere (comments too), so
+    no string in it spells a character by one of those escapes; remembered for the very
+    bytes object, kept with it: install asks about every new group of a package in the same
+    few files."""
+    found = _UNESCAPED.get(id(data))
+    if found is None or found[0] is not data:
+        if len(_UNESCAPED) >= _UNESCAPED_MAX:
+            _UNESCAPED.clear()
+        found = _UNESCAPED[id(data)] = (data, _ESCAPE.search(data) is None)
+    return found[1]
+
+
+def _nowhere(data: bytes, fmt: ConfigFormat, marker: str) -> bool:
+    """Whether no element of the JSON text `data` has `marker` in its repr, told from the
+    text: its `_clue` is not in it, and no string in it has an escape that could spell one
+    of the clue's characters (`\\/`, `\\u`; the others spell quotes, backslashes and
+    control characters, which no clue holds). A string holding the clue holds it as written."""
+    if fmt == "toml":
+        return False
+    clue = _clue(marker)
+    return clue is not None and clue.encode() not in data and _unescaped(data)
+
+
+def _present(seen: _Seen, digest: str, marker: str, value: object, nowhere: bool) -> bool:
     """Whether an element's digest is `digest`: first among the elements whose repr holds
-    `marker`; the others are hashed too unless `value` (the value of that digest, when the
-    caller has it) shows that every element of that digest holds the marker (`_holds`)."""
+    `marker` (none when `nowhere`); the others are hashed too unless `value` (the value of
+    that digest, when the caller has it) shows that every element of that digest holds the
+    marker (`_holds`)."""
     seen.asked += 1
     if seen.digests is None and seen.asked <= _FEW and _lookable(marker):
-        if seen.from_end(digest, marker) is not None:
+        if not nowhere and seen.from_end(digest, marker) is not None:
             return True
         if value is not MISSING and _holds(value, marker):
             return False
@@ -152,21 +207,24 @@ def _present(seen: _Seen, digest: str, marker: str, value: object) -> bool:
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
             marker: str, value: object = MISSING) -> LiveState:
     """`matched` (an element's digest is `digest`) | `missing` | `drifted` (none is, and
-    the repr of one holds `marker`, the wrapper it runs) | `blocked` | `conflict`. `value`:
-    the value whose digest is `digest`, when the caller has it (install: the planned group):
-    then only the elements holding `marker` are hashed when it is in the repr of one of the
-    value's strings; else only when one of those matches, or for a marker no element
-    holds."""
+    the repr of one holds `marker`, the wrapper it runs) | `blocked` | `conflict`.
+
+    Hashes the elements whose repr holds the marker (none, when the JSON text shows it,
+    `_nowhere`), and the others only when none of those matches and `value` (the value whose
+    digest is `digest`, when the caller has it: install's planned group) does not show that
+    every element of that digest holds the marker."""
     if snapshot.shape(path) == "other":  # a link or a folder
         return "conflict"
+    data = _read(path)
     try:
-        items = _items(path, fmt, key_path)
+        items = _items(data, fmt, key_path)
     except ConfigUnreadable:
         return "blocked"
-    seen = _seen(items)
-    if _present(seen, digest, marker, value):
+    seen, nowhere = _seen(items), _nowhere(data, fmt, marker)
+    if _present(seen, digest, marker, value, nowhere):
         return "matched"
-    return "drifted" if "\0" not in marker and marker in seen.joined() else "missing"
+    marked = not nowhere and "\0" not in marker and marker in seen.joined()
+    return "drifted" if marked else "missing"
 
 
 def _last(items: list[object], digest: str, marker: str) -> int | None:
@@ -186,7 +244,7 @@ def check_writable(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], tar
     """Raise ConfigBroken if the file does not parse, ValueInTheWay if the key path holds
     something else."""
     try:
-        (_items(path, fmt, key_path) if not snapshot.exists(path)
+        (_items(_read(path), fmt, key_path) if not snapshot.exists(path)
          else ca.read_array(_read(path), fmt, key_path))
     except ca.NotAnArray:
         raise ValueInTheWay(target, f"{'.'.join(key_path)} is not a list") from None

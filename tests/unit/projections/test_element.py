@@ -238,3 +238,60 @@ def test_a_group_is_found_wherever_it_stands_among_groups_holding_its_marker(
     assert element.inspect(path, "json", STOP, value_digest(mine), _marker("p5"),
                            mine) == "matched"
     assert _remove(path, value_digest(mine), _marker("p5")) == _without(data, where)
+
+
+def test_a_new_group_s_marker_absent_from_the_json_text_is_missing_with_no_repr_made(
+    tmp_path: Path, hashed: list[object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Install (adopt) of a new package: its wrapper's path is nowhere in the settings text,
+    so no group can hold it: `missing`, with no group's repr made and none hashed."""
+    made: list[str] = []
+    monkeypatch.setattr(element._Seen, "from_end", lambda *a: made.append("from_end"))
+    monkeypatch.setattr(element._Seen, "joined", lambda *a: made.append("joined"))
+    path = tmp_path / "settings.json"
+    _write(path, _packages(200))
+    new = _group("p999")
+    assert element.inspect(path, "json", STOP, value_digest(new), _marker("p999"),
+                           new) == "missing"
+    assert made == [] and hashed == []
+
+
+def _escaped(path: Path, groups: list[Any], how: str) -> None:
+    text = json.dumps({"hooks": {"Stop": groups}}, ensure_ascii=how == "ascii")
+    path.write_text(text.replace("/", "\\/") if how == "slashes" else text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("command", "marker", "how"), [
+    ("/w/é/p1.py", "/w/é/p1.py", "ascii"),  # é written \u00e9
+    ("_w/p1.py", "_w/p1.py", "slashes"),  # / written \/
+    ("\x7f/abc", "x7f/abc", "as is"),  # the repr escapes DEL as \x7f; the text holds it raw
+])
+def test_a_marker_the_json_text_spells_otherwise_is_still_found(
+    tmp_path: Path, command: str, marker: str, how: str
+) -> None:
+    """Where the text writes the marker's characters as escapes (or the repr does), the
+    text cannot tell the marker is absent: the group is found (`matched`), and an edit of it
+    is `drifted`, as hashing every group and searching every repr said."""
+    mine = {"hooks": [{"type": "command", "command": command}]}
+    assert marker in repr(mine)
+    path = tmp_path / "settings.json"
+    for groups, state in (([*_packages(3), mine], "matched"),
+                          ([*_packages(3), {**mine, "matcher": "Bash"}], "drifted")):
+        _escaped(path, groups, how)
+        memo.forget()
+        assert element.inspect(path, "json", STOP, value_digest(mine), marker, mine) == state
+
+
+@pytest.mark.parametrize(("text", "marker"), [
+    ('{"hooks": {"Stop": [{"timeout": 1e2}]}}', "100.0"),  # repr(1e2)
+    ('{"hooks": {"Stop": [{"on": true}]}}', "True"),
+])
+def test_a_marker_in_the_repr_of_a_number_or_a_literal_is_drifted(
+    tmp_path: Path, text: str, marker: str
+) -> None:
+    """A marker the repr of a number or of true spells, not the text: `drifted`, as the
+    search of every repr said (the text tells nothing about such a marker)."""
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    mine = {"hooks": []}
+    assert element.inspect(path, "json", STOP, value_digest(mine), marker, mine) == "drifted"
