@@ -738,3 +738,24 @@ def _walk_within(value: object) -> bool:
             return False
         pending.extend((child, depth + 1) for child in children)
     return True
+
+
+def test_an_expansion_inside_a_checked_span_counts_no_brackets_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container the C scanner read had its nesting checked at its depth (`decoded`): its
+    members and items, read when an edit asks for them, lie inside it and are within the
+    limit at their own depth, so the brackets are not counted again for each of them."""
+    doc = json.dumps({"hooks": {"Pre": [{"m": str(i), "hooks": [{"x": [i]}]} for i in range(300)],
+                                "Post": [{"m": str(i), "hooks": [[[i]]]} for i in range(300)]}})
+    counted: list[tuple[int, int | None]] = []
+    real = json_spans.nesting
+    monkeypatch.setattr(json_spans, "nesting",
+                        lambda text, start=0, end=None: counted.append((start, end))
+                        or real(text, start, end))
+    root = json_spans.parse(doc, jsonc=False)
+    assert root is not None and len(counted) == 1  # the "hooks" value, read whole
+    hooks = root.members[0].node
+    assert [m.key for m in hooks.members] == ["Pre", "Post"]
+    assert [len(m.node.items) for m in hooks.members] == [300, 300]
+    assert len(counted) == 1
+    assert hooks.members[1].node.items[7].value == {"m": "7", "hooks": [[[7]]]}
