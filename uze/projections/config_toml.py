@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # tomlkit is imported by the edits only: reading is tomllib (
     import tomlkit
     from tomlkit.items import Table
 
-from uze.projections import toml_tail
+from uze.projections import parse_cache, toml_tail
 from uze.projections.config_json import detect_eol
 
 TomlMode = Literal["tables", "item"]
@@ -47,12 +47,15 @@ def load(text: str) -> dict[str, Any]:
     """The document as plain Python (tomllib types). Raises TomlSyntax.
 
     Memoised by text: an add parses the document with the entry, and its check that removing
-    the entry gives the bytes back parses both again (issue 32). Callers treat the result as
-    read-only."""
+    the entry gives the bytes back parses both again (issue 32); and kept for later commands
+    by the text's digest (`parse_cache`, ADR 0112). Callers treat the result as read-only."""
     found = _LOADED.get(text)
-    if found is not None:
-        return found
-    return _remember(text, _load(text))  # type: ignore[return-value]
+    if found is None:
+        found = parse_cache.found(text)
+    if found is None:
+        found = _load(text)
+        parse_cache.keep(text, found)
+    return _remember(text, found)  # type: ignore[return-value]
 
 
 def _load(text: str) -> dict[str, Any]:
@@ -82,6 +85,13 @@ def _remember(text: str, parsed: dict[str, Any] | None) -> dict[str, Any] | None
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[text] = parsed
     return parsed
+
+
+def _derived(text: str, parsed: dict[str, Any] | None) -> None:
+    """Remember `toml_tail`'s parse of an edited text (None: it had none), and keep it for the
+    next command, which reads these very bytes if the edit stands (ADR 0112)."""
+    if _remember(text, parsed) is not None:
+        parse_cache.keep(text, parsed)  # type: ignore[arg-type]
 
 
 def _edit(text: str) -> tomlkit.TOMLDocument:
@@ -269,8 +279,8 @@ def add(
         lead = _separator(text, eol)
         new = text + lead + tables
         if new not in _LOADED:  # read from `text`'s parse where it can be (ADR 0105)
-            _remember(new, toml_tail.appended(text, load(text), new, tables, key_path,
-                                              first_new, _parses))
+            _derived(new, toml_tail.appended(text, load(text), new, tables, key_path,
+                                             first_new, _parses))
         if _parses(new) is not None:
             return new, "tables", lead, ""
     nested: object = value
@@ -325,8 +335,8 @@ def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
         start = at - len(lead) if lead and text[:at].endswith(lead) else at
         candidate = text[:start] + text[at + len(chunk) :]  # type: ignore[arg-type]
         if candidate not in _LOADED:  # the entry's text at the end: read from `plain`
-            _remember(candidate, toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
-                                                        key_path))
+            _derived(candidate, toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
+                                                       key_path))
         if _same_elsewhere(candidate, key_path, expected):
             return candidate
     return None

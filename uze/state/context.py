@@ -18,6 +18,7 @@ from uze.errors import StateUnreadable, UsageError
 from uze.location import Location
 from uze.names import name_problem
 from uze.paths import Paths, resolve_project
+from uze.projections import parse_cache
 from uze.projections.statcache import DigestCache, cache_file, stat_key
 from uze.state.consent import consent_file
 from uze.transaction import Transaction, read_state_file, recover
@@ -162,6 +163,7 @@ class ScopeContext(msgspec.Struct, frozen=True):
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:
     """The ScopeContext for `scope`; the project is resolved even for user scope (detection)."""
     root = resolve_project(project, cwd)
+    parse_cache.use(paths.uze_home / "cache")  # the parses of big config texts (ADR 0112)
     loc = Location(scope, root, paths)
     roots = Roots(scope, root, paths)
     if scope == "user":

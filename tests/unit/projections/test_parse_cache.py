@@ -1,0 +1,140 @@
+"""ADR 0112: the parse of a big TOML config text is kept for the next command by the digest of
+the text, found for exactly that text only, and never for a text that may hold a date."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tomlkit
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from uze.projections import config_entry, config_toml, parse_cache
+from uze.projections.config_common import AddInfo
+
+
+def _servers(count: int) -> str:
+    return "".join(f'[mcp_servers.srv-{i:03d}]\ncommand = "npx"\nargs = ["-y", "pkg-{i}"]\n\n'
+                   for i in range(count))
+
+
+@pytest.fixture
+def cache(tmp_path: Path) -> Iterator[Path]:
+    parse_cache.use(tmp_path / "cache")
+    yield tmp_path / "cache"
+    parse_cache.use(None)
+
+
+def _next_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget what this process remembers, as a new command starts; any tomllib parse fails."""
+    config_toml._LOADED.clear()
+    parse_cache._LOADED.clear()
+    monkeypatch.setattr(config_toml, "_load", lambda text: pytest.fail("parsed again"))
+
+
+def test_the_text_an_add_wrote_is_read_by_the_next_command_without_a_parse(
+        cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    before = _servers(200).encode()
+    value = {"command": "uvx", "args": ["docs-server"]}
+    after, info = config_entry.add_entry(before, "toml", ("mcp_servers", "docs"), value)
+
+    _next_command(monkeypatch)
+    assert config_entry.read_entry(after, "toml", ("mcp_servers", "docs")) == value
+    assert config_toml.load(after.decode()) == tomllib.loads(after.decode())
+    assert config_entry.remove_entry(after, "toml", ("mcp_servers", "docs"),
+                                     AddInfo.from_json(info.to_json())) == before
+
+
+def test_another_text_is_parsed(cache: Path) -> None:
+    text = _servers(200)
+    parse_cache.keep(text, tomllib.loads(text))
+    assert parse_cache.found(text) == tomllib.loads(text)
+    assert parse_cache.found(text + "\n") is None
+    assert parse_cache.found(text.replace("pkg-7\"", "pkg-8\"")) is None
+    parse_cache._LOADED.clear()  # from the file, as the next command reads it
+    assert parse_cache.found(text) == tomllib.loads(text)
+
+
+@pytest.mark.parametrize("extra", ["when = 1979-05-27T07:32:00Z\n", "day = 1979-05-27\n",
+                                   "at = 07:32:00\n", 'note = "12:30 is lunch"\n'])
+def test_a_text_that_may_hold_a_date_or_time_is_not_kept(cache: Path, extra: str) -> None:
+    text = extra + _servers(200)
+    parse_cache.keep(text, tomllib.loads(text))
+    assert parse_cache.found(text) is None
+    assert not (cache / "parses-toml.msgpack").exists()
+
+
+def test_a_small_text_and_a_process_without_a_folder_keep_nothing(tmp_path: Path) -> None:
+    parse_cache.use(None)
+    big = _servers(200)
+    parse_cache.keep(big, tomllib.loads(big))
+    assert parse_cache.found(big) is None
+    parse_cache.use(tmp_path / "cache")
+    small = _servers(2)
+    parse_cache.keep(small, tomllib.loads(small))
+    assert parse_cache.found(small) is None and not (tmp_path / "cache").exists()
+    parse_cache.use(None)
+
+
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"\x92\x02\x90", b"\x92\x01\x91\x01"])
+def test_a_damaged_file_or_another_schema_reads_as_empty(cache: Path, damage: bytes) -> None:
+    text = _servers(200)
+    parse_cache.keep(text, tomllib.loads(text))
+    (cache / "parses-toml.msgpack").write_bytes(damage)
+    parse_cache.use(cache)
+    assert parse_cache.found(text) is None
+    parse_cache.keep(text, tomllib.loads(text))  # and a keep writes a sound file again
+    parse_cache.use(cache)
+    assert parse_cache.found(text) == tomllib.loads(text)
+
+
+def test_only_the_newest_texts_are_kept(cache: Path) -> None:
+    texts = [_servers(200 + i) for i in range(5)]
+    for text in texts:
+        parse_cache.keep(text, tomllib.loads(text))
+    parse_cache.use(cache)
+    assert [parse_cache.found(text) is not None for text in texts] == [False, False] + [True] * 3
+
+
+_plain = st.recursive(
+    st.text(max_size=12) | st.integers(-2**63, 2**63 - 1) | st.booleans()
+    | st.floats(allow_nan=True),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a):
+        return math.isnan(b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) \
+            and all(_same(a[key], b[key]) for key in a)
+    if isinstance(a, list):
+        return isinstance(b, list) and len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+@settings(max_examples=150)
+@given(st.dictionaries(st.text(max_size=8), _plain, max_size=6))
+def test_every_value_without_a_date_comes_back_as_it_was_kept(
+        tmp_path_factory: pytest.TempPathFactory, value: dict[str, Any]) -> None:
+    parse_cache.use(tmp_path_factory.mktemp("cache"))
+    text = "x" * parse_cache.SMALLEST
+    parse_cache.keep(text, value)
+    parse_cache._LOADED.clear()
+    assert _same(parse_cache.found(text), value)
+    parse_cache.use(None)
+
+
+@given(st.datetimes() | st.datetimes(timezones=st.timezones()) | st.dates() | st.times())
+def test_every_toml_date_or_time_holds_what_the_check_looks_for(
+        moment: datetime.datetime | datetime.date | datetime.time) -> None:
+    text = tomlkit.dumps({"a": moment})
+    assert tomllib.loads(text)["a"] is not None
+    assert parse_cache._DATES.search(text)
