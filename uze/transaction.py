@@ -14,7 +14,8 @@ the rollback gives the old bytes back (ADR 0109).
 A shared file (an MCP or hook config, AGENTS.md) that several edits of one command change is
 held in memory (`edit`): its bytes from before the transaction go to the journal at the first
 edit, every later edit starts from the pending bytes (`pending`), and commit writes each such
-file once, covered by the same barrier (ADR 0104).
+file once, covered by the same barrier (ADR 0104). What those files hold after a commit is
+handed to the `after_commit` hooks (the parse cache keeps their parses, ADR 0112).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import json
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
@@ -30,7 +32,15 @@ from uze import durability, fs
 from uze.errors import UzeError
 from uze.journal import Guard, anywhere, finish_journal, read_state_file, recover, undo_journal
 
-__all__ = ["Guard", "Transaction", "pending", "read_state_file", "recover"]
+__all__ = ["Guard", "Transaction", "after_commit", "pending", "read_state_file", "recover"]
+
+_AFTER_COMMIT: list[Callable[[list[bytes]], None]] = []
+
+
+def after_commit(hook: Callable[[list[bytes]], None]) -> None:
+    """Call `hook` with the new bytes of every file `edit` changed, after each commit. A hook
+    only remembers (a cache): the changes stand, so whatever it raises is ignored."""
+    _AFTER_COMMIT.append(hook)
 
 
 class Transaction:
@@ -219,7 +229,9 @@ class Transaction:
 
     def commit(self) -> None:
         """The changes stand: write the edited files, make them and the unsynced files durable,
-        mark the journal committed, empty the trash, forget the journal."""
+        mark the journal committed, empty the trash, forget the journal; then hand the edited
+        files' bytes to the `after_commit` hooks."""
+        edited = [data for _path, data in self._edits.values()]
         try:
             self._write_edits()
         except BaseException:  # a full disk: nothing may stand
@@ -242,6 +254,9 @@ class Transaction:
         finish_journal(self.folder, sweep=False)
         if self._count:
             Transaction.committed += 1
+        for hook in _AFTER_COMMIT if edited else ():
+            with contextlib.suppress(Exception):  # a cache: what stands, stands
+                hook(edited)
 
     def _write_edits(self) -> None:
         """Write each file `edit` changed, once, without fsync: the barrier that follows makes

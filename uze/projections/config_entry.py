@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final, TypeVar
 
-from uze import memo
-from uze.projections import config_json, config_toml, json_text, snapshot
+from uze import memo, transaction
+from uze.projections import config_json, config_toml, json_kept, json_text, parse_cache, snapshot
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
 from uze.projections.config_common import MISSING as MISSING
@@ -102,6 +102,11 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
         if fmt == "toml":
             return config_toml.load(text), None
         found = _base(text, fmt)
+        if found is None or found[1] < len(text) // 2:  # this file's first parse here
+            kept = parse_cache.found(fmt, text)  # what the command that wrote it parsed
+            root = json_kept.rebuild(kept, text, fmt == "jsonc") if kept is not None else None
+            if root is not None:
+                return root.value, root
         base = (found[0], found[2]) if found is not None else None
         root = config_json.parse(text, jsonc=fmt == "jsonc", base=base)
         return ({} if root is None else root.value), root
@@ -122,6 +127,41 @@ def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
             if common > (best[1] if best else 0):
                 best = (older, common, root)
     return best
+
+
+def keep_parses(edited: list[bytes]) -> None:
+    """Keep the parses of the config texts a command committed, for the next command that
+    reads them (`transaction.after_commit`, ADR 0112): a JSON text's spans as its last edit
+    left them (a text the command made but did not read, the last cut of an uninstall, is
+    parsed on the parse before it: one container's worth), a TOML text's values."""
+    parses: list[tuple[str, str, object]] = []
+    for data in edited:
+        if len(data) < parse_cache.SMALLEST:
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        toml = config_toml.remembered(text)
+        if toml is not None:
+            parses.append(("toml", text, toml))
+        for fmt in ("json", "jsonc"):
+            found = _PARSED.get((fmt, text))
+            if found is None:
+                base = _base(text, fmt)
+                if base is None or base[1] < len(text) // 2:
+                    continue
+                try:
+                    found = _load(text, fmt)
+                except ConfigUnreadable:
+                    continue
+            kept = json_kept.encode(found[1]) if found[1] is not None else None
+            if kept is not None:
+                parses.append((fmt, text, kept))
+    parse_cache.keep(parses)
+
+
+transaction.after_commit(keep_parses)
 
 
 def _plain(text: str, fmt: str) -> object:

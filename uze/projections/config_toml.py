@@ -40,6 +40,7 @@ def _end_position(text: str) -> tuple[int, int]:
 
 
 _LOADED: dict[str, dict[str, Any]] = {}
+remembered: Final = _LOADED.get  # the parse of a text this command made or derived, if kept
 _LOADED_MAX: Final = 16
 
 
@@ -51,11 +52,8 @@ def load(text: str) -> dict[str, Any]:
     by the text's digest (`parse_cache`, ADR 0112). Callers treat the result as read-only."""
     found = _LOADED.get(text)
     if found is None:
-        found = parse_cache.found(text)
-    if found is None:
-        found = _load(text)
-        parse_cache.keep(text, found)
-    return _remember(text, found)  # type: ignore[return-value]
+        found = parse_cache.found("toml", text)
+    return _remember(text, _load(text) if found is None else found)  # type: ignore[return-value]
 
 
 def _load(text: str) -> dict[str, Any]:
@@ -85,13 +83,6 @@ def _remember(text: str, parsed: dict[str, Any] | None) -> dict[str, Any] | None
             _LOADED.pop(next(iter(_LOADED)))
         _LOADED[text] = parsed
     return parsed
-
-
-def _derived(text: str, parsed: dict[str, Any] | None) -> None:
-    """Remember `toml_tail`'s parse of an edited text (None: it had none), and keep it for the
-    next command, which reads these very bytes if the edit stands (ADR 0112)."""
-    if _remember(text, parsed) is not None:
-        parse_cache.keep(text, parsed)  # type: ignore[arg-type]
 
 
 def _edit(text: str) -> tomlkit.TOMLDocument:
@@ -279,8 +270,8 @@ def add(
         lead = _separator(text, eol)
         new = text + lead + tables
         if new not in _LOADED:  # read from `text`'s parse where it can be (ADR 0105)
-            _derived(new, toml_tail.appended(text, load(text), new, tables, key_path,
-                                             first_new, _parses))
+            _remember(new, toml_tail.appended(text, load(text), new, tables, key_path,
+                                              first_new, _parses))
         if _parses(new) is not None:
             return new, "tables", lead, ""
     nested: object = value
@@ -335,8 +326,8 @@ def _cut_tables(text: str, key_path: tuple[str, ...], lead: str) -> str | None:
         start = at - len(lead) if lead and text[:at].endswith(lead) else at
         candidate = text[:start] + text[at + len(chunk) :]  # type: ignore[arg-type]
         if candidate not in _LOADED:  # the entry's text at the end: read from `plain`
-            _derived(candidate, toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
-                                                       key_path))
+            _remember(candidate, toml_tail.cut_from_end(text, plain, start, at, chunk,  # type: ignore[arg-type]
+                                                        key_path))
         if _same_elsewhere(candidate, key_path, expected):
             return candidate
     return None

@@ -19,7 +19,7 @@ from typing import Final, NoReturn
 
 import msgspec
 
-from uze.projections.json_text import common_prefix, common_suffix, nesting, position
+from uze.projections.json_text import common_prefix, common_suffix, position, too_deep
 
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _INDENT: Final = re.compile(r"[ \t]*")
@@ -78,7 +78,7 @@ class Node:
             return
         parser = _Parser(text, jsonc)
         parser.pos, parser.lazy = self.start, True
-        parser.within = (self.start, self.end)  # read by `decoded`, its nesting checked there
+        parser.within = (self.start, self.end)  # `decoded` read it: its nesting is checked
         full = parser.value(depth, fast=False)
         self._members, self._items, self._lazy = full.members, full.items, None
 
@@ -125,9 +125,7 @@ class _Parser:
         self.text, self.jsonc = text, jsonc
         self.pos = 1 if text.startswith(_BOM) else 0
         self.lazy = False  # containers below the top level through the C scanner
-        # a span whose nesting `decoded` checked at its depth: a value inside it is within
-        # the limit at its own depth (as deep as it is below the span, less deep in brackets)
-        self.within = (0, 0)
+        self.within = (0, 0)  # a span `decoded` checked: every value inside it is within MAX_DEPTH
         self.common = 0  # text[:common] is an older parsed text's start: its spans are reused
         self.suffix, self.shift = len(text) + 1, 0  # text[suffix:] is its end, `shift` later
 
@@ -194,11 +192,8 @@ class _Parser:
             value, end = _SCAN(text, start)
         except (StopIteration, ValueError, RecursionError):
             return None
-        # fewer characters (or brackets) than the limit cannot nest deeper than it
         if not self.within[0] <= start < end <= self.within[1] \
-                and end - start + depth > MAX_DEPTH \
-                and depth + text.count("{", start, end) + text.count("[", start, end) > MAX_DEPTH \
-                and depth + nesting(text, start, end) > MAX_DEPTH:
+                and too_deep(text, start, end, MAX_DEPTH - depth):
             return None
         node = Node(start, end, value)
         node._members = None if isinstance(value, dict) else []

@@ -34,6 +34,13 @@ def nesting(text: str, start: int = 0, end: int | None = None) -> int:
     return level
 
 
+def too_deep(text: str, start: int, end: int, limit: int) -> bool:
+    """Whether the brackets of the scanned value `text[start:end]` nest deeper than `limit`:
+    fewer characters, or fewer brackets, than the limit cannot."""
+    return end - start > limit and text.count("{", start, end) + text.count("[", start, end) \
+        > limit and nesting(text, start, end) > limit
+
+
 def common_prefix(a: str, b: str) -> int:
     """The length of the longest common prefix of `a` and `b` (compared a block at a time)."""
     end, at, block = min(len(a), len(b)), 0, 4096

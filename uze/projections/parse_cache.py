@@ -1,29 +1,31 @@
-"""Parses of big TOML config texts kept between commands, by the blake3 digest of the text
+"""Parses of big config texts kept between commands, by the blake3 digest of the text
 (issue 32, ADR 0112).
 
-Codex's `config.toml` holds an `[mcp_servers.*]` table of every package: at 200 packages it is
-42 KB, and `tomllib` takes about 7 ms to read it, once in every install and uninstall. The
-command that wrote those bytes knew their parse already (`toml_tail` derives it from the parse
-before the edit, ADR 0105), so it keeps it here, and the next command that reads the very same
-text takes it from here instead of parsing it again.
+At 200 packages every harness config holds an entry of every package: Codex's `config.toml`
+is 42 KB (about 7 ms of `tomllib`), the JSON settings and MCP files 55 to 190 KB, whose span
+parse and the expansion of their 400-member objects cost about 20 ms per command. The command
+that wrote those bytes had their parse already (each edit parses its new text on the parse
+before, ADR 0099 and 0105), so it keeps it here when it commits (`keep`), and the next command
+that reads the very same text takes it from here (`found`) instead of parsing it again.
 
-- An entry is found only by the digest of the whole text it was parsed from: other bytes, one
-  byte more or less, never find it. What is kept is what `config_toml.load` returned for that
-  text (a `tomllib` parse, or `toml_tail`'s, which its tests prove equal to one).
-- Only values that MessagePack gives back exactly are kept: tables, arrays, strings, integers,
-  floats and booleans, which is all `tomllib` makes of a text without a date or time. A text
-  that may hold one is not kept at all (`_DATES`).
-- The file is a cache (ADR 0107's rule): written without fsync by a rename, read as absent
+- An entry is found only by the digest of the whole text and its kind (`toml`, `json`,
+  `jsonc`): other bytes never find it. What is kept is what the parser made of that text: a
+  TOML document as plain values, a JSON document's spans as `json_kept` encodes them.
+- A TOML text that may hold a date or time is not kept (`_DATES`): MessagePack gives back
+  everything else `tomllib` makes (tables, arrays, strings, integers, floats, booleans) exactly,
+  key order included, and those not.
+- The file is a cache (ADR 0107's rule): written without fsync by a rename, read as empty
   when missing, damaged, of another schema or unreadable; losing it costs only time. It holds
-  the newest few texts' parses (an install keeps the text after each of its adds).
-- Nothing is kept or read until `use` names the folder (a command's scope does, `open_scope`):
-  library callers and tests of the projections parse as before.
+  the newest `_KEPT` texts (one install edits up to ten shared files).
+- Nothing is kept or read until `use` names the folder (a command's scope does,
+  `open_scope`): library callers and the projections' own tests parse as before.
 """
 
 from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
@@ -32,18 +34,18 @@ from blake3 import blake3
 
 from uze import fs
 
-SCHEMA: Final = 1
+SCHEMA: Final = 2
 SMALLEST: Final = 8192
 """Texts shorter than this are parsed again: reading the cache costs more than parsing them."""
-_KEPT: Final = 3
+_KEPT: Final = 24
 _DATES: Final = re.compile(r"\d\d:\d\d|\d{4}-\d\d-\d\d")
-"""What every TOML date, time and date-time holds; a text with it anywhere (inside strings
-too) is not kept: MessagePack would not give those values back as `tomllib` made them."""
+"""What every TOML date, time and date-time holds; a TOML text with it anywhere (inside
+strings too) is not kept."""
 
 
 class _File(msgspec.Struct, array_like=True):
     schema: int
-    entries: list[tuple[str, dict[str, Any]]]  # (blake3 hex of the text, its parse), oldest first
+    entries: list[tuple[str, msgspec.Raw]]  # (kind:digest of the text, its parse), oldest first
 
 
 _ENCODER: Final = msgspec.msgpack.Encoder()
@@ -59,7 +61,7 @@ def use(folder: Path | None) -> None:
 
 
 def _path() -> Path | None:
-    return _FOLDER[0] / "parses-toml.msgpack" if _FOLDER else None
+    return _FOLDER[0] / "parses.msgpack" if _FOLDER else None
 
 
 def _file(path: Path) -> _File:
@@ -72,28 +74,43 @@ def _file(path: Path) -> _File:
     return _LOADED[0]
 
 
-def _digest(text: str) -> str:
-    return blake3(text.encode("utf-8", "surrogatepass")).hexdigest()
+def _key(kind: str, text: str) -> str:
+    return f"{kind}:{blake3(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
-def found(text: str) -> dict[str, Any] | None:
-    """The parse kept for exactly `text`, or None."""
+def found(kind: str, text: str) -> Any:
+    """The parse kept for exactly this `kind` of `text`, or None."""
     path = _path()
     if path is None or len(text) < SMALLEST:
         return None
-    digest = _digest(text)
-    return next((parse for kept, parse in _file(path).entries if kept == digest), None)
+    key = _key(kind, text)
+    raw = next((parse for kept, parse in _file(path).entries if kept == key), None)
+    if raw is None:
+        return None
+    try:
+        return msgspec.msgpack.decode(raw)
+    except msgspec.DecodeError:
+        return None
 
 
-def keep(text: str, parse: dict[str, Any]) -> None:
-    """Keep `parse` as the parse of `text` for later commands (a text too small, or one that
-    may hold a date or time, is not kept)."""
+def keep(parses: Iterable[tuple[str, str, Any]]) -> None:
+    """Keep each (kind, text, parse) for later commands, in one write (a text too small, a
+    TOML text that may hold a date or time, or a parse holding a lone surrogate is not kept)."""
     path = _path()
-    if path is None or len(text) < SMALLEST or _DATES.search(text):
+    if path is None:
         return
-    digest = _digest(text)
+    new: dict[str, msgspec.Raw] = {}
+    for kind, text, parse in parses:
+        if len(text) < SMALLEST or (kind == "toml" and _DATES.search(text)):
+            continue
+        try:
+            new[_key(kind, text)] = msgspec.Raw(_ENCODER.encode(parse))
+        except UnicodeEncodeError:  # a lone surrogate (a JSON `\ud800`): parsed again
+            continue
+    if not new:
+        return
     known = _file(path)
-    entries = [entry for entry in known.entries if entry[0] != digest][-(_KEPT - 1):]
-    known.entries = [*entries, (digest, parse)]
+    older = [entry for entry in known.entries if entry[0] not in new]
+    known.entries = [*older, *new.items()][-_KEPT:]
     with contextlib.suppress(OSError):
         fs.replace_unsynced(path, _ENCODER.encode(known))

@@ -11,7 +11,7 @@ import pytest
 import tomlkit
 
 from tests.helpers import json_levels
-from uze.projections import config_entry, config_json, json_spans
+from uze.projections import config_entry, config_json, json_spans, json_text
 from uze.projections.config_entry import (
     MISSING,
     AddInfo,
@@ -748,8 +748,8 @@ def test_an_expansion_inside_a_checked_span_counts_no_brackets_again(
     doc = json.dumps({"hooks": {"Pre": [{"m": str(i), "hooks": [{"x": [i]}]} for i in range(300)],
                                 "Post": [{"m": str(i), "hooks": [[[i]]]} for i in range(300)]}})
     counted: list[tuple[int, int | None]] = []
-    real = json_spans.nesting
-    monkeypatch.setattr(json_spans, "nesting",
+    real = json_text.nesting
+    monkeypatch.setattr(json_text, "nesting",
                         lambda text, start=0, end=None: counted.append((start, end))
                         or real(text, start, end))
     root = json_spans.parse(doc, jsonc=False)

@@ -1,9 +1,11 @@
-"""ADR 0112: the parse of a big TOML config text is kept for the next command by the digest of
-the text, found for exactly that text only, and never for a text that may hold a date."""
+"""ADR 0112: the parse of a big config text a command committed is kept for the next command by
+the digest of the text, found for exactly that text only, and never for a TOML text that may
+hold a date."""
 
 from __future__ import annotations
 
 import datetime
+import json
 import math
 import tomllib
 from collections.abc import Iterator
@@ -15,8 +17,9 @@ import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from uze.projections import config_entry, config_toml, parse_cache
+from uze.projections import config_entry, config_toml, json_kept, json_spans, parse_cache
 from uze.projections.config_common import AddInfo
+from uze.transaction import Transaction
 
 
 def _servers(count: int) -> str:
@@ -43,6 +46,10 @@ def test_the_text_an_add_wrote_is_read_by_the_next_command_without_a_parse(
     before = _servers(200).encode()
     value = {"command": "uvx", "args": ["docs-server"]}
     after, info = config_entry.add_entry(before, "toml", ("mcp_servers", "docs"), value)
+    path = cache.parent / "config.toml"
+    path.write_bytes(before)
+    with Transaction(cache.parent / "journal") as tx:  # its commit keeps the parse
+        tx.edit(path, after)
 
     _next_command(monkeypatch)
     assert config_entry.read_entry(after, "toml", ("mcp_servers", "docs")) == value
@@ -53,53 +60,56 @@ def test_the_text_an_add_wrote_is_read_by_the_next_command_without_a_parse(
 
 def test_another_text_is_parsed(cache: Path) -> None:
     text = _servers(200)
-    parse_cache.keep(text, tomllib.loads(text))
-    assert parse_cache.found(text) == tomllib.loads(text)
-    assert parse_cache.found(text + "\n") is None
-    assert parse_cache.found(text.replace("pkg-7\"", "pkg-8\"")) is None
+    parse_cache.keep([("toml", text, tomllib.loads(text))])
+    assert parse_cache.found("toml", text) == tomllib.loads(text)
+    assert parse_cache.found("toml", text + "\n") is None
+    assert parse_cache.found("toml", text.replace("pkg-7\"", "pkg-8\"")) is None
     parse_cache._LOADED.clear()  # from the file, as the next command reads it
-    assert parse_cache.found(text) == tomllib.loads(text)
+    assert parse_cache.found("toml", text) == tomllib.loads(text)
 
 
 @pytest.mark.parametrize("extra", ["when = 1979-05-27T07:32:00Z\n", "day = 1979-05-27\n",
                                    "at = 07:32:00\n", 'note = "12:30 is lunch"\n'])
 def test_a_text_that_may_hold_a_date_or_time_is_not_kept(cache: Path, extra: str) -> None:
     text = extra + _servers(200)
-    parse_cache.keep(text, tomllib.loads(text))
-    assert parse_cache.found(text) is None
-    assert not (cache / "parses-toml.msgpack").exists()
+    parse_cache.keep([("toml", text, tomllib.loads(text))])
+    assert parse_cache.found("toml", text) is None
+    assert not (cache / "parses.msgpack").exists()
 
 
 def test_a_small_text_and_a_process_without_a_folder_keep_nothing(tmp_path: Path) -> None:
     parse_cache.use(None)
     big = _servers(200)
-    parse_cache.keep(big, tomllib.loads(big))
-    assert parse_cache.found(big) is None
+    parse_cache.keep([("toml", big, tomllib.loads(big))])
+    assert parse_cache.found("toml", big) is None
     parse_cache.use(tmp_path / "cache")
     small = _servers(2)
-    parse_cache.keep(small, tomllib.loads(small))
-    assert parse_cache.found(small) is None and not (tmp_path / "cache").exists()
+    parse_cache.keep([("toml", small, tomllib.loads(small))])
+    assert parse_cache.found("toml", small) is None and not (tmp_path / "cache").exists()
     parse_cache.use(None)
 
 
-@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"\x92\x02\x90", b"\x92\x01\x91\x01"])
+@pytest.mark.parametrize("damage", [b"", b"\x00garbage", b"\x92\x01\x90", b"\x92\x02\x91\x01",
+                                    b"\x92\x02\x91\x92\xa1x\xc1"])
 def test_a_damaged_file_or_another_schema_reads_as_empty(cache: Path, damage: bytes) -> None:
     text = _servers(200)
-    parse_cache.keep(text, tomllib.loads(text))
-    (cache / "parses-toml.msgpack").write_bytes(damage)
+    parse_cache.keep([("toml", text, tomllib.loads(text))])
+    (cache / "parses.msgpack").write_bytes(damage)
     parse_cache.use(cache)
-    assert parse_cache.found(text) is None
-    parse_cache.keep(text, tomllib.loads(text))  # and a keep writes a sound file again
+    assert parse_cache.found("toml", text) is None
+    parse_cache.keep([("toml", text, tomllib.loads(text))])  # and a keep writes a sound file again
     parse_cache.use(cache)
-    assert parse_cache.found(text) == tomllib.loads(text)
+    assert parse_cache.found("toml", text) == tomllib.loads(text)
 
 
 def test_only_the_newest_texts_are_kept(cache: Path) -> None:
-    texts = [_servers(200 + i) for i in range(5)]
-    for text in texts:
-        parse_cache.keep(text, tomllib.loads(text))
+    texts = [_servers(200 + i) for i in range(parse_cache._KEPT + 2)]
+    parse_cache.keep([("toml", text, tomllib.loads(text)) for text in texts[:3]])
+    for text in texts[3:]:
+        parse_cache.keep([("toml", text, tomllib.loads(text))])
     parse_cache.use(cache)
-    assert [parse_cache.found(text) is not None for text in texts] == [False, False] + [True] * 3
+    assert [parse_cache.found("toml", text) is not None for text in texts] \
+        == [False, False] + [True] * parse_cache._KEPT
 
 
 _plain = st.recursive(
@@ -126,9 +136,9 @@ def test_every_value_without_a_date_comes_back_as_it_was_kept(
         tmp_path_factory: pytest.TempPathFactory, value: dict[str, Any]) -> None:
     parse_cache.use(tmp_path_factory.mktemp("cache"))
     text = "x" * parse_cache.SMALLEST
-    parse_cache.keep(text, value)
+    parse_cache.keep([("toml", text, value)])
     parse_cache._LOADED.clear()
-    assert _same(parse_cache.found(text), value)
+    assert _same(parse_cache.found("toml", text), value)
     parse_cache.use(None)
 
 
@@ -138,3 +148,62 @@ def test_every_toml_date_or_time_holds_what_the_check_looks_for(
     text = tomlkit.dumps({"a": moment})
     assert tomllib.loads(text)["a"] is not None
     assert parse_cache._DATES.search(text)
+
+
+def _settings(count: int) -> bytes:
+    hooks = [{"matcher": "Bash", "hooks": [{"type": "command", "command": f"run {i} \\\"x\\\""}]}
+             for i in range(count)]
+    servers = {f"srv-{i:03d}": {"command": "npx", "args": ["-y", f"pkg-{i}"]} for i in range(count)}
+    return json.dumps({"mcpServers": servers, "hooks": {"PreToolUse": hooks}}, indent=2).encode()
+
+
+@pytest.mark.parametrize("fmt", ["json", "jsonc"])
+def test_a_json_text_a_command_committed_is_read_by_the_next_without_a_parse(
+        cache: Path, monkeypatch: pytest.MonkeyPatch, fmt: str) -> None:
+    """The spans the install's edits parsed are kept at commit; the next command reads, adds
+    and cuts with them (no span parse at all) and writes the very bytes it would have."""
+    before = _settings(150)
+    value = {"command": "uvx", "args": ["docs"]}
+    key_path = ("mcpServers", "docs")
+    after, info = config_entry.add_entry(before, fmt, key_path, value)  # type: ignore[arg-type]
+    more, _ = config_entry.add_entry(after, fmt, ("mcpServers", "more"), 1)  # type: ignore[arg-type]
+    path = cache.parent / "settings.json"
+    path.write_bytes(before)
+    with Transaction(cache.parent / "journal") as tx:
+        tx.edit(path, after)
+
+    config_entry._PARSED.clear()
+    config_entry._DOCUMENTS.clear()
+    parse_cache._LOADED.clear()
+    members: list[int] = []  # the members the parser reads (an expansion: every one)
+    real = json_spans._Parser.member
+    monkeypatch.setattr(json_spans._Parser, "member",
+                        lambda self, *a, **k: members.append(self.pos) or real(self, *a, **k))
+    assert config_entry.read_entry(after, fmt, key_path) == value  # type: ignore[arg-type]
+    assert config_entry.add_entry(after, fmt, ("mcpServers", "more"), 1)[0] == more  # type: ignore[arg-type]
+    assert config_entry.remove_entry(after, fmt, key_path, info) == before  # type: ignore[arg-type]
+    root = config_entry._load(after.decode(), fmt)[1]
+    assert root is not None and root.value == json.loads(after)
+    assert len(members) < 10  # the new members, not the 150 servers or the hooks
+
+
+def test_a_json_text_with_a_duplicate_key_is_not_kept(cache: Path) -> None:
+    text = _settings(150).decode().replace('"mcpServers": {', '"mcpServers": {"srv-001": 0, ', 1)
+    root = json_spans.parse(text, jsonc=False)
+    assert root is not None
+    assert len(root.members[0].node.members) == 151  # expanded: the duplicate is there
+    assert json_kept.encode(root) is None
+
+
+def test_a_parse_msgpack_cannot_hold_is_left_out_and_the_others_kept(cache: Path) -> None:
+    lone = _settings(150).decode().replace('"srv-001"', '"\\ud800"', 1)
+    fine = _settings(151).decode()
+    parses = []
+    for text in (lone, fine):
+        root = json_spans.parse(text, jsonc=False)
+        assert root is not None and len(root.members[0].node.members) >= 150  # keys encoded
+        parses.append(("json", text, json_kept.encode(root)))
+    parse_cache.keep(parses)
+    parse_cache.use(cache)
+    assert parse_cache.found("json", lone) is None
+    assert parse_cache.found("json", fine) is not None

@@ -1,0 +1,82 @@
+"""ADR 0112: a JSON parse written down by `json_kept.encode` and rebuilt from it for the same
+text is the parse itself: the same spans, values, members, commas and items, expanded where
+the parse was (so the next edit reuses them as it would have), whatever was asked of it and
+whatever edits (with moved spans) made it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.property.jsonc import commented
+from tests.property.test_config_entry_props import json_docs
+from tests.property.test_config_json_lazy_props import _eager, _edits, _expand_some, _outcome, _tree
+from uze.projections import config_json, json_kept
+from uze.projections.json_spans import Node
+
+
+def _expanded(node: Node) -> set[tuple[int, int]]:
+    """The spans of the containers whose members or items are parsed (a moved container whose
+    old spans were: as where it was), without expanding anything."""
+    if not node.expanded:
+        return {(node.start, node.end)} if node._origin is not None else set()
+    found = {(node.start, node.end)} if isinstance(node.value, dict | list) else set()
+    for child in [m.node for m in node.members] + node.items:
+        found |= _expanded(child)
+    return found
+
+
+def _values_shared(node: Node) -> bool:
+    """Each expanded child's value is the very object its parent holds, as in a parse."""
+    if not node.expanded:
+        return True
+    if isinstance(node.value, dict):
+        return all(node.value[m.key] is m.node.value and _values_shared(m.node)
+                   for m in node.members)
+    if isinstance(node.value, list):
+        return all(value is item.value and _values_shared(item)
+                   for value, item in zip(node.value, node.items, strict=True))
+    return True
+
+
+@given(json_docs, st.sampled_from([None, 0, 2, "\t"]), st.booleans(), st.data())
+def test_a_rebuilt_parse_is_the_parse(doc: Any, indent: Any, jsonc: bool, data: Any) -> None:
+    text = json.dumps(doc, indent=indent)
+    if jsonc and indent is not None and data.draw(st.booleans()):
+        text = commented(text, data.draw)
+    try:
+        root = config_json.parse(text, jsonc=jsonc)
+    except config_json.JsonSyntax:
+        return
+    for _ in range(data.draw(st.integers(0, 3))):  # a command's edits, each parsed on the last
+        if root is None:
+            return
+        _expand_some(root, data.draw)
+        at = data.draw(st.integers(0, len(text)))
+        edited = text[:at] + data.draw(_edits) + text[at + data.draw(st.integers(0, 4)):]
+        try:
+            root = config_json.parse(edited, jsonc=jsonc, base=(text, root))
+        except config_json.JsonSyntax:
+            return
+        text = edited
+    if root is None:
+        return
+    _expand_some(root, data.draw)
+    kept = json_kept.encode(root)
+    if kept is None:  # a duplicate key in an expanded object
+        return
+    try:
+        kept = msgspec.msgpack.decode(msgspec.msgpack.encode(kept))  # as the cache file holds it
+    except UnicodeEncodeError:  # a lone surrogate: parse_cache.keep leaves such a parse out
+        return
+    rebuilt = json_kept.rebuild(kept, text, jsonc)
+    if rebuilt is None:  # a comment or trailing comma: the C reader refuses, the caller parses
+        assert jsonc
+        return
+    assert _expanded(rebuilt) >= _expanded(root)  # nothing the next edit reuses parsed again
+    assert _values_shared(rebuilt)
+    assert _tree(rebuilt) == _tree(root) == _outcome(_eager, text, jsonc)
