@@ -78,4 +78,7 @@ def rebuild(kept: list[Any], text: str, jsonc: bool) -> Node | None:
         value = json.loads(text[kept[0]:])
     except ValueError:
         return None
-    return _build(kept[1], value, kept[0], (text, jsonc, 0))
+    try:
+        return _build(kept[1], value, kept[0], (text, jsonc, 0))
+    except (IndexError, KeyError, TypeError, ValueError):  # not what `encode` writes
+        return None

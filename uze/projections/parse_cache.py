@@ -14,9 +14,11 @@ that reads the very same text takes it from here (`found`) instead of parsing it
 - A TOML text that may hold a date or time is not kept (`_DATES`): MessagePack gives back
   everything else `tomllib` makes (tables, arrays, strings, integers, floats, booleans) exactly,
   key order included, and those not.
-- The file is a cache (ADR 0107's rule): written without fsync by a rename, read as empty
-  when missing, damaged, of another schema or unreadable; losing it costs only time. It holds
-  the newest `_KEPT` texts (one install edits up to ten shared files).
+- Each parse is a file of its own, named by its kind and digest (written once, by a rename
+  without fsync, never changed), under `$UZE_HOME/cache/parses`: the blake3 digest of its
+  MessagePack body, then the body. It is a cache (ADR 0107's rule): a file missing, damaged
+  or unreadable reads as absent (a damaged one is removed), and losing one costs only time.
+  The newest `_KEPT` stay (one install edits up to ten shared files); a file read is newer.
 - Nothing is kept or read until `use` names the folder (a command's scope does,
   `open_scope`): library callers and the projections' own tests parse as before.
 """
@@ -24,7 +26,9 @@ that reads the very same text takes it from here (`found`) instead of parsing it
 from __future__ import annotations
 
 import contextlib
+import os
 import re
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
@@ -33,84 +37,80 @@ import msgspec
 from blake3 import blake3
 
 from uze import fs
+from uze.errors import UzeError
 
-SCHEMA: Final = 2
 SMALLEST: Final = 8192
 """Texts shorter than this are parsed again: reading the cache costs more than parsing them."""
-_KEPT: Final = 24
+_KEPT: Final = 48
 _DATES: Final = re.compile(r"\d\d:\d\d|\d{4}-\d\d-\d\d")
 """What every TOML date, time and date-time holds; a TOML text with it anywhere (inside
 strings too) is not kept."""
-
-
-class _File(msgspec.Struct, array_like=True):
-    schema: int
-    entries: list[tuple[str, msgspec.Raw]]  # (kind:digest of the text, its parse), oldest first
-
-
-_ENCODER: Final = msgspec.msgpack.Encoder()
-_DECODER: Final = msgspec.msgpack.Decoder(_File)
+_SCHEMA: Final = "1"  # in every name: a parse of another layout is never found
 _FOLDER: list[Path] = []
-_LOADED: list[_File] = []
 
 
 def use(folder: Path | None) -> None:
-    """Keep and read parses in `folder` (None: neither) from now on in this process."""
-    _FOLDER[:] = [folder] if folder is not None else []
-    _LOADED.clear()
+    """Keep and read parses under `folder` (None: neither) from now on in this process."""
+    _FOLDER[:] = [folder / "parses"] if folder is not None else []
 
 
-def _path() -> Path | None:
-    return _FOLDER[0] / "parses.msgpack" if _FOLDER else None
-
-
-def _file(path: Path) -> _File:
-    if not _LOADED:
-        try:
-            found = _DECODER.decode(path.read_bytes())
-        except (OSError, msgspec.DecodeError):
-            found = _File(SCHEMA, [])
-        _LOADED.append(found if found.schema == SCHEMA else _File(SCHEMA, []))
-    return _LOADED[0]
-
-
-def _key(kind: str, text: str) -> str:
-    return f"{kind}:{blake3(text.encode('utf-8', 'surrogatepass')).hexdigest()}"
+def _path(kind: str, text: str) -> Path | None:
+    if not _FOLDER or len(text) < SMALLEST:
+        return None
+    digest = blake3(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _FOLDER[0] / f"{kind}-{_SCHEMA}-{digest}.msgpack"
 
 
 def found(kind: str, text: str) -> Any:
-    """The parse kept for exactly this `kind` of `text`, or None."""
-    path = _path()
-    if path is None or len(text) < SMALLEST:
-        return None
-    key = _key(kind, text)
-    raw = next((parse for kept, parse in _file(path).entries if kept == key), None)
-    if raw is None:
+    """The parse kept for exactly this `kind` of `text`, or None (a damaged file is removed)."""
+    path = _path(kind, text)
+    if path is None:
         return None
     try:
-        return msgspec.msgpack.decode(raw)
-    except msgspec.DecodeError:
+        data = path.read_bytes()
+        if blake3(data[32:]).digest() != data[:32]:
+            path.unlink()
+            return None
+        parse = msgspec.msgpack.decode(memoryview(data)[32:])
+        os.utime(path)  # read: among the newest, which stay
+    except (OSError, msgspec.DecodeError):
         return None
+    return parse
 
 
 def keep(parses: Iterable[tuple[str, str, Any]]) -> None:
-    """Keep each (kind, text, parse) for later commands, in one write (a text too small, a
-    TOML text that may hold a date or time, or a parse holding a lone surrogate is not kept)."""
-    path = _path()
-    if path is None:
-        return
-    new: dict[str, msgspec.Raw] = {}
+    """Keep each (kind, text, parse) for later commands (a text too small, a TOML text that
+    may hold a date or time, or a parse holding a lone surrogate is not kept); then let only
+    the newest `_KEPT` stay."""
+    wrote = False
     for kind, text, parse in parses:
-        if len(text) < SMALLEST or (kind == "toml" and _DATES.search(text)):
+        path = _path(kind, text)
+        if path is None or (kind == "toml" and _DATES.search(text)):
             continue
         try:
-            new[_key(kind, text)] = msgspec.Raw(_ENCODER.encode(parse))
-        except UnicodeEncodeError:  # a lone surrogate (a JSON `\ud800`): parsed again
+            if path.exists():  # the same text kept before: the same bytes
+                os.utime(path)
+                continue
+            body = msgspec.msgpack.encode(parse)
+            fs.write_absent(path, blake3(body).digest() + body, 0o644)
+        except (UnicodeEncodeError, OSError, UzeError):  # a lone surrogate (JSON `\ud800`)
             continue
-    if not new:
-        return
-    known = _file(path)
-    older = [entry for entry in known.entries if entry[0] not in new]
-    known.entries = [*older, *new.items()][-_KEPT:]
+        wrote = True
+    if wrote:
+        _prune(_FOLDER[0])
+
+
+def _prune(folder: Path) -> None:
+    """Remove all but the newest `_KEPT` parses, and temp files a killed writer left."""
+    now, kept = time.time(), []
     with contextlib.suppress(OSError):
-        fs.replace_unsynced(path, _ENCODER.encode(known))
+        for entry in os.scandir(folder):
+            with contextlib.suppress(OSError):
+                mtime = entry.stat(follow_symlinks=False).st_mtime
+                if fs.TEMP_MARK not in entry.name:
+                    kept.append((mtime, entry.path))
+                elif now - mtime > 60:
+                    os.unlink(entry.path)  # noqa: PTH108 (a DirEntry's str path)
+    for _mtime, path in sorted(kept)[:-_KEPT]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)  # noqa: PTH108 (a str path)
