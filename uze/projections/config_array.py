@@ -30,6 +30,7 @@ from uze.projections.config_entry import (
     _lookup,
     _refuse_null,
     add_entry,
+    edited,
     format_key_path,
     plain_document,
     remove_entry,
@@ -132,6 +133,8 @@ def append_element(
         raise UnsafeEdit(key_path) from error
     if not same or restored != data:
         raise UnsafeEdit(key_path)
+    if fmt != "toml":  # the parse the next command takes (ADR 0112)
+        edited(fmt, _decode(data), result.decode("utf-8"))
     return result, info
 
 
@@ -181,7 +184,9 @@ def remove_element(
         return _remove_toml(data, key_path, index, info.lead)
     if info.entry is not None and len(items) == 1:
         return remove_entry(data, fmt, key_path, info.entry)
-    return _remove_json(data, fmt, key_path, index, info.tail)
+    result = _remove_json(data, fmt, key_path, index, info.tail)
+    edited(fmt, _decode(data), result.decode("utf-8"))  # the parse the next command takes
+    return result
 
 
 # JSON and JSONC ------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Final, TypeVar
 
-from uze import memo, transaction
+from uze import memo
 from uze.projections import config_json, config_toml, json_kept, json_text, parse_cache, snapshot
 from uze.projections.config_common import FORMATS as FORMATS
 from uze.projections.config_common import JSON_MODES as JSON_MODES
@@ -129,39 +129,21 @@ def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
     return best
 
 
-def keep_parses(edited: list[bytes]) -> None:
-    """Keep the parses of the config texts a command committed, for the next command that
-    reads them (`transaction.after_commit`, ADR 0112): a JSON text's spans as its last edit
-    left them (a text the command made but did not read, the last cut of an uninstall, is
-    parsed on the parse before it: one container's worth), a TOML text's values."""
-    parses: list[tuple[str, str, object]] = []
-    for data in edited:
-        if len(data) < parse_cache.SMALLEST:
-            continue
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        toml = config_toml.remembered(text)
-        if toml is not None:
-            parses.append(("toml", text, toml))
-        for fmt in ("json", "jsonc"):
-            found = _PARSED.get((fmt, text))
-            if found is None:
-                base = _base(text, fmt)
-                if base is None or base[1] < len(text) // 2:
-                    continue
-                try:
-                    found = _load(text, fmt)
-                except ConfigUnreadable:
-                    continue
-            kept = json_kept.encode(found[1]) if found[1] is not None else None
-            if kept is not None:
-                parses.append((fmt, text, kept))
-    parse_cache.keep(parses)
+_EDITS: dict[str, tuple[str, str, config_json.Node]] = {}
+"""Each JSON text an edit of this command made -> (its format, the text it was made from, that
+text's parse): what `config_kept` parses a committed text on when `_PARSED` let it go."""
 
 
-transaction.after_commit(keep_parses)
+def edited(fmt: str, before: str, after: str) -> None:
+    """Note that an edit made `after` from `before` (a JSON text parsed a moment ago): of one
+    file's chain of edits only the newest link is kept."""
+    link = _EDITS.pop(before, None)
+    found = _PARSED.get((fmt, before))
+    root = found[1] if found is not None else link[2] if link is not None else None
+    if fmt != "toml" and root is not None:
+        _EDITS[after] = (fmt, before, root)
+        while len(_EDITS) > _PARSED_MAX:
+            del _EDITS[next(iter(_EDITS))]
 
 
 def _plain(text: str, fmt: str) -> object:
@@ -293,6 +275,7 @@ def add_entry(
         raise UnsafeEdit(key_path) from error
     if restored != data:  # also catches an entry that does not read back
         raise UnsafeEdit(key_path)
+    edited(fmt, text, new)
     return result, info
 
 
@@ -311,7 +294,9 @@ def replace_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: obje
     with _parsing():
         if root is None:  # TOML: an empty JSON document has no entry to replace
             return config_toml.replace(text, key_path, value).encode("utf-8")
-        return config_json.replace_value(text, root, key_path, value).encode("utf-8")
+        new = config_json.replace_value(text, root, key_path, value)
+    edited(fmt, text, new)
+    return new.encode("utf-8")
 
 
 def _cut_index(plain: object, key_path: KeyPath, first_new: int) -> int | None:
@@ -375,4 +360,5 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
         else:  # a "document" tail follows the whole object, not this member
             tail = margins[1] if info.mode == "member" else ""
             trimmed = config_json.delete_member(text, root, member_path, tail)
+    edited(fmt, text, trimmed)
     return trimmed.encode("utf-8")

@@ -12,7 +12,10 @@ from typing import Final
 
 from uze.errors import ConfigBroken, ConfigShape, ValueInTheWay
 from uze.projections import config_entry as ce
-from uze.projections import snapshot
+from uze.projections import (
+    config_kept,  # noqa: F401 (keeps what a commit wrote: ADR 0112)
+    snapshot,
+)
 from uze.projections.digest import content_digest
 from uze.transaction import Transaction
 from uze.vocabulary import ConfigFormat, LiveState

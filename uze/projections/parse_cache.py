@@ -69,7 +69,7 @@ def found(kind: str, text: str) -> Any:
     try:
         data = path.read_bytes()
         if blake3(data[32:]).digest() != data[:32]:
-            path.unlink()
+            fs.remove_file(path)
             return None
         parse = msgspec.msgpack.decode(memoryview(data)[32:])
         os.utime(path)  # read: among the newest, which stay
@@ -110,7 +110,7 @@ def _prune(folder: Path) -> None:
                 if fs.TEMP_MARK not in entry.name:
                     kept.append((mtime, entry.path))
                 elif now - mtime > 60:
-                    os.unlink(entry.path)  # noqa: PTH108 (a DirEntry's str path)
+                    fs.remove_file(Path(entry.path))
     for _mtime, path in sorted(kept)[:-_KEPT]:
         with contextlib.suppress(OSError):
-            os.unlink(path)  # noqa: PTH108 (a str path)
+            fs.remove_file(Path(path))

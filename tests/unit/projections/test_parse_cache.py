@@ -17,7 +17,14 @@ import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from uze.projections import config_entry, config_toml, json_kept, json_spans, parse_cache
+from uze.projections import (
+    config_entry,
+    config_kept,
+    config_toml,
+    json_kept,
+    json_spans,
+    parse_cache,
+)
 from uze.projections.config_common import AddInfo
 from uze.transaction import Transaction
 
@@ -25,6 +32,9 @@ from uze.transaction import Transaction
 def _servers(count: int) -> str:
     return "".join(f'[mcp_servers.srv-{i:03d}]\ncommand = "npx"\nargs = ["-y", "pkg-{i}"]\n\n'
                    for i in range(count))
+
+
+assert config_kept.keep  # registered: every commit keeps the parses of what it wrote
 
 
 @pytest.fixture
