@@ -22,9 +22,14 @@ from uze.projections.json_spans import JsonSyntax as JsonSyntax
 from uze.projections.json_spans import Member as Member
 from uze.projections.json_spans import Node as Node
 from uze.projections.json_spans import _Parser as _Parser
-from uze.projections.json_spans import load as load
 from uze.projections.json_spans import parse as parse
 from uze.projections.json_text import position as position
+
+
+def load(text: str, *, jsonc: bool) -> object:
+    """The document as plain Python; an empty document reads as `{}`. Raises JsonSyntax."""
+    root = parse(text, jsonc=jsonc)
+    return {} if root is None else root.value
 
 
 def _last_member(obj: Node, key: str) -> Member | None:

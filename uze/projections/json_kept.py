@@ -3,6 +3,7 @@ a settings file between commands (ADR 0112).
 
 `encode(root)` writes down the spans the parse holds: every expanded container's members (key,
 key, colon and comma offsets) and items, each container left for later as just its length.
+`rebuild` builds the top level; a container's children are built when an edit asks for them.
 Offsets are relative to the start of the container they are in, so a container moved by an
 edit (`json_spans._move`) encodes as it did where it was. `rebuild` gives back the same nodes
 for the same text, taking the values from the text's `json.loads` (the C reader): each node's
@@ -18,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from uze.projections.json_spans import Member, Node
+from uze.projections.json_spans import Member, Node, _Parser
 
 Encoded = list[Any]
 
@@ -31,6 +32,8 @@ def _encode(node: Node) -> Encoded:
     while node._origin is not None:  # moved, its spans parsed where it was: the same shape
         node = node._origin[0]
     value, start = node.value, node.start
+    if node._lazy is not None and len(node._lazy) > 3:  # kept, and not asked for since
+        return [node.end - start, node._lazy[3].encoded]
     if node._lazy is not None or not isinstance(value, dict | list):
         return [node.end - start]
     if isinstance(value, dict):
@@ -52,22 +55,39 @@ def encode(root: Node) -> list[Any] | None:
         return None
 
 
+class _Kept:
+    """The kept spans of a container's children, built into nodes when an edit asks for them
+    (`Node._expand`): a command that only reads (status) builds the top level alone."""
+
+    __slots__ = ("encoded",)
+
+    def __init__(self, encoded: list[Any]) -> None:
+        self.encoded = encoded
+
+    def children(self, node: Node) -> tuple[list[Member], list[Node]]:
+        """`node`'s members and items, as the parse that was kept found them."""
+        text, jsonc, depth = node._lazy[:3]  # type: ignore[index]
+        start, value, below = node.start, node.value, (text, jsonc, depth + 1)
+        try:
+            if isinstance(value, dict):
+                return [Member(key, start + key_at, start + colon,
+                               _build(child, value[key], start + at, below),
+                               None if comma < 0 else start + comma)
+                        for key, key_at, colon, comma, at, child in self.encoded], []
+            items: list[Any] = value  # type: ignore[assignment]  # a container: a list
+            return [], [_build(child, item, start + at, below)
+                        for (at, child), item in zip(self.encoded, items, strict=True)]
+        except (IndexError, KeyError, TypeError, ValueError):  # not what `encode` wrote
+            parser = _Parser(text, jsonc)
+            parser.pos, parser.lazy = start, True
+            full = parser.value(depth, fast=False)
+            return full.members, full.items
+
+
 def _build(encoded: Encoded, value: object, start: int, lazy: tuple[str, bool, int]) -> Node:
     node = Node(start, start + encoded[0], value)
-    if len(encoded) == 1:
-        if isinstance(value, dict | list):  # a container left for later: parsed when asked
-            node._lazy = lazy
-        return node
-    text, jsonc, depth = lazy
-    below = (text, jsonc, depth + 1)
-    if isinstance(value, dict):
-        node._members = [
-            Member(key, start + key_at, start + colon, _build(child, value[key], start + at, below),
-                   None if comma < 0 else start + comma)
-            for key, key_at, colon, comma, at, child in encoded[1]]
-    else:
-        node._items = [_build(child, item, start + at, below)
-                       for (at, child), item in zip(encoded[1], value, strict=True)]  # type: ignore[call-overload]
+    if isinstance(value, dict | list):  # a container: built or parsed when asked for
+        node._lazy = lazy if len(encoded) == 1 else (*lazy, _Kept(encoded[1]))
     return node
 
 
@@ -76,9 +96,8 @@ def rebuild(kept: list[Any], text: str, jsonc: bool) -> Node | None:
     not read `text` (a comment or a trailing comma of JSONC: the caller parses it)."""
     try:
         value = json.loads(text[kept[0]:])
-    except ValueError:
+        root = _build(kept[1], value, kept[0], (text, jsonc, 0))
+    except (ValueError, IndexError, TypeError):
         return None
-    try:
-        return _build(kept[1], value, kept[0], (text, jsonc, 0))
-    except (IndexError, KeyError, TypeError, ValueError):  # not what `encode` writes
-        return None
+    root.members  # noqa: B018 (the top level is expanded, as in a parse)
+    return root

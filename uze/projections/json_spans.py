@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import json
 import re
-from typing import Final, NoReturn
+from typing import Any, Final, NoReturn
 
 import msgspec
 
@@ -34,6 +34,7 @@ _NEXT: Final = {close: {jsonc: re.compile(f"{gap}(?P<comma>,){gap}(?={ahead})", 
                          for jsonc, gap in _GAP.items()}
                  for close, ahead in (("}", '"'), ("]", r'[\[{"0-9tfn-]'))}
 _LITERALS: Final[dict[str, object]] = {"true": True, "false": False, "null": None}
+Lazy = tuple[str, bool, int] | tuple[str, bool, int, Any]
 MAX_DEPTH: Final = 400
 _BOM: Final = "\ufeff"
 DEFAULT_INDENT: Final = "  "
@@ -61,7 +62,7 @@ class Node:
         self.start, self.end, self.value = start, end, value
         self._members: list[Member] | None = [] if not isinstance(value, dict) else None
         self._items: list[Node] | None = [] if not isinstance(value, list) else None
-        self._lazy: tuple[str, bool, int] | None = None  # (text, jsonc, depth) to expand from
+        self._lazy: Lazy | None = None  # (text, jsonc, depth[, kept spans]) to expand from
         self._origin: tuple[Node, int] | None = None  # the same value, parsed, `int` earlier
 
     def _expand(self) -> None:
@@ -69,7 +70,10 @@ class Node:
             self._members = [] if self._members is None else self._members
             self._items = [] if self._items is None else self._items
             return
-        text, jsonc, depth = self._lazy
+        text, jsonc, depth = self._lazy[:3]
+        if len(self._lazy) > 3:  # spans the command before kept (json_kept): built, not parsed
+            (self._members, self._items), self._lazy = self._lazy[3].children(self), None
+            return
         if self._origin is not None:  # an older text's value, moved: its children, moved
             old, shift = self._origin
             self._members = [_move_member(m, shift, self._lazy) for m in old.members]
@@ -84,8 +88,7 @@ class Node:
 
     @property
     def expanded(self) -> bool:
-        """Whether the members or items are parsed already (a value read by the parser, or a
-        container whose spans an edit asked for)."""
+        """Whether the members or items are there (parsed, built, or asked for already)."""
         return self._lazy is None
 
     @property
@@ -350,8 +353,9 @@ def _move(node: Node, shift: int, lazy: tuple[str, bool, int]) -> Node:
     on first use if the old one has its spans parsed, else parsed from the new text."""
     copy = Node(node.start + shift, node.end + shift, node.value)
     if copy._members is None or copy._items is None:  # a container
-        # a node moved before and not asked for since: parsed from `lazy` when asked
-        copy._lazy, copy._origin = lazy, (node, shift) if node.expanded else None
+        # moved before and not asked for since: parsed from `lazy` (or built) when asked
+        copy._lazy = lazy + (node._lazy or ())[3:]
+        copy._origin = (node, shift) if node.expanded else None
     return copy
 
 
@@ -393,8 +397,3 @@ def parse(text: str, *, jsonc: bool, base: tuple[str, Node] | None = None) -> No
         parser.suffix, parser.shift = len(text) - shared, len(text) - len(older)
     return parser.document(old)
 
-
-def load(text: str, *, jsonc: bool) -> object:
-    """The document as plain Python; an empty document reads as `{}`. Raises JsonSyntax."""
-    root = parse(text, jsonc=jsonc)
-    return {} if root is None else root.value
