@@ -40,19 +40,38 @@ def is_hollow(data: bytes, fmt: ConfigFormat) -> bool:
     across packages the last one out finds the shells and, in a file uze created, removes it.
     A comment or a key of the user's own makes the file the user's: it is kept.
     """
-    def hollow(value: object) -> bool:
-        if isinstance(value, list):
-            return not value
-        return isinstance(value, dict) and all(hollow(v) for v in value.values())
-
     try:
         document = ce.read_document(data, fmt)
     except ce.ConfigUnreadable:
         return False
     if not isinstance(document, dict) or not document.keys() <= SHELL_KEYS \
-            or not hollow(document):
+            or not _hollow(document):
         return False
     return not ce.has_comment(data.decode("utf-8"), fmt)
+
+
+def _hollow(value: object) -> bool:
+    """Only empty objects and lists, at any depth."""
+    if isinstance(value, list):
+        return not value
+    return isinstance(value, dict) and all(_hollow(v) for v in value.values())
+
+
+def _keeps_content(document: object, key_path: tuple[str, ...]) -> bool:
+    """Whether the parsed `document` holds, beside one of the keys on the way to `key_path`,
+    a value that is not hollow: removing the entry keeps it (`remove_entry` takes out the
+    entry and the objects above it that hold nothing else), so the file left is not hollow.
+    Most often the first other package's entry beside it shows it."""
+    node = document
+    for key in key_path:
+        if not isinstance(node, dict):
+            return False
+        if any(other != key and not _hollow(value) for other, value in node.items()):
+            return True
+        if key not in node:
+            return False
+        node = node[key]
+    return False
 
 
 def _read(path: Path) -> bytes:
@@ -135,8 +154,12 @@ def replace(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str,
 def remove(tx: Transaction, path: Path, fmt: ConfigFormat, key_path: tuple[str, ...],
            info: ce.AddInfo, delete_if_empty: bool) -> bool:
     """Remove the entry and what its add created; delete the file if uze made it and it is empty."""
-    data = ce.remove_entry(_read(path), fmt, key_path, info)
-    if delete_if_empty and (not data or is_hollow(data, fmt)):
+    before = _read(path)
+    data = ce.remove_entry(before, fmt, key_path, info)
+    # the document before was parsed to remove the entry: what it keeps beside it tells
+    # mostly that the new text is not hollow, with no parse of it
+    if delete_if_empty and not _keeps_content(ce.read_document(before, fmt), key_path) \
+            and (not data or is_hollow(data, fmt)):
         tx.remove(path)
         return True
     tx.edit(path, data)
