@@ -209,6 +209,25 @@ def test_a_skills_only_install_loads_no_yaml_or_toml_library(sandbox: Sandbox,
                                  "---\n# Body\n")
 
 
+def test_the_next_install_reads_uze_toml_and_uze_lock_without_tomllib(sandbox: Sandbox,
+                                                                     tmp_path: Path) -> None:
+    """A project's uze.toml and uze.lock in the form uze writes them are read without tomllib
+    (ADR 0110): the second skills-only install of a project loads no TOML library either."""
+    for name in ("first", "second"):
+        package = tmp_path / name
+        (package / "skills" / name).mkdir(parents=True)
+        (package / "plugin.json").write_text(f'{{"name": "{name}", "version": "1.0.0"}}\n')
+        (package / "skills" / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: Use {name}.\n---\n# Body\n")
+        done = _python("-c", SHOW_MODULES, "install", str(package), "--harness", "all",
+                       "--json", cwd=sandbox.project)
+        assert done.returncode == 0, done.stderr
+    assert _heavy(json.loads(done.stdout), ("tomllib", "tomlkit")) == []
+    assert (sandbox.project / "uze.toml").read_text().endswith(
+        'first = "../first"\nsecond = "../second"\n')
+    assert 'name = "second"' in (sandbox.project / "uze.lock").read_text()
+
+
 def test_an_invalid_package_lists_its_problems_without_pydantic(tmp_path: Path) -> None:
     """Every problem is found by walking the msgspec Structs (ADR 0038): no second model
     library loads, however bad the package."""
@@ -486,7 +505,7 @@ LAZY_IMPORTS = {
     **{(module, "tomllib"): "start-up: tomllib loads only to read a TOML file that exists; "
        "a fresh install reads none (ADR 0106)"
        for module in ("uze.projections.config_toml", "uze.policy", "uze.package.gemini",
-                      "uze.sources.lockfile", "uze.sources.manifest")},
+                      "uze.sources.toml_lines")},
     **{("uze.install.adoption", module): "start-up: the config editors load only to adopt a "
        "config entry; a skills-only install reads no config file (ADR 0106)"
        for module in ("uze.projections.entry", "uze.projections.config_entry",

@@ -6,7 +6,8 @@ flow = "git+https://github.com/acme/flow.git@v1"
 notes = "./plugins/notes"
 ```
 
-Read with the standard library (`tomllib`) and validated (unknown keys are an error, with their
+Read as the standard library (`tomllib`) reads it (a file exactly as uze renders it by one
+pattern, without loading tomllib, ADR 0110) and validated (unknown keys are an error, with their
 location; each source parses as one typed on the command line, and holds no credential: the
 file is committed, ADR 0057). Written back with tomlkit, which keeps the user's comments, order
 and layout; a file exactly as uze renders it is re-rendered without tomlkit (most installs
@@ -22,10 +23,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from uze.errors import UsageError, UzeError
-from uze.nesting import OverLimit, parse_bounded
+from uze.nesting import OverLimit
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import NOWHERE, parse_source
-from uze.sources.toml_lines import STRING, strings
+from uze.sources.toml_lines import STRING, NotToml, loads, strings
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
 _NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
@@ -46,14 +47,12 @@ def parse_manifest(raw: bytes, where: str) -> dict[str, str]:
 def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     if has_markers(raw):
         raise conflicted(where)
-    import tomllib  # start-up: only a uze.toml that exists is read (ADR 0106)
-
     try:
         text = raw.decode("utf-8")
-        data = _rendered(text) or parse_bounded(tomllib.loads, text)
+        data = _rendered(text) or loads(text)
     except OverLimit as exc:
         raise _invalid(where, str(exc)) from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+    except (UnicodeDecodeError, NotToml) as exc:
         raise _invalid(where, f"not valid TOML ({exc})") from None
     unknown = sorted(set(data) - {"packages"})
     if unknown:
