@@ -18,6 +18,7 @@ import msgspec
 
 from uze.projections import config_json, config_toml
 from uze.projections.config_entry import (
+    _EDITS,
     MISSING,
     AddInfo,
     ConfigUnreadable,
@@ -131,10 +132,11 @@ def append_element(
         restored = remove_element(result, fmt, key_path, len(items), info)
     except ConfigUnreadable as error:  # TOML: `[[a.b]]` cannot extend what is at a.b
         raise UnsafeEdit(key_path) from error
+    _EDITS.pop(id(restored), None)  # the check's: never written
     if not same or restored != data:
         raise UnsafeEdit(key_path)
-    if fmt != "toml":  # the parse the next command takes (ADR 0112)
-        edited(fmt, _decode(data), result.decode("utf-8"))
+    if fmt != "toml":  # the check read `result` last: the parse the next command takes
+        edited(data, result, fmt)
     return result, info
 
 
@@ -185,7 +187,7 @@ def remove_element(
     if info.entry is not None and len(items) == 1:
         return remove_entry(data, fmt, key_path, info.entry)
     result = _remove_json(data, fmt, key_path, index, info.tail)
-    edited(fmt, _decode(data), result.decode("utf-8"))  # the parse the next command takes
+    edited(data, result, fmt)  # it read `data` last: `result` is read on that parse
     return result
 
 

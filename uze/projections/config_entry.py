@@ -94,6 +94,7 @@ def _load(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
     if found is None:
         found = _parse(text, fmt)
     _remember(_PARSED, key, found)  # the newest: the next edit of that file starts from it
+    _LAST[fmt] = (text, found[1])
     return found
 
 
@@ -129,19 +130,21 @@ def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
     return best
 
 
-_EDITS: dict[str, tuple[str, str, config_json.Node]] = {}
-"""Each JSON text an edit of this command made -> (its format, the text it was made from, that
-text's parse): what `config_kept` parses a committed text on when `_PARSED` let it go."""
+_LAST: dict[str, tuple[str, config_json.Node | None]] = {}  # per format: `_load`'s last text
+_EDITS: dict[int, tuple[bytes, str, str, config_json.Node]] = {}
+"""id of the bytes an edit of this command made -> (those bytes, their format, a text and its
+parse to read them on): what `config_kept` keeps the parse of when they are committed."""
 
 
-def edited(fmt: str, before: str, after: str) -> None:
-    """Note that an edit made `after` from `before` (a JSON text parsed a moment ago): of one
-    file's chain of edits only the newest link is kept."""
-    link = _EDITS.pop(before, None)
-    found = _PARSED.get((fmt, before))
-    root = found[1] if found is not None else link[2] if link is not None else None
-    if fmt != "toml" and root is not None:
-        _EDITS[after] = (fmt, before, root)
+def edited(data: bytes, result: bytes, fmt: str) -> None:
+    """Note, right after an edit made `result` from `data`, the parse it read last (of `result`
+    itself after an add's check read it back, else of `data`): `config_kept` reads `result`
+    on it if committed. Of one file's chain of edits only the newest stays (each edit reads the
+    bytes the one before made)."""
+    _EDITS.pop(id(data), None)
+    last = _LAST.get(fmt)
+    if last is not None and last[1] is not None:
+        _EDITS[id(result)] = (result, fmt, last[0], last[1])
         while len(_EDITS) > _PARSED_MAX:
             del _EDITS[next(iter(_EDITS))]
 
@@ -273,9 +276,10 @@ def add_entry(
         restored = remove_entry(result, fmt, key_path, info)
     except ConfigUnreadable as error:
         raise UnsafeEdit(key_path) from error
+    _EDITS.pop(id(restored), None)  # the check's: never written
     if restored != data:  # also catches an entry that does not read back
         raise UnsafeEdit(key_path)
-    edited(fmt, text, new)
+    edited(data, result, fmt)
     return result, info
 
 
@@ -294,9 +298,9 @@ def replace_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: obje
     with _parsing():
         if root is None:  # TOML: an empty JSON document has no entry to replace
             return config_toml.replace(text, key_path, value).encode("utf-8")
-        new = config_json.replace_value(text, root, key_path, value)
-    edited(fmt, text, new)
-    return new.encode("utf-8")
+        result = config_json.replace_value(text, root, key_path, value).encode("utf-8")
+    edited(data, result, fmt)
+    return result
 
 
 def _cut_index(plain: object, key_path: KeyPath, first_new: int) -> int | None:
@@ -360,5 +364,7 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
         else:  # a "document" tail follows the whole object, not this member
             tail = margins[1] if info.mode == "member" else ""
             trimmed = config_json.delete_member(text, root, member_path, tail)
-    edited(fmt, text, trimmed)
-    return trimmed.encode("utf-8")
+    result = trimmed.encode("utf-8")
+    if root is not None:
+        edited(data, result, fmt)
+    return result

@@ -11,20 +11,27 @@ from uze.projections import config_json, config_toml, json_kept, parse_cache
 from uze.projections.json_spans import Node
 
 
-def _json_parse(fmt: str, text: str) -> Node | None:
-    """The parse of a committed JSON text: remembered, or made on the parse of the text its
-    last edit started from (an uninstall's last cut is never read: one container's worth of
-    spans to parse), or None."""
-    found = ce._PARSED.get((fmt, text))
-    if found is not None:
-        return found[1]
-    link = ce._EDITS.get(text)
-    if link is None or link[0] != fmt:
-        return None
-    try:
-        return config_json.parse(text, jsonc=fmt == "jsonc", base=(link[1], link[2]))
-    except config_json.JsonSyntax:
-        return None
+def _json_parses(data: bytes, text: str) -> list[tuple[str, Node]]:
+    """The parses of a committed JSON text: the one its last edit left (`config_entry.edited`:
+    read on the parse that edit read last, the text itself after an add's check, or the text
+    the edit started from: one container's worth of spans to parse), and one in the other
+    JSON format if the command made that too (a file two harnesses read)."""
+    found: list[tuple[str, Node]] = []
+    link = ce._EDITS.get(id(data))
+    if link is not None and link[0] is data:
+        fmt, base, root = link[1:]
+        try:
+            made = root if base == text else config_json.parse(text, jsonc=fmt == "jsonc",
+                                                               base=(base, root))
+        except config_json.JsonSyntax:
+            return []
+        if made is not None:
+            found.append((fmt, made))
+    for fmt in ("json", "jsonc"):
+        known = ce._PARSED.get((fmt, text)) if not found or found[0][0] != fmt else None
+        if known is not None and known[1] is not None:
+            found.append((fmt, known[1]))
+    return found
 
 
 def keep(committed: list[bytes]) -> None:
@@ -40,9 +47,8 @@ def keep(committed: list[bytes]) -> None:
         toml = config_toml.remembered(text)
         if toml is not None:
             parses.append(("toml", text, toml))
-        for fmt in ("json", "jsonc"):
-            root = _json_parse(fmt, text)
-            kept = json_kept.encode(root) if root is not None else None
+        for fmt, root in _json_parses(data, text):
+            kept = json_kept.encode(root)
             if kept is not None:
                 parses.append((fmt, text, kept))
     ce._EDITS.clear()
