@@ -122,7 +122,7 @@ def append_element(
     if fmt == "toml":
         _refuse_null(value, fmt)
         result, info = _append_toml(data, key_path, value)
-    elif _lookup(_load(_decode(data), fmt)[0], key_path) is MISSING:
+    elif _lookup(plain_document(data, fmt), key_path) is MISSING:  # read_array's parse
         result, entry = add_entry(data, fmt, key_path, [value])
         info = ElementInfo("array", entry)
     else:
