@@ -108,7 +108,11 @@ def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
     """The lock's bytes: deterministic, sorted by name, empty fields left out."""
     out = [HEADER, f"version = {LOCK_VERSION}\n"]
     for pkg in sorted(packages, key=lambda p: p.name):
-        if _READ.get(id(pkg)) is not pkg:  # never write what cannot be read
+        read = _READ.get(id(pkg))
+        if read is not None and read[0] is pkg and read[1] is not None:
+            out.append(read[1])  # its text in the lock it was read from, as written here
+            continue
+        if read is None or read[0] is not pkg:  # never write what cannot be read
             msgspec.convert(msgspec.to_builtins(pkg), LockedPackage)
         values = [getattr(pkg, field) for field in _FIELDS]
         plain = _PLAIN.fullmatch("".join((*values, *pkg.skills, *pkg.harnesses, *pkg.disabled)))
@@ -135,27 +139,31 @@ def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
 
     Memoised by the bytes: an install reads the lock three times (its pin, the consent pass,
     the transaction's record) and a lock of 200 packages is 1,400 lines of TOML (issue 32)."""
-    found = _parse_lock(raw, where)
+    found, written = _parse_lock(raw, where)
     if len(_READ) > 4096:
         _READ.clear()
-    _READ.update((id(pkg), pkg) for pkg in found.values())
+    _READ.update((id(pkg), (pkg, written.get(name))) for name, pkg in found.items())
     return dict(found)
 
 
-# The packages `parse_lock` handed out, by id (held, so no id is reused meanwhile): msgspec
-# built each from what it checked, so `dump_lock` need not check them again (a lock of 200
-# packages: 0.5 ms a dump). Forgotten between the packages of a converge (ADR 0100).
-_READ: dict[int, LockedPackage] = {}
+# The packages `parse_lock` handed out, by id (held, so no id is reused meanwhile), each with
+# its text in the lock when that is what `dump_lock` writes for it (`_written`): msgspec built
+# each from what it checked, so `dump_lock` neither checks nor renders them again (a lock of
+# 200 packages: 2.7 ms a dump that way). Forgotten between the packages of a converge (ADR
+# 0100). Nothing changes a pin in place (frozen; its lists are never changed either).
+_READ: dict[int, tuple[LockedPackage, str | None]] = {}
 memo.per_package(_READ.clear)
 
 
 @functools.lru_cache(maxsize=4)  # the newest texts; parse_lock hands out copies
-def _parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
+def _parse_lock(raw: bytes, where: str) -> tuple[dict[str, LockedPackage], dict[str, str]]:
+    """The pins of `raw` by name, and the text of each that `_written` vouches for."""
     if has_markers(raw):
         raise conflicted(where)
     try:
         text = raw.decode("utf-8")
-        lock = _generated(text) or msgspec.convert(loads(text), LockFile)
+        generated = _generated(text)
+        lock = generated or msgspec.convert(loads(text), LockFile)
     except (UnicodeDecodeError, NotToml, OverLimit, msgspec.ValidationError) as exc:
         raise UzeError(f"{where}: {exc}", hint=f"fix {where}, or delete it and run `uze install`"
                        " to write it again from uze.toml") from None
@@ -175,7 +183,7 @@ def _parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
                            hint=f"restore {where} from version control, or delete it and run "
                                 "`uze install` to write it again from uze.toml")
         found[pkg.name] = pkg
-    return found
+    return found, _written(text, lock) if generated is not None else {}
 
 
 # A lock exactly as `dump_lock` writes it (but settings), its strings `toml_lines.STRING`:
@@ -212,6 +220,20 @@ def _generated(text: str) -> LockFile | None:
                                    type=LockFile)
     except msgspec.DecodeError:
         return None
+
+
+def _written(text: str, lock: LockFile) -> dict[str, str]:
+    """Pin name -> its block of `text` (from its `[[package]]` line), for each pin of `lock`
+    (as `_generated` read it from `text`) whose block is what `dump_lock` writes for it: in
+    `_generated`'s form the lines are dump_lock's in its order, so it is when no string holds an
+    escape (a plain string is written as it is), no field or list is empty (dump_lock leaves
+    them out) and the harness and switch lists are sorted."""
+    if "\\" in text or ' = ""' in text or "skills = []" in text or "disabled = []" in text:
+        return {}
+    blocks = text.split(_BLOCK)[1:]
+    return {pin.name: _BLOCK + block
+            for pin, block in zip(lock.package, blocks, strict=True)
+            if pin.harnesses == sorted(pin.harnesses) and pin.disabled == sorted(pin.disabled)}
 
 
 def _pin_problem(pkg: LockedPackage) -> str | None:

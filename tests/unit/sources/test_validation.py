@@ -117,3 +117,23 @@ def test_a_pin_is_checked_before_it_is_written_unless_the_lock_reader_built_it()
                               harnesses=[])):
         with pytest.raises(msgspec.ValidationError):
             dump_lock([read, bad] if bad.name != read.name else [bad])
+
+
+def test_a_lock_read_is_written_back_as_dump_lock_writes_it_whatever_its_own_form() -> None:
+    """dump_lock writes a pin read from a lock again as it renders it, not as the lock spelt it
+    (unsorted lists, empty fields and lists, escapes), and as the lock spelt it when that is
+    the same."""
+    pin = LockedPackage(name="flow", version="1.0.0", source="git+https://example.com/acme/f.git",
+                        commit=COMMIT, tree=TREE, harnesses=["claude_code", "codex"],
+                        disabled=["b", "review"])
+    rendered = dump_lock([pin])
+    assert dump_lock(parse_lock(rendered, "uze.lock").values()) == rendered
+    for old, new in (('["claude_code", "codex"]', '["codex", "claude_code"]'),
+                     ('["b", "review"]', '["review", "b"]'),
+                     ('\ncommit = ', '\nref = ""\ncommit = '),
+                     ('\nharnesses = ', '\nskills = []\nharnesses = '),
+                     ('"review"', '"revi\\u0065w"')):
+        spelt = rendered.replace(old.encode(), new.encode())
+        assert spelt != rendered
+        assert list(parse_lock(spelt, "uze.lock")) == ["flow"]
+        assert dump_lock(parse_lock(spelt, "uze.lock").values()) == rendered
