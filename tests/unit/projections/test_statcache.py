@@ -16,6 +16,12 @@ from uze.projections.statcache import DigestCache, stat_key
 SECOND = 1_000_000_000
 
 
+@pytest.fixture(autouse=True)
+def from_the_first_look(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache file is read at a command's first lookup here (see the `_WORTH` test)."""
+    monkeypatch.setattr(statcache, "_WORTH", 0)
+
+
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Every file the cache reads, in order."""
@@ -298,3 +304,32 @@ def test_a_record_in_a_link_or_a_racy_file_is_never_remembered(tmp_path: Path) -
     later.matched(link, link.lstat(), "a")
     later.save(merge=False)
     assert not DigestCache(cache_path).was_matched(link, link.lstat(), "a")
+
+
+def test_a_command_that_looks_at_a_few_files_hashes_them_without_reading_the_cache(
+        work: tuple[Path, Path], reads: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 32: the cache file holds every package's entries (4.5 MB at 200 packages); an
+    install or an uninstall looks at its own few files, so up to `_WORTH` lookups hash them
+    and leave the file unread, and past that the file is read and trusted as before."""
+    target, cache_path = work
+    files = [target.parent / f"ref-{i}.md" for i in range(4)]
+    for path in files:
+        path.write_bytes(path.name.encode())
+    first = DigestCache(cache_path, started_ns=_later(files[-1]))
+    for path in files:
+        _digest(first, path)
+    first.save(merge=False)
+    loads: list[Path | None] = []
+    real = statcache._load
+    monkeypatch.setattr(statcache, "_load", lambda path: loads.append(path) or real(path))
+    monkeypatch.setattr(statcache, "_WORTH", 3)
+    reads.clear()
+
+    few = DigestCache(cache_path, started_ns=_later(files[-1], 5))
+    assert [_digest(few, path) for path in files[:3]] == [
+        content_digest(path.name.encode()) for path in files[:3]]
+    assert (loads, reads) == ([], files[:3])  # hashed: the file is not read
+    many = DigestCache(cache_path, started_ns=_later(files[-1], 5))
+    assert [_digest(many, path) for path in files] == [
+        content_digest(path.name.encode()) for path in files]
+    assert loads == [cache_path] and reads == files[:3] * 2  # the 4th known from the file
