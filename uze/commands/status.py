@@ -312,6 +312,7 @@ def _status(paths: Paths, name: str | None, scope: str, contexts: list[ScopeCont
     rows: list[Declared] = []
     differences: list[Difference] = []
     for ctx, known in zip(contexts, verdicts, strict=True):
+        ctx.hashes.saves = True  # it saves what it learns: the file is read at the first look
         receipts = receipt_cache.receipts(ctx, defer=True)
         declared, unreadable = declared_rows(ctx, receipts)
         declared = [d for d in declared if name is None or d.name == name]

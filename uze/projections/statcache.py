@@ -106,6 +106,7 @@ class DigestCache:
         # records are kept by record beside them, not by this list (ADR 0107).
         self.deps: list[tuple[str, StatKey]] | None = None
         self._asked = 0  # digests and folder names looked up so far (`_worth`)
+        self.saves = False  # a command that saves what it learnt (status) reads the file first
 
     def digest(self, path: Path | str, st: os.stat_result) -> str:
         """`content_digest` of the regular file `path`, whose `lstat` is `st` (a str path spares
@@ -228,13 +229,14 @@ class DigestCache:
         return settled(st, self._started)
 
     def _worth(self) -> _File:
-        """The cache file once this command has looked up more than `_WORTH` digests or
-        folders; before that an empty one. The file holds every package's entries (4.5 MB at
-        200 packages, about 8 ms to check and decode), where an install or an uninstall looks
-        at its own package's few files: hashing those costs less, and does not grow with the
-        project (issue 32). A file hashed or a folder listed is right either way."""
+        """The cache file, for a command that `saves` or once this command has looked up
+        more than `_WORTH` digests or folders; before that an empty one. The file holds every
+        package's entries (4.5 MB at 200 packages, about 8 ms to check and decode), where an
+        install or an uninstall looks at its own package's few files: hashing those costs
+        less, and does not grow with the project (issue 32). A file hashed or a folder listed
+        is right either way."""
         self._asked += 1
-        if self._known is None and self._asked <= _WORTH:
+        if self._known is None and not self.saves and self._asked <= _WORTH:
             return _NOTHING
         return self._file()
 

@@ -333,3 +333,7 @@ def test_a_command_that_looks_at_a_few_files_hashes_them_without_reading_the_cac
     assert [_digest(many, path) for path in files] == [
         content_digest(path.name.encode()) for path in files]
     assert loads == [cache_path] and reads == files[:3] * 2  # the 4th known from the file
+    saving = DigestCache(cache_path, started_ns=_later(files[-1], 5))
+    saving.saves = True  # status: reads the file at its first look
+    assert _digest(saving, files[0]) == content_digest(files[0].name.encode())
+    assert loads == [cache_path] * 2 and reads == files[:3] * 2
