@@ -18,8 +18,8 @@ SECOND = 1_000_000_000
 
 @pytest.fixture(autouse=True)
 def from_the_first_look(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The cache file is read at a command's first lookup here (see the `_WORTH` test)."""
-    monkeypatch.setattr(statcache, "_WORTH", 0)
+    """The cache file is read at a command's first lookup here (see the few-files test)."""
+    monkeypatch.setattr(statcache, "_BYTES_PER_LOOKUP", 1 << 40)
 
 
 @pytest.fixture
@@ -309,8 +309,9 @@ def test_a_record_in_a_link_or_a_racy_file_is_never_remembered(tmp_path: Path) -
 def test_a_command_that_looks_at_a_few_files_hashes_them_without_reading_the_cache(
         work: tuple[Path, Path], reads: list[Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 32: the cache file holds every package's entries (4.5 MB at 200 packages); an
-    install or an uninstall looks at its own few files, so up to `_WORTH` lookups hash them
-    and leave the file unread, and past that the file is read and trusted as before."""
+    install or an uninstall looks at its own few files, so up to as many lookups as reading
+    the file costs hash them and leave it unread, and past that the file is read and trusted
+    as before: here the file's size is worth three lookups."""
     target, cache_path = work
     files = [target.parent / f"ref-{i}.md" for i in range(4)]
     for path in files:
@@ -322,7 +323,7 @@ def test_a_command_that_looks_at_a_few_files_hashes_them_without_reading_the_cac
     loads: list[Path | None] = []
     real = statcache._load
     monkeypatch.setattr(statcache, "_load", lambda path: loads.append(path) or real(path))
-    monkeypatch.setattr(statcache, "_WORTH", 3)
+    monkeypatch.setattr(statcache, "_BYTES_PER_LOOKUP", cache_path.stat().st_size // 3)
     reads.clear()
 
     few = DigestCache(cache_path, started_ns=_later(files[-1], 5))
