@@ -103,7 +103,9 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
         if fmt == "toml":
             return config_toml.load(text), None
         found = _base(text, fmt)
-        if found is None or found[1] < len(text) // 2:  # this file's first parse here
+        shared = 0 if found is None else found[1] + json_text.common_suffix(
+            text, found[0], min(len(text), len(found[0])) - found[1])
+        if shared < len(text) // 2:  # no edit of this text parsed before: its first parse here
             kept = parse_cache.found(fmt, text)  # what the command that wrote it parsed
             root = json_kept.rebuild(kept, text, fmt == "jsonc") if kept is not None else None
             if root is not None:
