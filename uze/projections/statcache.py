@@ -237,8 +237,8 @@ class DigestCache:
         before that an empty one. The file holds every package's entries (4.5 MB at 200
         packages, about 8 ms to check and decode), where an install or an uninstall looks at
         its own package's files (about 90 for a package of 3 skills in 7 harnesses): hashing
-        those costs less, and does not grow with the project (issue 32). A file hashed or a
-        folder listed is right either way."""
+        those costs less, and does not grow with the project (issue 32, ADR 0113). A file
+        hashed or a folder listed is right either way."""
         self._asked += 1
         if self._known is None and not self.saves:
             if self._worth_after is None:
