@@ -93,7 +93,7 @@ class _Seen:
 _SEEN: dict[int, _Seen] = {}
 memo.per_package(_SEEN.clear)  # ADR 0100
 _SEEN_MAX = 256
-_FEW = 8
+_FEW = 4
 _NEAR = 8
 """Questions about one array answered from the elements holding the marker; after that,
 from every element's digest (status asks about every package's group in the same array)."""
@@ -190,20 +190,6 @@ def _nowhere(data: bytes, fmt: ConfigFormat, marker: str) -> bool:
     return clue is not None and clue.encode() not in data and _unescaped(data)
 
 
-def _present(seen: _Seen, digest: str, marker: str, value: object, nowhere: bool) -> bool:
-    """Whether an element's digest is `digest`: first among the elements whose repr holds
-    `marker` (none when `nowhere`); the others are hashed too unless `value` (the value of
-    that digest, when the caller has it) shows that every element of that digest holds the
-    marker (`_holds`)."""
-    seen.asked += 1
-    if seen.digests is None and seen.asked <= _FEW and _lookable(marker):
-        if not nowhere and seen.from_end(digest, marker) is not None:
-            return True
-        if value is not MISSING and _holds(value, marker):
-            return False
-    return digest in seen.every()
-
-
 def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: str,
             marker: str, value: object = MISSING) -> LiveState:
     """`matched` (an element's digest is `digest`) | `missing` | `drifted` (none is, and
@@ -212,7 +198,9 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
     Hashes the elements whose repr holds the marker (none, when the JSON text shows it,
     `_nowhere`), and the others only when none of those matches and `value` (the value whose
     digest is `digest`, when the caller has it: install's planned group) does not show that
-    every element of that digest holds the marker."""
+    every element of that digest holds the marker (`_holds`). Status asks about every group
+    of every package in the same arrays: after a few questions about one array, each is a
+    lookup among every digest, and the text is searched only for a group not found."""
     if snapshot.shape(path) == "other":  # a link or a folder
         return "conflict"
     data = _read(path)
@@ -220,10 +208,19 @@ def inspect(path: Path, fmt: ConfigFormat, key_path: tuple[str, ...], digest: st
         items = _items(data, fmt, key_path)
     except ConfigUnreadable:
         return "blocked"
-    seen, nowhere = _seen(items), _nowhere(data, fmt, marker)
-    if _present(seen, digest, marker, value, nowhere):
+    seen, nowhere = _seen(items), None
+    seen.asked += 1
+    if seen.digests is None and seen.asked <= _FEW and _lookable(marker):
+        nowhere = _nowhere(data, fmt, marker)
+        if not nowhere and seen.from_end(digest, marker) is not None:
+            return "matched"
+        if (value is MISSING or not _holds(value, marker)) and digest in seen.every():
+            return "matched"
+    elif digest in seen.every():
         return "matched"
-    marked = not nowhere and "\0" not in marker and marker in seen.joined()
+    if nowhere is None:
+        nowhere = _nowhere(data, fmt, marker)
+    marked = "\0" not in marker and not nowhere and marker in seen.joined()
     return "drifted" if marked else "missing"
 
 
