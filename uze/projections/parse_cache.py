@@ -17,8 +17,11 @@ that reads the very same text takes it from here (`found`) instead of parsing it
 - Each parse is a file of its own, named by its kind and digest (written once, by a rename
   without fsync, never changed), under `$UZE_HOME/cache/parses`: the blake3 digest of its
   MessagePack body, then the body. It is a cache (ADR 0107's rule): a file missing, damaged
-  or unreadable reads as absent (a damaged one is removed), and losing one costs only time.
-  The newest `_KEPT` stay (one install edits up to ten shared files); a file read is newer.
+  or unreadable reads as absent (a damaged one is written again by the next keep of its
+  text), and losing one costs only time. Reading writes nothing (a re-install that changes
+  nothing leaves every file as it was, ADR 0011); a keep makes a file it finds among the
+  newest again.
+  The newest `_KEPT` stay (one install edits up to ten shared files).
 - Nothing is kept or read until `use` names the folder (a command's scope does,
   `open_scope`): library callers and the projections' own tests parse as before.
 """
@@ -48,6 +51,7 @@ anywhere (inside strings too) is not kept. Both start with a literal: 0.2 ms for
 a pattern starting with a digit class took 1.2 ms."""
 _SCHEMA: Final = "1"  # in every name: a parse of another layout is never found
 _FOLDER: list[Path] = []
+_DAMAGED: set[Path] = set()  # kept parses `found` could not read: `keep` writes them again
 
 
 def use(folder: Path | None) -> None:
@@ -63,20 +67,20 @@ def _path(kind: str, text: str) -> Path | None:
 
 
 def found(kind: str, text: str) -> Any:
-    """The parse kept for exactly this `kind` of `text`, or None (a damaged file is removed)."""
+    """The parse kept for exactly this `kind` of `text`, or None. Writes nothing: a command
+    that only reads (status, a re-install that changes nothing) leaves every file as it was;
+    a damaged file is replaced by the next `keep` of its text."""
     path = _path(kind, text)
     if path is None:
         return None
     try:
         data = path.read_bytes()
-        if blake3(data[32:]).digest() != data[:32]:
-            fs.remove_file(path)
-            return None
-        parse = msgspec.msgpack.decode(memoryview(data)[32:])
-        os.utime(path)  # read: among the newest, which stay
+        if blake3(data[32:]).digest() == data[:32]:
+            return msgspec.msgpack.decode(memoryview(data)[32:])
     except (OSError, msgspec.DecodeError):
-        return None
-    return parse
+        pass
+    _DAMAGED.add(path)
+    return None
 
 
 def keep(parses: Iterable[tuple[str, str, Any]]) -> None:
@@ -89,8 +93,8 @@ def keep(parses: Iterable[tuple[str, str, Any]]) -> None:
         if path is None or (kind == "toml" and _DATES.search(text)):
             continue
         try:
-            if path.exists():  # the same text kept before: the same bytes
-                os.utime(path)
+            if path not in _DAMAGED and path.exists():  # kept before: the same bytes
+                os.utime(path)  # among the newest again, which stay
                 continue
             body = msgspec.msgpack.encode(parse)
             fs.write_absent(path, blake3(body).digest() + body, 0o644)
