@@ -101,7 +101,9 @@ def test_a_small_text_and_a_process_without_a_folder_keep_nothing(tmp_path: Path
 
 @pytest.mark.parametrize("damage", [lambda b: b"", lambda b: b[:-1],
                                     lambda b: b[:40] + b"x" + b[41:], lambda b: b[:32] + b"\x90"])
-def test_a_damaged_file_reads_as_absent_until_the_next_keep_writes_it_again(cache: Path, damage: Any) -> None:
+def test_a_damaged_file_reads_as_absent_until_the_next_keep_writes_it_again(
+    cache: Path, damage: Any
+) -> None:
     text = _servers(200)
     parse_cache.keep([("toml", text, tomllib.loads(text))])
     [kept] = (cache / "parses").iterdir()
