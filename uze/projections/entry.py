@@ -6,6 +6,7 @@ changed value is. A file that does not parse is never rewritten.
 
 from __future__ import annotations
 
+import datetime
 import json
 from pathlib import Path
 from typing import Final
@@ -21,9 +22,18 @@ from uze.transaction import Transaction
 from uze.vocabulary import ConfigFormat, LiveState
 
 
+def _moment(value: object) -> object:
+    """A TOML date, time or date-time (which JSON has no form for) in a form of its own: a
+    config element holding one is hashed, not refused with a TypeError."""
+    if isinstance(value, datetime.date | datetime.time):  # a datetime is a date
+        return {"\0toml": value.isoformat()}
+    raise TypeError(f"{type(value).__name__} is not a config value")
+
+
 def value_digest(value: object) -> str:
     """Digest of a value's canonical JSON (key order and formatting do not matter)."""
-    return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":")).encode())
+    return content_digest(json.dumps(value, sort_keys=True, separators=(",", ":"),
+                                     default=_moment).encode())
 
 
 SHELL_KEYS: Final = frozenset({"mcpServers", "mcp", "mcp_servers", "hooks", "permission"})

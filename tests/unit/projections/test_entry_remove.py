@@ -80,3 +80,16 @@ def test_content_beside_a_key_higher_on_the_way_keeps_the_file(
     assert _remove(path, ("mcp", "mine"), info) is False
     assert path.read_bytes() == before
     assert asked == []
+
+
+def test_a_toml_element_holding_a_date_is_hashed_not_refused() -> None:
+    """A user's `[[hooks]]` table may hold a TOML date, time or date-time; a digest of it is
+    made (JSON has no form for one), distinct from the same text as a string."""
+    import datetime
+
+    from uze.projections.entry import value_digest
+
+    day, moment = datetime.date(1979, 5, 27), datetime.datetime(1979, 5, 27, 7, 32)
+    assert value_digest({"added": day}) == value_digest({"added": datetime.date(1979, 5, 27)})
+    assert len({value_digest({"added": day}), value_digest({"added": "1979-05-27"}),
+                value_digest({"added": moment}), value_digest({"at": datetime.time(7, 32)})}) == 4
