@@ -189,12 +189,19 @@ def _parse_lock(raw: bytes, where: str) -> tuple[dict[str, LockedPackage], dict[
 # A lock exactly as `dump_lock` writes it (but settings), its strings `toml_lines.STRING`:
 # each line's key in `dump_lock`'s order, so no key is there twice.
 _LIST: Final = rf"\[(?:{STRING}(?:, {STRING})*+)?\]"
-_PINS: Final = re.compile(
-    rf"(?:\n\[\[package\]\]\nname = {STRING}\nversion = {STRING}\nsource = {STRING}\n"
-    rf"(?:ref = {STRING}\n)?(?:subdirectory = {STRING}\n)?(?:commit = {STRING}\n)?"
-    rf"tree = {STRING}\n(?:marketplace = {STRING}\n)?(?:plugin = {STRING}\n)?"
-    rf"(?:skills = {_LIST}\n)?harnesses = {_LIST}\n"
-    rf"(?:reproducible = false  # a folder outside the project\n)?(?:disabled = {_LIST}\n)?)*+")
+
+
+@functools.cache
+def _pins() -> re.Pattern[str]:
+    """The pattern, compiled on first use (about 1 ms: a first install reads no lock)."""
+    return re.compile(
+        rf"(?:\n\[\[package\]\]\nname = {STRING}\nversion = {STRING}\nsource = {STRING}\n"
+        rf"(?:ref = {STRING}\n)?(?:subdirectory = {STRING}\n)?(?:commit = {STRING}\n)?"
+        rf"tree = {STRING}\n(?:marketplace = {STRING}\n)?(?:plugin = {STRING}\n)?"
+        rf"(?:skills = {_LIST}\n)?harnesses = {_LIST}\n"
+        rf"(?:reproducible = false  # a folder outside the project\n)?(?:disabled = {_LIST}\n)?)*+")
+
+
 _KEYS: Final = (*_FIELDS, "skills", "harnesses", "reproducible", "disabled")
 _BLOCK: Final = "\n[[package]]\n"
 
@@ -207,7 +214,7 @@ def _generated(text: str) -> LockFile | None:
     `tomllib` reads. Checked by one pattern over the whole text, then read as the JSON the
     lines spell (no string holds a line end): a lock of 200 packages in 0.3 ms, not 9."""
     head = HEADER + f"version = {LOCK_VERSION}\n"
-    if not text.startswith(head) or not _PINS.fullmatch(text, len(head)):
+    if not text.startswith(head) or not _pins().fullmatch(text, len(head)):
         return None
     body = text[len(head):].replace(
         "\nreproducible = false  # a folder outside the project\n", "\nreproducible = false\n")

@@ -71,7 +71,10 @@ def _parse_manifest(raw: bytes, where: str) -> dict[str, str]:
     return dict(packages)
 
 
-_DECLARATIONS: Final = re.compile(rf"(?:[a-z0-9]++(?:-[a-z0-9]++)*+ = {STRING}\n)*+")
+@functools.cache
+def _declarations() -> re.Pattern[str]:
+    """The pattern, compiled on first use (a first install reads no uze.toml)."""
+    return re.compile(rf"(?:[a-z0-9]++(?:-[a-z0-9]++)*+ = {STRING}\n)*+")
 
 
 def _rendered(text: str) -> dict[str, Any] | None:
@@ -80,7 +83,7 @@ def _rendered(text: str) -> dict[str, Any] | None:
     `toml_lines.STRING` takes them); None for anything else, which `tomllib` reads (ADR 0110).
     """
     head = HEADER + "[packages]\n"
-    if not text.startswith(head) or not _DECLARATIONS.fullmatch(text, len(head)):
+    if not text.startswith(head) or not _declarations().fullmatch(text, len(head)):
         return None
     pairs = [line.split(" = ", 1) for line in text[len(head):-1].split("\n")] \
         if len(text) > len(head) else []
