@@ -28,6 +28,15 @@ def json_levels(value: object) -> int:
     return 0
 
 
+def spliced(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` after each (offset, characters cut, text inserted) in turn, the offset taken
+    modulo the length: hand edits, for a property test of a reader against `tomllib`."""
+    for at, cut, insert in edits:
+        at %= len(text) + 1
+        text = text[:at] + insert + text[at + cut:]
+    return text
+
+
 def build_tree(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Write `files` (relative path -> text or bytes) under `root`; return root."""
     for rel, content in files.items():

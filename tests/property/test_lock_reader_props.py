@@ -12,6 +12,7 @@ import msgspec
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers import spliced
 from uze.sources import lockfile
 from uze.sources.lockfile import LockedPackage, LockFile, dump_lock
 
@@ -55,10 +56,7 @@ _edits = st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 3),
 @given(st.lists(_packages, min_size=1, max_size=3, unique_by=lambda p: p.name), _edits)
 def test_an_edited_lock_is_taken_only_as_tomllib_reads_it(
         packages: list[LockedPackage], edits: list[tuple[int, int, str]]) -> None:
-    text = dump_lock(packages).decode()
-    for at, cut, insert in edits:
-        at %= len(text) + 1
-        text = text[:at] + insert + text[at + cut:]
+    text = spliced(dump_lock(packages).decode(), edits)
     found = lockfile._generated(text)
     if found is not None:
         assert found == _tomllib(text)

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.helpers import spliced
 from uze.errors import UzeError
 from uze.sources import manifest
 from uze.sources.manifest import parse_manifest, render_manifest
@@ -53,10 +54,7 @@ _edits = st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 3),
 @given(_declared, _edits)
 def test_an_edited_manifest_is_taken_only_as_tomllib_reads_it(
         declared: dict[str, str], edits: list[tuple[int, int, str]]) -> None:
-    text = render_manifest(declared).decode()
-    for at, cut, insert in edits:
-        at %= len(text) + 1
-        text = text[:at] + insert + text[at + cut:]
+    text = spliced(render_manifest(declared).decode(), edits)
     found = manifest._rendered(text)
     if found is not None:
         assert found == _tomllib(text)
