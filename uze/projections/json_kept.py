@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from uze.projections.json_spans import Member, Node, _Parser
+from uze.projections.json_spans import Member, Node
 
 Encoded = list[Any]
 
@@ -64,8 +64,9 @@ class _Kept:
     def __init__(self, encoded: list[Any]) -> None:
         self.encoded = encoded
 
-    def children(self, node: Node) -> tuple[list[Member], list[Node]]:
-        """`node`'s members and items, as the parse that was kept found them."""
+    def children(self, node: Node) -> tuple[list[Member], list[Node]] | None:
+        """`node`'s members and items, as the parse that was kept found them (None: the kept
+        spans do not fit its value, and `Node._expand` parses them)."""
         text, jsonc, depth = node._lazy[:3]  # type: ignore[index]
         start, value, below = node.start, node.value, (text, jsonc, depth + 1)
         try:
@@ -78,10 +79,7 @@ class _Kept:
             return [], [_build(child, item, start + at, below)
                         for (at, child), item in zip(self.encoded, items, strict=True)]
         except (IndexError, KeyError, TypeError, ValueError):  # not what `encode` wrote
-            parser = _Parser(text, jsonc)
-            parser.pos, parser.lazy = start, True
-            full = parser.value(depth, fast=False)
-            return full.members, full.items
+            return None
 
 
 def _build(encoded: Encoded, value: object, start: int, lazy: tuple[str, bool, int]) -> Node:

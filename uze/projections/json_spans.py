@@ -71,12 +71,13 @@ class Node:
             self._items = [] if self._items is None else self._items
             return
         text, jsonc, depth = self._lazy[:3]
-        if len(self._lazy) > 3:  # spans the command before kept (json_kept): built, not parsed
-            (self._members, self._items), self._lazy = self._lazy[3].children(self), None
+        built = self._lazy[3].children(self) if len(self._lazy) > 3 else None
+        if built is not None:  # spans the command before kept (json_kept): built, not parsed
+            (self._members, self._items), self._lazy = built, None
             return
         if self._origin is not None:  # an older text's value, moved: its children, moved
             old, shift = self._origin
-            self._members = [_move_member(m, shift, self._lazy) for m in old.members]
+            self._members = [_move_member(m, shift, (text, jsonc, depth)) for m in old.members]
             self._items = [_move(item, shift, (text, jsonc, depth + 1)) for item in old.items]
             self._lazy = self._origin = None
             return

@@ -218,3 +218,21 @@ def test_a_parse_msgpack_cannot_hold_is_left_out_and_the_others_kept(cache: Path
     parse_cache.use(cache)
     assert parse_cache.found("json", lone) is None
     assert parse_cache.found("json", fine) is not None
+
+
+def test_kept_spans_that_do_not_fit_the_value_are_parsed_instead() -> None:
+    """A kept container whose spans do not fit its value (nothing `encode` writes, but a
+    cache is not trusted to be right) is expanded by the parser, as if nothing were kept."""
+    text = _settings(20).decode()
+    root = json_spans.parse(text, jsonc=False)
+    assert root is not None
+    servers = root.members[0].node
+    expected = [(m.key, m.key_start, m.colon, m.comma, m.node.start, m.node.end)
+                for m in servers.members]
+    kept = json_kept.encode(root)
+    assert kept is not None
+    kept[1][1][0][5][1][0][0] = "not-a-server"  # the first server's key, spoilt
+    rebuilt = json_kept.rebuild(kept, text, False)
+    assert rebuilt is not None
+    assert [(m.key, m.key_start, m.colon, m.comma, m.node.start, m.node.end)
+            for m in rebuilt.members[0].node.members] == expected
