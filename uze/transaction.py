@@ -70,6 +70,7 @@ class Transaction:
         self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
         self._backed_up: set[Path] = set()  # written by `write`: the journal holds the original
         self._edits: dict[str, tuple[Path, bytes]] = {}  # `edit`: written at commit
+        self._kept: list[Callable[[], None]] = []  # `on_commit`
         self._outer: Transaction | None = None
 
     def __enter__(self) -> Transaction:
@@ -123,6 +124,11 @@ class Transaction:
         self._back_up(path)
         self._edits[str(path)] = (path, data)
         self.writes += 1
+
+    def on_commit(self, keep: Callable[[], None]) -> None:
+        """Call `keep` once this transaction has committed (a cache remembering what it wrote:
+        the changes stand, so whatever it raises is ignored); never if it rolls back."""
+        self._kept.append(keep)
 
     def pending(self, path: Path) -> bytes | None:
         """The bytes `edit` left for `path` in this transaction, None if it left none."""
@@ -230,7 +236,7 @@ class Transaction:
     def commit(self) -> None:
         """The changes stand: write the edited files, make them and the unsynced files durable,
         mark the journal committed, empty the trash, forget the journal; then hand the edited
-        files' bytes to the `after_commit` hooks."""
+        files' bytes to the `after_commit` hooks, and run the `on_commit` calls."""
         edited = [data for _path, data in self._edits.values()]
         try:
             self._write_edits()
@@ -257,6 +263,9 @@ class Transaction:
         for hook in _AFTER_COMMIT if edited else ():
             with contextlib.suppress(Exception):  # a cache: what stands, stands
                 hook(edited)
+        for keep in self._kept:
+            with contextlib.suppress(Exception):
+                keep()
 
     def _write_edits(self) -> None:
         """Write each file `edit` changed, once, without fsync: the barrier that follows makes

@@ -6,13 +6,18 @@ characters of a surrogate escape; the edited locks break the form anywhere."""
 
 from __future__ import annotations
 
+import tempfile
 import tomllib
+from pathlib import Path
 
 import msgspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers import spliced
+from uze.errors import UzeError
+from uze.projections import parse_cache
 from uze.sources import lockfile
 from uze.sources.lockfile import LockedPackage, LockFile, dump_lock
 
@@ -129,3 +134,62 @@ def test_a_block_kept_for_dump_lock_is_what_dump_lock_writes_for_its_pin(
     for pin in lock.package:
         if pin.name in written:
             assert written[pin.name] == _render(pin)
+
+
+_filler = [LockedPackage(name=f"zz{i}", version="1.0.0", source=f"./packages/zz{i}",
+                         tree=f"{i:064x}", harnesses=["codex", "claude_code"])
+           for i in range(80)]  # past parse_cache.SMALLEST, unsorted harnesses
+
+
+def _outcome(raw: bytes) -> object:
+    lockfile._parse_lock.cache_clear()
+    try:
+        return lockfile._parse_lock(raw, "uze.lock")
+    except UzeError as refused:
+        return refused.message
+
+
+@given(st.lists(_packages, max_size=3, unique_by=lambda p: p.name), st.booleans(),
+       st.integers(0, 2))
+def test_a_kept_lock_parse_is_what_parse_lock_makes_of_the_text(
+        packages: list[LockedPackage], read_first: bool, changed: int) -> None:
+    """`keep` keeps, for a lock `dump_lock` made, exactly what `parse_lock` makes of its text
+    (pins, and the blocks `_written` vouches for), whether its pins were handed out by
+    `parse_lock` (trusted: checked then) or built; and it keeps every lock `parse_lock` takes
+    that has no setting."""
+    pins = packages + _filler
+    if read_first:  # as an install does: the pins read, one of them changed or added
+        first = dump_lock(pins[changed:])
+        read = lockfile.parse_lock(first, "uze.lock") if isinstance(_outcome(first), tuple) \
+            else {p.name: p for p in pins[changed:]}
+        pins = [*pins[:changed], *read.values()]
+    data = dump_lock(pins)
+    with tempfile.TemporaryDirectory() as folder:
+        parse_cache.use(None)
+        slow = _outcome(data)
+        parse_cache.use(Path(folder))
+        try:
+            lockfile.keep(data)
+            kept = list(Path(folder, "parses").glob("lock-*"))
+            assert bool(kept) == (isinstance(slow, tuple) and not any(p.settings for p in pins))
+            assert _outcome(data) == slow
+        finally:
+            parse_cache.use(None)
+
+
+def test_a_kept_lock_parse_is_found_only_by_its_text(tmp_path: Path) -> None:
+    """An edited lock (one byte) finds no kept parse: it is read again, and refused."""
+    parse_cache.use(tmp_path)
+    try:
+        data = dump_lock(_filler)
+        lockfile.keep(data)
+        assert len(list((tmp_path / "parses").glob("lock-*"))) == 1
+        lockfile._parse_lock.cache_clear()
+        assert lockfile.parse_lock(data, "uze.lock") == {
+            p.name: msgspec.structs.replace(p, harnesses=sorted(p.harnesses)) for p in _filler}
+        bad = data.replace(b'version = "1.0.0"', b'version = "1.0.0 beta"', 1)
+        lockfile._parse_lock.cache_clear()
+        with pytest.raises(UzeError, match=r"zz0: version '1\.0\.0 beta' is not a version"):
+            lockfile.parse_lock(bad, "uze.lock")
+    finally:
+        parse_cache.use(None)

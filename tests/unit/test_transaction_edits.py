@@ -187,3 +187,27 @@ def test_an_install_and_an_uninstall_write_each_shared_file_once(
     assert max(installed.values()) == 1, installed.most_common(3)
     assert removed and max(removed.values()) == 1, removed.most_common(3)
     assert not (project / ".mcp.json").exists()  # uze made it; the last entry took it
+
+
+def test_what_waits_for_the_commit_runs_only_once_it_stands(world: Path, tmp_path: Path) -> None:
+    """`on_commit` calls run after a commit (whatever they raise is ignored), never after a
+    rollback."""
+    calls: list[str] = []
+
+    def boom() -> None:
+        calls.append("boom")
+        raise OSError("a cache that cannot be written")
+
+    with Transaction(tmp_path / "journal") as tx:
+        tx.edit(world / "AGENTS.md", b"new\n")
+        tx.on_commit(boom)
+        tx.on_commit(lambda: calls.append("kept"))
+        assert calls == []
+    assert calls == ["boom", "kept"]
+    assert (world / "AGENTS.md").read_bytes() == b"new\n"
+    with pytest.raises(KeyboardInterrupt), Transaction(tmp_path / "journal") as tx:
+        tx.edit(world / "AGENTS.md", b"newer\n")
+        tx.on_commit(lambda: calls.append("rolled back"))
+        raise KeyboardInterrupt
+    assert calls == ["boom", "kept"]
+    assert (world / "AGENTS.md").read_bytes() == b"new\n"

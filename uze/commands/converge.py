@@ -25,7 +25,7 @@ from uze.commands.declared import opaque_harnesses
 from uze.errors import ConsentRequired, TrustRequired, UzeError
 from uze.install.rows import Row, planned_rows, recorded_rows
 from uze.paths import Paths
-from uze.sources.lockfile import LockedPackage, dump_lock
+from uze.sources.lockfile import LockedPackage
 from uze.sources.spec import Source
 from uze.state.context import ScopeContext, load_created, locked, open_scope, save_created
 from uze.state.receipts import Off
@@ -327,5 +327,5 @@ def _drop(ctx: ScopeContext, names: tuple[str, ...]) -> None:
         with Transaction(ctx.journal_root, ctx.roots.check_write) as tx:
             path = declare.scope_files(ctx)[1]
             remaining = [p for n, p in pins.items() if n not in names]
-            declare.write_file(tx, ctx, created, path, dump_lock(remaining), dump_lock([]))
+            declare.write_lock(tx, ctx, created, path, remaining)
             save_created(tx, ctx, created)

@@ -9,8 +9,9 @@ the project byte-identical); a file the user wrote is kept.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -19,6 +20,7 @@ import msgspec
 from uze.errors import UzeError
 from uze.sources import merge
 from uze.sources.lockfile import LockedPackage, dump_lock, read_lock
+from uze.sources.lockfile import keep as keep_lock
 from uze.sources.manifest import read_manifest, render_manifest, updated_manifest
 from uze.sources.markers import Sides, has_markers
 from uze.sources.spec import Source, selection
@@ -207,19 +209,30 @@ def provenance(old: LockedPackage | None, new: LockedPackage, replace: bool) -> 
 
 
 def write_file(tx: Transaction, ctx: ScopeContext, created: Created, path: Path, data: bytes,
-               empty: bytes) -> None:
-    """Write `data` at `path`; remove the file instead when it is `empty` and uze made it."""
+               empty: bytes) -> bool:
+    """Write `data` at `path`; remove the file instead when it is `empty` and uze made it.
+    Whether `data` is written."""
     target = _where(ctx, path)
     made_by_uze = ctx.scope == "user" or target in created.files
     if data == empty and made_by_uze:
         tx.remove(path)
         created.files.discard(target)
-        return
+        return False
     if path.exists() and path.read_bytes() == data:
-        return
+        return False
     if not path.exists() and ctx.scope == "project":
         created.files.add(target)
     tx.write(path, data)
+    return True
+
+
+def write_lock(tx: Transaction, ctx: ScopeContext, created: Created, path: Path,
+               pins: Iterable[LockedPackage]) -> None:
+    """`write_file` of the lock of `pins`; once the commit wrote it, its parse is kept for the
+    next command (`lockfile.keep`, ADR 0114)."""
+    data = dump_lock(pins)
+    if write_file(tx, ctx, created, path, data, dump_lock([])):
+        tx.on_commit(functools.partial(keep_lock, data))
 
 
 def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPackage,
@@ -233,7 +246,7 @@ def record(tx: Transaction, ctx: ScopeContext, created: Created, entry: LockedPa
         write_file(tx, ctx, created, manifest, data, render_manifest({}))
     pins = read_lock(lock, _where(ctx, lock))
     pins[entry.name] = entry
-    write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
+    write_lock(tx, ctx, created, lock, pins.values())
 
 
 def repin(tx: Transaction, ctx: ScopeContext, created: Created, receipt: Receipt) -> None:
@@ -246,7 +259,7 @@ def repin(tx: Transaction, ctx: ScopeContext, created: Created, receipt: Receipt
     if old is None or old.disabled == disabled:
         return
     pins[receipt.name] = msgspec.structs.replace(old, disabled=disabled)
-    write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
+    write_lock(tx, ctx, created, lock, pins.values())
 
 
 def forget(tx: Transaction, ctx: ScopeContext, created: Created, name: str) -> None:
@@ -258,4 +271,4 @@ def forget(tx: Transaction, ctx: ScopeContext, created: Created, name: str) -> N
     pins = read_lock(lock, _where(ctx, lock))
     if name in pins:
         del pins[name]
-        write_file(tx, ctx, created, lock, dump_lock(pins.values()), dump_lock([]))
+        write_lock(tx, ctx, created, lock, pins.values())

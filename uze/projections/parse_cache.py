@@ -66,17 +66,17 @@ def _path(kind: str, text: str) -> Path | None:
     return _FOLDER[0] / f"{kind}-{_SCHEMA}-{digest}.msgpack"
 
 
-def found(kind: str, text: str) -> Any:
-    """The parse kept for exactly this `kind` of `text`, or None. Writes nothing: a command
-    that only reads (status, a re-install that changes nothing) leaves every file as it was;
-    a damaged file is replaced by the next `keep` of its text."""
+def found(kind: str, text: str, type: Any = Any) -> Any:
+    """The parse kept for exactly this `kind` of `text` (decoded as `type`), or None. Writes
+    nothing: a command that only reads (status, a re-install that changes nothing) leaves
+    every file as it was; a damaged file is replaced by the next `keep` of its text."""
     path = _path(kind, text)
     if path is None:
         return None
     try:
         data = path.read_bytes()
         if blake3(data[32:]).digest() == data[:32]:
-            return msgspec.msgpack.decode(memoryview(data)[32:])
+            return msgspec.msgpack.decode(memoryview(data)[32:], type=type)
     except (OSError, msgspec.DecodeError):
         pass
     _DAMAGED.add(path)

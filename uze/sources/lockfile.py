@@ -20,7 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Annotated, Final
 
@@ -29,6 +29,7 @@ import msgspec
 from uze import memo
 from uze.errors import UsageError, UzeError, redacted
 from uze.nesting import OverLimit
+from uze.projections import parse_cache
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import NOWHERE, check_ref, check_subdirectory, parse_source, selection
 from uze.sources.toml_lines import STRING, NotToml, loads
@@ -107,7 +108,8 @@ _FIELDS: Final = ("name", "version", "source", "ref", "subdirectory", "commit", 
 def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
     """The lock's bytes: deterministic, sorted by name, empty fields left out."""
     out = [HEADER, f"version = {LOCK_VERSION}\n"]
-    for pkg in sorted(packages, key=lambda p: p.name):
+    pins = sorted(packages, key=lambda p: p.name)
+    for pkg in pins:
         read = _READ.get(id(pkg))
         if read is not None and read[0] is pkg and read[1] is not None:
             out.append(read[1])  # its text in the lock it was read from, as written here
@@ -130,7 +132,43 @@ def dump_lock(packages: Iterable[LockedPackage]) -> bytes:
         if pkg.settings:
             out.append("settings = { " + ", ".join(
                 f"{_string(k)} = {_string(v)}" for k, v in sorted(pkg.settings.items())) + " }\n")
-    return "".join(out).encode()
+    data = "".join(out).encode()
+    _DUMPED[:] = [(data, pins), *_DUMPED[:3]]
+    return data
+
+
+# The last locks `dump_lock` made, with their pins (sorted), newest first: `keep` keeps the
+# parse of one a commit wrote.
+_DUMPED: list[tuple[bytes, list[LockedPackage]]] = []
+memo.per_package(_DUMPED.clear)
+_KIND: Final = "lock"  # its kind in `parse_cache`
+
+
+def keep(data: bytes) -> None:
+    """Keep what `parse_lock` makes of `data`, a lock `dump_lock` made, for the next command
+    that reads it (`parse_cache`, ADR 0114): called once a commit wrote it. Its pins are
+    those `dump_lock` wrote, their harness and switch lists sorted as it writes them, each
+    checked as `parse_lock` checks it (a pin `parse_lock` handed out was); a lock with a
+    setting (not in the form `_generated` reads), or a pin the checks refuse, is not kept."""
+    pins = next((found for made, found in _DUMPED if made is data), None)
+    if pins is None or len(data) < parse_cache.SMALLEST or any(p.settings for p in pins):
+        return
+    lock = LockFile(LOCK_VERSION, [
+        pin if pin.harnesses == sorted(pin.harnesses) and pin.disabled == sorted(pin.disabled)
+        else msgspec.structs.replace(pin, harnesses=sorted(pin.harnesses),
+                                     disabled=sorted(pin.disabled)) for pin in pins])
+    try:
+        _checked(lock, "uze.lock", trusted=_handed_out)
+        text = data.decode("utf-8")
+    except (UzeError, UnicodeDecodeError):
+        return
+    parse_cache.keep([(_KIND, text, lock)])
+
+
+def _handed_out(pin: LockedPackage) -> bool:
+    """Whether `parse_lock` handed out `pin` (so checked it)."""
+    read = _READ.get(id(pin))
+    return read is not None and read[0] is pin
 
 
 def parse_lock(raw: bytes, where: str) -> dict[str, LockedPackage]:
@@ -162,11 +200,21 @@ def _parse_lock(raw: bytes, where: str) -> tuple[dict[str, LockedPackage], dict[
         raise conflicted(where)
     try:
         text = raw.decode("utf-8")
+        kept = parse_cache.found(_KIND, text, LockFile)
+        if kept is not None:  # what this reader made of this very text (`keep`)
+            return {pkg.name: pkg for pkg in kept.package}, _written(text, kept)
         generated = _generated(text)
         lock = generated or msgspec.convert(loads(text), LockFile)
     except (UnicodeDecodeError, NotToml, OverLimit, msgspec.ValidationError) as exc:
         raise UzeError(f"{where}: {exc}", hint=f"fix {where}, or delete it and run `uze install`"
                        " to write it again from uze.toml") from None
+    return _checked(lock, where), _written(text, lock) if generated is not None else {}
+
+
+def _checked(lock: LockFile, where: str,
+             trusted: Callable[[LockedPackage], bool] | None = None) -> dict[str, LockedPackage]:
+    """The pins of `lock` by name, each checked (but those `trusted` vouches for); raises
+    UzeError naming `where` and the first problem."""
     if lock.version > LOCK_VERSION:
         raise UzeError(f"{where} was written by a newer uze (lock version {lock.version})",
                        hint="upgrade uze")
@@ -175,6 +223,9 @@ def _parse_lock(raw: bytes, where: str) -> tuple[dict[str, LockedPackage], dict[
         if pkg.name in found:
             raise UzeError(f"{where}: package {pkg.name} is locked twice",
                            hint=f"delete {where} and run `uze install`")
+        if trusted is not None and trusted(pkg):
+            found[pkg.name] = pkg
+            continue
         if not all(_HARNESS.fullmatch(h) for h in pkg.harnesses):
             raise UzeError(f"{where}: {pkg.name}: invalid harness list", hint=f"fix {where}")
         problem = _pin_problem(pkg)
@@ -183,7 +234,7 @@ def _parse_lock(raw: bytes, where: str) -> tuple[dict[str, LockedPackage], dict[
                            hint=f"restore {where} from version control, or delete it and run "
                                 "`uze install` to write it again from uze.toml")
         found[pkg.name] = pkg
-    return found, _written(text, lock) if generated is not None else {}
+    return found
 
 
 # A lock exactly as `dump_lock` writes it (but settings), its strings `toml_lines.STRING`:
