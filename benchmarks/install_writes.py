@@ -114,11 +114,20 @@ def main(argv: list[str] | None = None) -> int:
     for name, runs in samples.items():
         wall = statistics.median(s.wall for s in runs)
         cpu = statistics.median(s.cpu for s in runs)
+        user = statistics.median(s.user for s in runs)
         extra = "" if name == "floor" else (
             f"  {wall / floor:4.2f}x wall, {cpu / floor_cpu:4.2f}x cpu of the floor  "
             + " ".join(f"{k} {v}" for k, v in counts.get(name, {}).items()))
         print(f"  {name:28} {wall * 1000:7.0f} ms [{min(s.wall for s in runs) * 1000:.0f}-"
-              f"{max(s.wall for s in runs) * 1000:.0f}]  cpu {cpu * 1000:5.0f} ms{extra}")
+              f"{max(s.wall for s in runs) * 1000:.0f}]  cpu {cpu * 1000:5.0f} ms  "
+              f"user {user * 1000:5.1f} ms{extra}")
+    first, *others = variants
+    for name in others:  # the same round's runs side by side: the load's drift cancels
+        pairs = list(zip(samples[first], samples[name], strict=True))
+        shifts = {what: statistics.median(getattr(b, what) - getattr(a, what) for a, b in pairs)
+                  for what in ("wall", "cpu", "user")}
+        print(f"  {name} - {first}, paired medians: "
+              + ", ".join(f"{what} {shift * 1000:+.1f} ms" for what, shift in shifts.items()))
     return 0
 
 

@@ -120,12 +120,14 @@ class RunFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Sample:
-    """One run of one command: wall seconds, CPU seconds (user+sys), peak RSS in KiB."""
+    """One run of one command: wall seconds, CPU seconds (user+sys), peak RSS in KiB, and the
+    user part of the CPU seconds (what other programs' file system work inflates least)."""
 
     wall: float
     cpu: float
     rss_kb: int
     stdout: bytes = b""
+    user: float = 0.0
 
 
 TIME = shutil.which("time", path="/usr/bin:/bin")
@@ -161,7 +163,7 @@ def run(cmd: Sequence[str], *, cwd: Path, env: dict[str, str], capture: bool = F
         out.seek(0)
         data = out.read() if capture else b""
         peak = int(rss.read().strip().splitlines()[-1]) if TIME else usage.ru_maxrss
-    return Sample(wall, usage.ru_utime + usage.ru_stime, peak, data)
+    return Sample(wall, usage.ru_utime + usage.ru_stime, peak, data, usage.ru_utime)
 
 
 def _kill_group(pid: int) -> None:

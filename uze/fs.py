@@ -38,12 +38,14 @@ _REFUSED: Final = frozenset({
 def _put(fd: int, data: bytes) -> None:
     """Write `data` to the open file `fd`: the one place bytes go to disk. A write may take
     part of it per call (a signal, a file system filling up)."""
-    view = memoryview(data)
+    view: bytes | memoryview = data  # a view only after a short write (rare): none per file
     while view:
         written = os.write(fd, view)
         if not written:  # a regular file takes at least one byte or raises
             raise OSError(errno.EIO, "the file took no bytes")
-        view = view[written:]
+        if written == len(view):
+            return
+        view = memoryview(view)[written:]
 
 
 def _mkdir(path: Path, *, parents: bool = False, exist_ok: bool = False) -> None:

@@ -3,6 +3,8 @@ file by file, merged file by file when the user edited it, removed only if unedi
 
 from __future__ import annotations
 
+import os
+import stat
 from typing import TYPE_CHECKING, Final
 
 from uze.artifacts import beside
@@ -51,6 +53,14 @@ class TreeKind:
                                     "it as .uze-new")
 
     def adopt(self, ctx: ScopeContext, planned: PlannedTree) -> TreeArtifact | None:
+        # No folder there (the usual case) inspects as missing or conflict whatever the
+        # record: asked first, it spares digesting every planned file for nothing.
+        try:
+            there = stat.S_ISDIR(os.lstat(ctx.location.resolve(planned.target)).st_mode)
+        except (FileNotFoundError, NotADirectoryError):
+            there = False
+        if not there:
+            return None
         record = _record(planned)
         return record if self.inspect(ctx, record) in ADOPTABLE else None
 

@@ -52,12 +52,14 @@ def held_digest(data: bytes) -> str:
 
 def held_content_digest(data: bytes) -> str:
     """`content_digest` of bytes a command holds anyway, computed once per bytes object; for
-    bytes without a CR it is the store's digest of the same object (`held_digest`)."""
-    if b"\r" not in data:  # nothing to normalise: content_digest(data) is blake3(data)
-        return held_digest(data)
+    bytes without a CR it is the store's digest of the same object (`held_digest`). Looked up
+    before the bytes are searched for a CR: an install asks three times for each file of each
+    skill root (preflight twice, the receipt), 30 MB of searching for the real skills."""
     hit = _HELD_CONTENT.get(id(data))
     if hit is None:
         if len(_HELD_CONTENT) >= _HELD_LIMIT:
             _HELD_CONTENT.clear()
-        hit = _HELD_CONTENT[id(data)] = (data, content_digest(data))
+        # Nothing to normalise without a CR: content_digest(data) is blake3(data).
+        digest = held_digest(data) if b"\r" not in data else content_digest(data)
+        hit = _HELD_CONTENT[id(data)] = (data, digest)
     return hit[1]
