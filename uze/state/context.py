@@ -149,6 +149,10 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
     def receipt_files(self) -> list[Path]:
         """The receipt files of this scope, sorted; StateUnreadable if the folder is not one."""
+        return [self.receipts_dir / name for name in self.receipt_file_names()]
+
+    def receipt_file_names(self) -> list[str]:
+        """The names of `receipt_files` in `receipts_dir` (no Path made for each)."""
         self.roots.check_links(self.receipts_dir, itself=True)
         if not self.receipts_dir.is_dir():  # as list_receipts, without importing it
             if self.receipts_dir.exists():
@@ -157,7 +161,7 @@ class ScopeContext(msgspec.Struct, frozen=True):
         # listdir, not glob: glob reads a folder it may not list as empty (PermissionError);
         # names sorted, not Paths (the same order, without comparing Paths part by part)
         names = sorted(os.listdir(self.receipts_dir))  # noqa: PTH208
-        return [self.receipts_dir / name for name in names if name.endswith(".json")]
+        return [name for name in names if name.endswith(".json")]
 
 
 def open_scope(paths: Paths, scope: Scope, project: Path | None, cwd: Path) -> ScopeContext:
