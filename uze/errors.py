@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Final
 
+from uze.patterns import compile_later
+
 
 class UzeError(Exception):
     """An error the user can fix (exit 1). `hint` names the next step; `details` are the lines
@@ -344,10 +346,10 @@ class WriteFailed(UzeError):
 
 
 # `scheme://userinfo@`: everything up to the last `@` before the path is the user information.
-_USERINFO: Final = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/\s'\"]*)@")
+_USERINFO: Final = compile_later(r"(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*://)(?P<info>[^/\s'\"]*)@")
 # git's scp-like form with a password: `user:secret@host:path` (git itself would send the
 # secret to host `user` as part of the path).
-_SCP_SECRET: Final = re.compile(
+_SCP_SECRET: Final = compile_later(
     r"(?P<user>[^\s/:@'\"]+):(?P<secret>[^\s/@'\"]+)@(?P<host>[A-Za-z0-9.-]+):")
 
 

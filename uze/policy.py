@@ -26,7 +26,6 @@ allows. No file (and no `UZE_POLICY`) is no policy.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -37,6 +36,7 @@ import msgspec
 from uze.errors import NothingToDeliver, RequirementUnmet, UzeError
 from uze.nesting import OverLimit, parse_bounded
 from uze.paths import Paths
+from uze.patterns import compile_later
 from uze.sources.spec import Source
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ PowerClass = Literal["hooks", "mcp", "permissions", "tools", "lsp", "monitors", 
 POWER_CLASSES: Final = ("hooks", "mcp", "permissions", "tools", "lsp", "monitors", "bin", "shell")
 # A declared power is listed as `<resource> (<key> for <harness>)` (uze.trust._declared), a
 # command's as `<command> (allowed-tools)` or `<command> (inline shell)`.
-_KEY: Final = re.compile(r"\((\S+(?: \S+)?)(?: for \S+)?\)$")
+_KEY: Final = compile_later(r"\((\S+(?: \S+)?)(?: for \S+)?\)$")
 _BY_KEY: Final = {
     "hooks": "hooks", "mcpServers": "mcp", "mcp_servers": "mcp", "allowed-tools": "tools",
     "permissionMode": "permissions", "approval_policy": "permissions",
@@ -57,7 +57,7 @@ _BY_KEY: Final = {
 # A package tool runs behind its generated MCP server (adr/0083): `mcp` denies it too.
 _BY_KIND: Final = {"hook": "hooks", "mcp": "mcp", "tool": "mcp", "lsp": "lsp",
                    "monitor": "monitors", "bin": "bin"}
-_COMMIT: Final = re.compile(r"[0-9a-f]{40}")
+_COMMIT: Final = compile_later(r"[0-9a-f]{40}")
 
 
 class _Sources(msgspec.Struct, frozen=True, forbid_unknown_fields=True):

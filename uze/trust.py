@@ -19,10 +19,11 @@ from uze.harnesses import REGISTRY
 from uze.harnesses.base import INLINE_SHELL
 from uze.package import McpServer, Package
 from uze.package.tools import server_name
+from uze.patterns import compile_later
 from uze.projections.digest import content_digest
 
 _INLINE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
-_PACKAGE_PATH: Final = re.compile(
+_PACKAGE_PATH: Final = compile_later(
     r"(?:\$\{(?:CLAUDE_)?PLUGIN_ROOT\}/|\$(?:CLAUDE_)?PLUGIN_ROOT/|^\./)([^\s\"']+)")
 
 
@@ -66,12 +67,12 @@ _SECRET_WORDS: Final = frozenset({
     "token", "secret", "password", "passwd", "pwd", "pass", "apikey", "key", "auth",
     "authorization", "credential", "credentials", "bearer", "cookie",
 })
-_SECRET_VALUE: Final = re.compile(
+_SECRET_VALUE: Final = compile_later(
     r"^(?:ghp_|gho_|ghs_|ghu_|github_pat_|glpat-|sk-|xox[abpr]-|AKIA|Bearer\s)")
 _NOT_A_VALUE: Final = frozenset({
     "file", "path", "dir", "type", "url", "env", "var", "name", "mode"})
 HIDDEN: Final = "<hidden>"
-_CAMEL_WORD: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_CAMEL_WORD: Final = compile_later(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def names_secret(name: str) -> bool:

@@ -10,16 +10,16 @@ from __future__ import annotations
 
 import glob
 import itertools
-import re
 from pathlib import Path
 from typing import Final
 
+from uze.patterns import compile_later
 from uze.projections.digest import content_digest
 from uze.projections.tree import list_files
 from uze.transaction import Transaction
 
 NEW_SUFFIX: Final = ".uze-new"
-_NEW_NAME: Final = re.compile(r".+\.uze-new(\.[0-9]+)?")
+_NEW_NAME: Final = compile_later(r".+\.uze-new(\.[0-9]+)?")
 
 
 def live_digest(path: Path) -> str | None:

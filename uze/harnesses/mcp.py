@@ -14,14 +14,16 @@ from typing import TYPE_CHECKING, Final
 
 import msgspec
 
+from uze.patterns import compile_later
+
 if TYPE_CHECKING:
     from uze.package import McpServer
 
 
-REF: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
-WHOLE_REF: Final = re.compile(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
-BEARER: Final = re.compile(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
-_DEFAULTED: Final = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}")
+REF: Final = compile_later(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+WHOLE_REF: Final = compile_later(r"^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+BEARER: Final = compile_later(r"^Bearer \$\{([A-Za-z_][A-Za-z0-9_]*)\}$")
+_DEFAULTED: Final = compile_later(r"\$\{([A-Za-z_][A-Za-z0-9_]*):-([^}]*)\}")
 
 
 class Translated(msgspec.Struct, frozen=True):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -29,6 +28,7 @@ from uze.harnesses.claude_code import config_dir as claude_dir
 from uze.harnesses.skill_switches import SkillSwitch
 from uze.location import Location
 from uze.paths import Paths
+from uze.patterns import compile_later
 
 if TYPE_CHECKING:
     from uze.package import Command, McpServer
@@ -60,7 +60,7 @@ def _env_refs(text: str) -> str:
     return mcp.REF.sub(lambda m: "{env:" + m.group(1) + "}", text)
 
 
-_OPENCODE_REF: Final = re.compile(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
+_OPENCODE_REF: Final = compile_later(r"\{env:([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def _from_env_refs(value: object) -> object:

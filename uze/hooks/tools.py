@@ -9,13 +9,13 @@ cannot be matched there; `unreachable` reports it. Sources: harnesses.md 1.6, 2.
 
 from __future__ import annotations
 
-import re
 from typing import Final
 
 from uze.harnesses import REGISTRY
 from uze.package.hooks import NATIVE_PREFIX
+from uze.patterns import compile_later
 
-_SPECIAL: Final = re.compile(r"[.^$*+?()\[\]{}|\\/]")
+_SPECIAL: Final = compile_later(r"[.^$*+?()\[\]{}|\\/]")
 
 # Per harness, each native tool name -> the portable aliases it stands for (`hook_protocol.tools`).
 TOOL_NAMES: Final[dict[str, dict[str, tuple[str, ...]]]] = {

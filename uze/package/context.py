@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import posixpath
-import re
 from bisect import bisect_right
 from typing import Final
 
@@ -34,6 +33,7 @@ import msgspec
 from uze.package.issues import issue
 from uze.package.model import Instructions
 from uze.package.tree import MAX_FILE_BYTES, Tree
+from uze.patterns import compile_later
 from uze.projections.region import marker_lines
 
 EXTENSION_MANIFEST: Final = "gemini-extension.json"
@@ -42,10 +42,10 @@ SOURCE: Final = f"{EXTENSION_MANIFEST} contextFileName"
 MAX_DEPTH: Final = 5  # Gemini CLI's import depth
 MAX_TEXT: Final = MAX_FILE_BYTES  # the inlined text, like any one file (imports can multiply)
 _MARKUP: Final = 100  # what one import adds around the file's text, at most (its two comments)
-_TICKS: Final = re.compile(r"`+")
-_TOKEN: Final = re.compile(r"(?<![^ \t\n\r])@([^ \t\n\r]*)")  # Gemini CLI's findImports
+_TICKS: Final = compile_later(r"`+")
+_TOKEN: Final = compile_later(r"(?<![^ \t\n\r])@([^ \t\n\r]*)")  # Gemini CLI's findImports
 MAX_NOTES: Final = 20
-_REFUSED_SCHEME: Final = re.compile(r"^(file|https?)://")
+_REFUSED_SCHEME: Final = compile_later(r"^(file|https?)://")
 
 
 def context_names(tree: Tree, warnings: list[str]) -> tuple[list[str], bool] | None:

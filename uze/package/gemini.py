@@ -24,7 +24,6 @@ Read as Gemini CLI 0.61.0 reads an extension (its bundle: `loadExtensionConfig`,
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 from typing import Final
 
@@ -39,6 +38,7 @@ from uze.package.servers import Dialect, read_servers
 from uze.package.settings import gemini_server_env, read_gemini_settings
 from uze.package.tree import Tree
 from uze.package.validate import resource_text
+from uze.patterns import compile_later
 
 COMMANDS: Final = "commands/"
 READ_KEYS: Final = frozenset({"name", "version", "description", "mcpServers", "contextFileName",
@@ -192,7 +192,7 @@ def _command(tree: Tree, relpath: str, warnings: list[str]) -> Command | None:
 
 GEMINI_NOTE: Final = ("a Gemini CLI TOML command, as Claude Code's command text ({{args}} as "
                       "$ARGUMENTS, !{...} as !`...`, @{...} as @path)")
-_TRIGGER: Final = re.compile(r"([!@])\{")
+_TRIGGER: Final = compile_later(r"([!@])\{")
 
 
 def claude_prompt(prompt: str) -> str:
@@ -222,8 +222,8 @@ def _closing(text: str, start: int) -> int | None:
     return None
 
 
-_CLAUDE_SHELL: Final = re.compile(r"!`([^`\n]+)`")
-_POSITIONAL: Final = re.compile(r"\$[0-9]")
+_CLAUDE_SHELL: Final = compile_later(r"!`([^`\n]+)`")
+_POSITIONAL: Final = compile_later(r"\$[0-9]")
 # A Claude command's frontmatter keys a Gemini CLI command has no place for, and the loss.
 _GEMINI_DROPS: Final = {
     "model": "it runs on the session's model, not {value!r}",

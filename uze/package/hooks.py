@@ -6,7 +6,6 @@ beyond types are functions here that the Structs and that walk both apply.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Annotated, Any, ClassVar, Final, Literal, Protocol
 
@@ -14,6 +13,7 @@ import msgspec
 
 from uze.package.issues import key_path
 from uze.package.manifest import NonEmpty, Strict, check
+from uze.patterns import compile_later
 
 HookEvent = Literal["PreToolUse", "PostToolUse", "Stop", "SessionStart", "UserPromptSubmit",
                    "SubagentStop", "SessionEnd", "PreCompact", "Notification"]
@@ -159,7 +159,7 @@ class Grouped(Protocol):
 
 
 MAX_ID_LENGTH: Final = 64
-_GENERATED_ID: Final = re.compile(f"({'|'.join(HOOK_EVENTS)})-[0-9]+")
+_GENERATED_ID: Final = compile_later(f"({'|'.join(HOOK_EVENTS)})-[0-9]+")
 
 
 def _id_problem(group_id: str) -> str | None:

@@ -12,7 +12,6 @@ that names nothing are warnings, never a refusal; a path that leaves the package
 
 from __future__ import annotations
 
-import re
 from pathlib import PurePosixPath
 from typing import Final, Literal
 
@@ -21,6 +20,7 @@ import msgspec
 from uze.package.issues import issue, key_path
 from uze.package.names import name_problem
 from uze.package.tree import Tree
+from uze.patterns import compile_later
 
 PORTABLE_MANIFEST: Final = "plugin.json"
 CLAUDE_MANIFEST: Final = ".claude-plugin/plugin.json"
@@ -29,8 +29,8 @@ GEMINI_MANIFEST: Final = "gemini-extension.json"
 SKILL_FILE: Final = "SKILL.md"
 Bare = Literal["", "skill", "skills"]
 Envelope = Literal["", "codex-plugin", "gemini-extension"]
-_SEPARATORS: Final = re.compile(r"[\s_.]+")
-_CAMEL: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS: Final = compile_later(r"[\s_.]+")
+_CAMEL: Final = compile_later(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 class Layout(msgspec.Struct, frozen=True):

@@ -31,9 +31,10 @@ import msgspec
 from uze.errors import UsageError
 from uze.package.issues import issue
 from uze.package.model import McpServer, Package, Setting
+from uze.patterns import compile_later
 
-PLACEHOLDER: Final = re.compile(r"\$\{user_config\.([^}]*)\}")
-IDENTIFIER: Final = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+PLACEHOLDER: Final = compile_later(r"\$\{user_config\.([^}]*)\}")
+IDENTIFIER: Final = compile_later(r"^[A-Za-z_][A-Za-z0-9_]*$")
 TYPES: Final = frozenset({"string", "number", "boolean", "directory", "file"})
 _OPTION_KEYS: Final = frozenset({"type", "title", "description", "required", "default",
                                  "multiple", "sensitive", "min", "max"})

@@ -9,7 +9,6 @@ uze delivers a package's tools as one generated stdio MCP server (`uze.plan.tool
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Annotated, Any, ClassVar, Final
 
@@ -20,6 +19,7 @@ from uze.package.issues import issue, key_path
 from uze.package.manifest import McpServer, NonEmpty, Strict, check
 from uze.package.names import MAX_MCP_NAME_CHARS
 from uze.package.tree import Tree
+from uze.patterns import compile_later
 
 TOOLS_FILE: Final = "tools.json"
 MAX_TOOLS: Final = 128
@@ -27,7 +27,7 @@ MAX_TOOL_NAME_CHARS: Final = 32  # `mcp__<server>__<tool>` stays within 64 chara
 MAX_TIMEOUT: Final = 600
 DEFAULT_TIMEOUT: Final = 60
 SUFFIX: Final = "-tools"
-_TOOL_NAME: Final = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+_TOOL_NAME: Final = compile_later(r"[A-Za-z][A-Za-z0-9_-]*")
 
 
 def tool_name_problem(name: str) -> str | None:

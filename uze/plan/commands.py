@@ -17,7 +17,6 @@ else a user-invoked skill (docs/harnesses.md). Pure: bytes, a route and a reason
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Final
 
@@ -26,6 +25,7 @@ import msgspec
 from uze.harnesses import REGISTRY
 from uze.location import Location
 from uze.package import Command, InvokePolicy
+from uze.patterns import compile_later
 from uze.projections.frontmatter import edit_frontmatter, plain_dump
 from uze.vocabulary import Route
 
@@ -79,8 +79,8 @@ def source(command: Command, files: dict[str, bytes]) -> bytes:
     return f"{head}{command.body}".encode()
 
 
-_ARGUMENTS: Final = re.compile(r"\$(ARGUMENTS\b|[0-9])")
-_SHELL: Final = re.compile(r"!`([^`\n]+)`")  # as uze.trust reads a command's inline shell
+_ARGUMENTS: Final = compile_later(r"\$(ARGUMENTS\b|[0-9])")
+_SHELL: Final = compile_later(r"!`([^`\n]+)`")  # as uze.trust reads a command's inline shell
 # The frontmatter keys of a Claude command a skill does not carry, and what each loss means.
 _SKILL_DROPS: Final = {
     "model": "it runs on the session's model, not {value!r}",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
+from uze.patterns import compile_later
 from uze.projections.region import detect_eol
 
 _KEY = re.compile(rb"^([A-Za-z0-9_$-]+)\s*:")
@@ -80,7 +81,7 @@ def edit_frontmatter(
 # A text PyYAML's dumper writes plain on one line: a letter first (no indicator, no number,
 # date or null), then no `:` or `#` (no `: `, ` #`, sexagesimal), no quote, bracket or other
 # indicator it would quote, and no trailing space.
-_PLAIN_TEXT = re.compile(r"[A-Za-z](?:[A-Za-z0-9 _.,;()/'+=-]*[A-Za-z0-9_.)'-])?")
+_PLAIN_TEXT = compile_later(r"[A-Za-z](?:[A-Za-z0-9 _.,;()/'+=-]*[A-Za-z0-9_.)'-])?")
 _WIDTH = 80  # PyYAML's best_width: a plain scalar past it is folded at a space
 
 

@@ -14,8 +14,10 @@ from typing import Final
 
 import msgspec
 
-_MARKER: Final = re.compile(rb"^<!-- uze:(begin|end) (\S+) -->\r?$")
-_LINE: Final = re.compile(rb"[^\n]*\n|[^\n]+$")
+from uze.patterns import compile_later
+
+_MARKER: Final = compile_later(rb"^<!-- uze:(begin|end) (\S+) -->\r?$")
+_LINE: Final = compile_later(rb"[^\n]*\n|[^\n]+$")
 
 
 class BrokenMarkers(ValueError):

@@ -18,7 +18,6 @@ listed but cannot be installed.
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Final
 
@@ -26,6 +25,7 @@ import msgspec
 
 from uze.errors import UsageError, UzeError
 from uze.nesting import OverLimit, parse_bounded
+from uze.patterns import compile_later
 from uze.sources.spec import Source, check_subdirectory, parse_source
 
 CATALOGS: Final = (".claude-plugin/marketplace.json", ".agents/plugins/marketplace.json")
@@ -37,9 +37,9 @@ _DESCRIBE: Final = ("name", "version", "description", "author", "homepage", "rep
 # The component lists an entry may name, strict or not (uze.commands.selection honours them).
 LISTS: Final = ("skills", "commands", "agents")
 # A GitHub repository: exactly `owner/repo`, never a path (ADR 0057).
-_OWNER_REPO: Final = re.compile(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?\Z)[A-Za-z0-9_.-]+")
+_OWNER_REPO: Final = compile_later(r"(?!\.\.?/)[A-Za-z0-9_.-]+/(?!\.\.?\Z)[A-Za-z0-9_.-]+")
 # A bare source name, the only kind `metadata.pluginRoot` applies to (Claude Code 2.1.332).
-_BARE: Final = re.compile(r"[A-Za-z0-9][-A-Za-z0-9._]*")
+_BARE: Final = compile_later(r"[A-Za-z0-9][-A-Za-z0-9._]*")
 _NO_ROOT: Final = "a bare source name, and the marketplace sets no usable metadata.pluginRoot"
 
 

@@ -24,12 +24,13 @@ from typing import Any, Final
 
 from uze.errors import UsageError, UzeError
 from uze.nesting import OverLimit
+from uze.patterns import compile_later
 from uze.sources.markers import conflicted, has_markers
 from uze.sources.spec import NOWHERE, parse_source
 from uze.sources.toml_lines import STRING, NotToml, loads, strings
 
 HEADER: Final = "# uze.toml: the packages declared here; `uze install` installs them all.\n"
-_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+_NAME: Final = compile_later(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 def _invalid(where: str, problem: str) -> UzeError:

@@ -11,12 +11,12 @@ its line, never guessed around.
 
 from __future__ import annotations
 
-import re
 from typing import Final, NamedTuple
 
 from uze.errors import UzeError
+from uze.patterns import compile_later
 
-_MARKER: Final = re.compile(rb"(<{7,}|\|{7,}|={7,}|>{7,})(?:[ \t](.*?))?\r?\n?\Z")
+_MARKER: Final = compile_later(rb"(<{7,}|\|{7,}|={7,}|>{7,})(?:[ \t](.*?))?\r?\n?\Z")
 _KINDS: Final = {ord("<"): "open", ord("|"): "base", ord("="): "split", ord(">"): "close"}
 
 

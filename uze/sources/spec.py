@@ -18,7 +18,6 @@ same.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Final, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -26,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import msgspec
 
 from uze.errors import UsageError, redacted
+from uze.patterns import compile_later
 
 Kind = Literal["folder", "git", "marketplace"]
 GITHUB: Final = "https://github.com"
@@ -33,18 +33,18 @@ SCHEMES: Final = ("https", "http", "ssh", "git", "file")
 LOOPBACK: Final = ("127.0.0.1", "localhost", "::1", "[::1]")
 # The cwd of a source parsed for its shape only (a committed file's): no folder is there.
 NOWHERE: Final = Path("/nonexistent")
-_REF: Final = re.compile(r"[A-Za-z0-9._+-][A-Za-z0-9._/+-]*")
-_SEGMENT: Final = re.compile(r"[A-Za-z0-9._+-]+")
-_NAME: Final = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
-_OWNER_REPO: Final = re.compile(r"[A-Za-z0-9_.-]+")
-_SCP: Final = re.compile(r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/\s].*)")
-_BAD_URL_CHARS: Final = re.compile(r"[\s\x00-\x1f\x7f#?]")
+_REF: Final = compile_later(r"[A-Za-z0-9._+-][A-Za-z0-9._/+-]*")
+_SEGMENT: Final = compile_later(r"[A-Za-z0-9._+-]+")
+_NAME: Final = compile_later(r"[a-z0-9]+(-[a-z0-9]+)*")
+_OWNER_REPO: Final = compile_later(r"[A-Za-z0-9_.-]+")
+_SCP: Final = compile_later(r"(?:(?P<user>[^@/:\s]+)@)?(?P<host>[A-Za-z0-9.-]+):(?P<path>[^/\s].*)")
+_BAD_URL_CHARS: Final = compile_later(r"[\s\x00-\x1f\x7f#?]")
 # `user:password@host:path`: git reads it as host `user` and sends the rest, password included,
 # as the path; it is refused, never stored or passed on.
-_SCP_PASSWORD: Final = re.compile(r"(?:git\+)?[^\s/:@]+:[^\s/@]*@[A-Za-z0-9.-]+:")
+_SCP_PASSWORD: Final = compile_later(r"(?:git\+)?[^\s/:@]+:[^\s/@]*@[A-Za-z0-9.-]+:")
 # A selection's values: a plugin as catalogs name them, a skill as packages name them.
-_SELECTED: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
-_SELECTION: Final = re.compile(r"(?:plugin|skill)=[^&#]*(?:&(?:plugin|skill)=[^&#]*)*")
+_SELECTED: Final = compile_later(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+_SELECTION: Final = compile_later(r"(?:plugin|skill)=[^&#]*(?:&(?:plugin|skill)=[^&#]*)*")
 
 
 class Source(msgspec.Struct, frozen=True):

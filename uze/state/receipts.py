@@ -20,6 +20,7 @@ from uze import canonical
 from uze.containment import relpath_problem
 from uze.errors import LinkRefused, ReceiptRefused, ReceiptUnreadable
 from uze.names import name_problem
+from uze.patterns import compile_later
 from uze.vocabulary import ConfigFormat, Kind, Route, Scope
 
 if TYPE_CHECKING:
@@ -217,7 +218,7 @@ def migrate(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-_AT = re.compile(r"^(?P<msg>.*) - at `\$(?P<where>[^`]*)`$", re.DOTALL)
+_AT = compile_later(r"^(?P<msg>.*) - at `\$(?P<where>[^`]*)`$", re.DOTALL)
 
 
 def _located(error: msgspec.ValidationError) -> str:

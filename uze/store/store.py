@@ -9,7 +9,6 @@ lock; the store itself never locks.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,13 +19,14 @@ from blake3 import blake3
 
 from uze import durability, fs, progress
 from uze.errors import StoreCorrupt
+from uze.patterns import compile_later
 from uze.store.manifest import TreeEntry, decode_manifest, encode_manifest, is_digest
 
 OBJECTS: Final = "objects"
 TREES: Final = "trees"
 _READ_ONLY: Final = 0o444
-_FANOUT: Final = re.compile(r"[0-9a-f]{2}")
-_REST: Final = re.compile(r"[0-9a-f]{62}")
+_FANOUT: Final = compile_later(r"[0-9a-f]{2}")
+_REST: Final = compile_later(r"[0-9a-f]{62}")
 
 
 def digest_bytes(data: bytes) -> str:
