@@ -37,6 +37,7 @@ from uze.projections.config_entry import (
     remove_entry,
 )
 from uze.projections.config_json import Node
+from uze.projections.json_tail import last_child
 from uze.vocabulary import ConfigFormat
 
 ElementMode = Literal["element", "array", "table"]
@@ -206,7 +207,12 @@ def _comma_after(text: str, item: Node) -> int | None:
     return at if text.startswith(",", at) else None
 
 
-def _item_indent(text: str, array: Node, unit: str) -> str:
+def _item_indent(text: str, array: Node, unit: str, last: tuple[Node, int | None] | None) -> str:
+    if last is not None:  # the gap before the last item (after its comma) says it, mostly
+        indent = config_json._indent_of(text, (array.start if last[1] is None else last[1]) + 1,
+                                        last[0].start)
+        if indent is not None:
+            return indent
     for index in reversed(range(len(array.items))):
         before = array.items[index - 1].end if index else array.start + 1
         gap = text[before : array.items[index].start]
@@ -228,15 +234,17 @@ def _inline_separators(text: str, root: Node, array: Node) -> tuple[str, str]:
     return item_sep, key_sep
 
 
-def _render_item(text: str, root: Node, array: Node, value: object) -> tuple[str, str]:
-    """(lead + value, tail) for a new last item of `array`, in the document's style."""
-    shape = array if array.items else root  # an empty array follows the document's shape
+def _render_item(text: str, root: Node, array: Node, value: object,
+                 last: tuple[Node, int | None] | None) -> tuple[str, str]:
+    """(lead + value, tail) for a new last item of `array` (whose last item and the comma
+    before it are `last`), in the document's style."""
+    shape = array if last is not None else root  # an empty array follows the document's shape
     if "\n" not in text[shape.start : shape.end]:
         separators = _inline_separators(text, root, array)
         body = config_json._dumps(value, separators=separators)
         return (separators[0][1:] if array.items else "") + body, ""
     eol, unit = config_json.detect_eol(text), config_json.indent_unit(text, root)
-    indent = _item_indent(text, array, unit)
+    indent = _item_indent(text, array, unit, last)
     rendered = config_json._dumps(value, indent=unit).replace("\n", eol + indent)
     close = array.end - 1
     has_break = "\n" in text[config_json._back_over_space(text, close) : close]
@@ -251,9 +259,10 @@ def _append_json(
     root = _load(text, fmt)[1]  # memoised: append_element's read_array parsed it
     assert root is not None
     array = config_json._object_at(root, key_path)
-    chunk, tail = _render_item(text, root, array, value)
+    found: Any = last_child(array, text)  # not the 200 packages' groups before it
+    chunk, tail = _render_item(text, root, array, value, found)
     point = config_json._back_over_space(text, array.end - 1)
-    last = array.items[-1] if array.items else None
+    last = found[0] if found is not None else None
     comma = _comma_after(text, last) if last is not None else None
     if last is None or comma is not None:
         trailing = "," if last is not None else ""
@@ -266,17 +275,18 @@ def _append_json(
 def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, tail: str) -> bytes:
     text = _decode(data)
     array = _array_node(text, fmt, key_path)
-    item = array.items[index]
-    comma = _comma_after(text, item)
-    if index < len(array.items) - 1:  # the next item takes this one's place
+    if index < len(array.value) - 1:  # type: ignore[arg-type]  # the next item takes its place
+        item = array.items[index]
+        comma = _comma_after(text, item)
         after = config_json._SPACE.match(text, (comma or 0) + 1).end()  # type: ignore[union-attr]
         return (text[: item.start] + text[after:]).encode("utf-8")
+    found: Any = last_child(array, text)  # the last item: the others stay unread
+    item, before = found
+    comma = _comma_after(text, item)
     start = config_json._back_over_space(text, item.start)
     end = item.end if comma is None else comma + 1
     if tail and text.startswith(tail, end):
         end += len(tail)
-    previous = array.items[index - 1] if index else None
-    before = _comma_after(text, previous) if previous is not None else None
     if comma is not None or before is None:
         return (text[:start] + text[end:]).encode("utf-8")
     return (text[:before] + text[before + 1 : start] + text[end:]).encode("utf-8")

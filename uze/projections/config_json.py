@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 
 from uze.projections.json_spans import _BOM
 from uze.projections.json_spans import _INDENT as _INDENT
@@ -23,6 +24,7 @@ from uze.projections.json_spans import Member as Member
 from uze.projections.json_spans import Node as Node
 from uze.projections.json_spans import _Parser as _Parser
 from uze.projections.json_spans import parse as parse
+from uze.projections.json_tail import last_child
 from uze.projections.json_text import position as position
 
 
@@ -122,12 +124,18 @@ def _separators(text: str, obj: Node, root: Node) -> tuple[str, str]:
 
 
 def _is_inline(text: str, obj: Node, root: Node) -> bool:
-    if obj.members:
+    if obj.value:  # (an object holds members when its value holds keys)
         return "\n" not in text[obj.start : obj.end]
     return bool(root.members) and "\n" not in text[root.start : root.end]
 
 
-def _member_indent(text: str, obj: Node, unit: str) -> str:
+def _member_indent(text: str, obj: Node, unit: str, last: tuple[Member, int | None] | None
+                   ) -> str:
+    if last is not None:  # the gap before the last member (after its comma) says it, mostly
+        start = (obj.start if last[1] is None else last[1]) + 1
+        indent = _indent_of(text, start, last[0].key_start)
+        if indent is not None:
+            return indent
     for index in reversed(range(len(obj.members))):
         indent = _indent_of(text, *_gap_before(obj, index))
         if indent is not None:
@@ -135,15 +143,17 @@ def _member_indent(text: str, obj: Node, unit: str) -> str:
     return _line_indent(text, obj.start) + unit
 
 
-def _render_member(text: str, root: Node, obj: Node, key: str, value: object) -> tuple[str, str]:
-    """(lead + `"key": value`, tail) for a new last member of `obj`, in the document's style."""
+def _render_member(text: str, root: Node, obj: Node, key: str, value: object,
+                   last: tuple[Member, int | None] | None) -> tuple[str, str]:
+    """(lead + `"key": value`, tail) for a new last member of `obj` (whose last member and the
+    comma before it are `last`), in the document's style."""
     close = obj.end - 1
     if _is_inline(text, obj, root):
         item_sep, key_sep = _separators(text, obj, root)
         body = _dumps(key) + key_sep + _dumps(value, separators=(item_sep, key_sep))
-        return (item_sep[1:] if obj.members else "") + body, ""
+        return (item_sep[1:] if last is not None else "") + body, ""
     eol, unit = detect_eol(text), indent_unit(text, root)
-    indent = _member_indent(text, obj, unit)
+    indent = _member_indent(text, obj, unit, last)
     rendered = _dumps(value, indent=unit).replace("\n", eol + indent)
     has_break = "\n" in text[_back_over_space(text, close) : close]
     tail = "" if has_break else eol + _line_indent(text, obj.start)
@@ -160,9 +170,10 @@ def insert_member(
     Raises KeyError when the object is missing; the caller has checked that the key is new.
     """
     obj = _object_at(root, key_path[:-1])
-    chunk, tail = _render_member(text, root, obj, key_path[-1], value)
+    found: Any = last_child(obj, text)  # not the 400 servers before it
+    chunk, tail = _render_member(text, root, obj, key_path[-1], value, found)
     point = _back_over_space(text, obj.end - 1)
-    last = obj.members[-1] if obj.members else None
+    last = found[0] if found is not None else None
     if last is None or last.comma is not None:
         trailing = "," if last is not None else ""
         return text[:point] + chunk + trailing + tail + text[point:], tail
@@ -177,18 +188,22 @@ def delete_member(text: str, root: Node, key_path: tuple[str, ...], tail: str) -
     separator that was there before the member was added.
     """
     obj = _object_at(root, key_path[:-1])
-    index = max(i for i, m in enumerate(obj.members) if m.key == key_path[-1])
-    member, previous = obj.members[index], obj.members[index - 1] if index else None
-    if index < len(obj.members) - 1:  # the next member takes this one's place
-        after_comma = _SPACE.match(text, (member.comma or 0) + 1).end()  # type: ignore[union-attr]
-        return text[: member.key_start] + text[after_comma:]
+    found: Any = last_child(obj, text)  # most often the member to cut: the others stay unread
+    if found is None or found[0].key != key_path[-1]:
+        index = max(i for i, m in enumerate(obj.members) if m.key == key_path[-1])
+        member = obj.members[index]
+        if index < len(obj.members) - 1:  # the next member takes this one's place
+            after = _SPACE.match(text, (member.comma or 0) + 1).end()  # type: ignore[union-attr]
+            return text[: member.key_start] + text[after:]
+        found = (member, obj.members[index - 1].comma if index else None)
+    member, before = found  # the last member, and the comma before it
     start = _back_over_space(text, member.key_start)
     end = member.node.end if member.comma is None else member.comma + 1
     if tail and text.startswith(tail, end):
         end += len(tail)
-    if member.comma is not None or previous is None or previous.comma is None:
+    if member.comma is not None or before is None:
         return text[:start] + text[end:]
-    return text[: previous.comma] + text[previous.comma + 1 : start] + text[end:]
+    return text[:before] + text[before + 1 : start] + text[end:]
 
 
 def write_document(text: str, key: str, value: object) -> tuple[str, str, str]:

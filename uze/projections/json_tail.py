@@ -1,0 +1,183 @@
+"""The last member or item of a JSON container, without its other children (issue 32, ADR 0114).
+
+An install adds its MCP server as the last member of an object that holds every package's
+servers, and its hook group as the last item of an array that holds every package's groups;
+the check that follows takes that last child out again. Both need the spans of the last child
+and of the comma before it, and nothing of the 400 members or 200 items before them.
+`last_child` gives those:
+
+- from a container's children when they are there (parsed, built, or asked for already);
+- from the spans the command before kept (`json_kept`), building the last one alone;
+- for a container the C scanner read whole (no comment, no trailing comma inside: plain JSON),
+  by reading back from its closing bracket over the last child, then reading that child
+  forward again with the parser's own patterns and the C scanner: the spans are taken only
+  when the forward read ends exactly where the container's last child ends. Anything else
+  (a container moved by an edit, a child the backward read does not recognise) takes the
+  children as `Node.members`/`Node.items` do, so the answer is always theirs.
+
+This module reads and sets `Node`'s private fields: it is a third half of `json_spans`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from uze.projections.json_spans import _HEAD, _SCAN, _SPACE_OR_COMMENT, Member, Node
+
+_SPACE = " \t\r\n"
+_SCALAR = frozenset("0123456789+-.eEtrufalsn")  # what a number, true, false or null ends with
+
+
+def _comma_after(text: str, end: int) -> int | None:
+    at = _SPACE_OR_COMMENT.match(text, end).end()  # type: ignore[union-attr]
+    return at if text.startswith(",", at) else None
+
+
+def _back_over_space(text: str, pos: int) -> int:
+    while pos > 0 and text[pos - 1] in _SPACE:
+        pos -= 1
+    return pos
+
+
+def _string_start(text: str, close: int, floor: int) -> int | None:
+    """Where the JSON string whose closing quote is at `close` opens (None: not above `floor`).
+    In JSON a quote inside a string follows an odd number of backslashes."""
+    at = close
+    while True:
+        at = text.rfind('"', floor, at)
+        if at < 0:
+            return None
+        slashes = at - _back_slashes(text, at)
+        if slashes % 2 == 0:
+            return at
+
+
+def _back_slashes(text: str, at: int) -> int:
+    while at > 0 and text[at - 1] == "\\":
+        at -= 1
+    return at
+
+
+def _value_start(text: str, end: int, floor: int) -> int | None:
+    """Where the JSON value that ends at `end` starts, reading back (None: not recognised)."""
+    last = text[end - 1]
+    if last == '"':
+        return _string_start(text, end - 1, floor)
+    if last in _SCALAR:
+        at = end
+        while at > floor and text[at - 1] in _SCALAR:
+            at -= 1
+        return at
+    if last not in "}]":
+        return None
+    depth, at = 0, end
+    while at > floor:
+        at -= 1
+        char = text[at]
+        if char == '"':
+            found = _string_start(text, at, floor)
+            if found is None:
+                return None
+            at = found
+        elif char in "}]":
+            depth += 1
+        elif char in "{[":
+            depth -= 1
+            if depth == 0:
+                return at
+    return None
+
+
+def _scanned(node: Node, lazy: tuple[str, bool, int]) -> tuple[Member | Node, int | None] | None:
+    """The last child of a container the C scanner read whole, read back from its end."""
+    text, jsonc, depth = lazy
+    end = _back_over_space(text, node.end - 1)
+    if end <= node.start + 1:
+        return None  # (the caller has checked that the container holds something)
+    start = _value_start(text, end, node.start + 1)
+    if start is None:
+        return None
+    value: object
+    if isinstance(node.value, dict):
+        colon = _back_over_space(text, start) - 1
+        if colon <= node.start or text[colon] != ":":
+            return None
+        key_start = _string_start(text, _back_over_space(text, colon) - 1, node.start + 1)
+        if key_start is None:
+            return None
+        head = _HEAD[False].match(text, key_start)
+        if head is None or head.end() != start or head.start("colon") != colon:
+            return None
+        token = head.group("key")
+        key = token[1:-1] if "\\" not in token else json.loads(token)
+        if key not in node.value:
+            return None
+        value, before = node.value[key], _back_over_space(text, key_start)
+        names: tuple[str, int, int] | None = (key, key_start, colon)
+    else:
+        names = None
+        value, before = node.value[-1], _back_over_space(text, start)  # type: ignore[index]
+    try:
+        scanned, scanned_end = _SCAN(text, start)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    if scanned_end != end or scanned != value:
+        return None
+    comma = before - 1 if text[before - 1] == "," else None
+    if comma is None and before - 1 != node.start:
+        return None
+    child = Node(start, end, value)
+    if isinstance(value, dict | list):
+        child._lazy = (text, jsonc, depth + 1)
+    return (child if names is None else Member(*names, child, None)), comma
+
+
+def _kept(node: Node) -> tuple[Member | Node, int | None] | None:
+    """The last child as the spans the command before kept describe it (`json_kept`)."""
+    from uze.projections.json_kept import _build
+
+    text, jsonc, depth = node._lazy[:3]  # type: ignore[index]
+    encoded = node._lazy[3].encoded  # type: ignore[index, misc]
+    start, below = node.start, (text, jsonc, depth + 1)
+    try:
+        if isinstance(node.value, dict):
+            key, key_at, colon, comma, at, child = encoded[-1]
+            before = encoded[-2][3] if len(encoded) > 1 else -1
+            member = Member(key, start + key_at, start + colon,
+                            _build(child, node.value[key], start + at, below),
+                            None if comma < 0 else start + comma)
+            return member, None if before < 0 else start + before
+        at, child = encoded[-1]
+        item = _build(child, node.value[-1], start + at, below)  # type: ignore[index]
+        if len(encoded) == 1:
+            return item, None
+        previous_at, previous = encoded[-2]
+        return item, _comma_after(text, start + previous_at + previous[0])
+    except (IndexError, KeyError, TypeError, ValueError):
+        return None
+
+
+def _expanded(node: Node, text: str) -> tuple[Member | Node, int | None] | None:
+    if node.members:
+        members = node.members
+        return members[-1], members[-2].comma if len(members) > 1 else None
+    items = node.items
+    if not items:
+        return None
+    return items[-1], _comma_after(text, items[-2].end) if len(items) > 1 else None
+
+
+def last_child(node: Node, text: str) -> tuple[Member | Node, int | None] | None:
+    """The last member (a `Member`) or item (a `Node`) of the container `node` of `text`, and
+    the offset of the comma before it (None: it is the only child), or None when `node` holds
+    none: what `node.members[-1]` or `node.items[-1]` and the comma after the child before it
+    are, without the other children when they are not there yet."""
+    if not node.value:
+        return None
+    lazy = node._lazy
+    if lazy is not None and node._origin is None:  # (its own text: `text`, or equal to it)
+        # (a container the C scanner read holds no comment: plain JSON, even in JSONC)
+        found = _kept(node) if len(lazy) > 3 else _scanned(node, lazy)
+        if found is not None:
+            return found
+    return _expanded(node, text)
