@@ -145,17 +145,38 @@ def test_a_parse_on_an_older_parse_at_the_edges() -> None:
              ('[[1], 2, [3, 4], 5]', '[[1, 0], 2, [3, 4], 5]'),
              ('{"a": 1, "b": [1, 2], "c": 3, "d": 4}', '{"a": 1, "c": 3, "d": 4}'),
              ('{"a": {"b": [{"c": 1}, {"d": 2}, {"e": 3}]}, "f": 1}',
-              '{"a": {"b": [{"c": 1}, {"e": 3}]}, "f": 1}')]
+              '{"a": {"b": [{"c": 1}, {"e": 3}]}, "f": 1}'),
+             # children added after the last one of a container left lazy (ADR 0114)
+             ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "x": 2}, "c": 2}'),
+             ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "y": [1, {"z": "]"}]}, "c": 2}'),
+             ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "\\u0079\\"": 2}, "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2 3], "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, ], "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, // c\n 3], "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, 3 /* c */], "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, NaN], "c": 2}'),
+             ('{"a": [1, 2], "c": 2}', '{"a": [1, 2, 3}, "c": 2}'),
+             ('{"a": ["x\\\\", "]"], "c": 2}', '{"a": ["x\\\\", "]", "\\""], "c": 2}'),
+             ('{"a": {"b": {"x": 1}}, "c": 2}', '{"a": {"b": {"x": 1, "y": {}}}, "c": 2}'),
+             ('{"a": {"x": 1,\n}, "c": 2}', '{"a": {"x": 1,\n "y": 2}, "c": 2}'),
+             ('{"a": [], "c": 2}', '{"a": [1], "c": 2}')]
     for jsonc in (False, True):
-        for before, after in cases:
-            try:
-                root = config_json.parse(before, jsonc=jsonc)
-            except config_json.JsonSyntax:
-                continue
-            _expand_some(root, lambda _strategy: True)
-            based = _outcome(lambda t, j, r=root, old=before: config_json.parse(
-                t, jsonc=j, base=(old, r)), after, jsonc)
-            assert based == _outcome(_eager, after, jsonc)
+        for levels in (1, 2, 3, 9):  # containers below that many levels left lazy
+            for before, after in cases:
+                try:
+                    root = config_json.parse(before, jsonc=jsonc)
+                except config_json.JsonSyntax:
+                    continue
+                _expand_to(root, levels)
+                based = _outcome(lambda t, j, r=root, old=before: config_json.parse(
+                    t, jsonc=j, base=(old, r)), after, jsonc)
+                assert based == _outcome(_eager, after, jsonc), (before, after, levels)
+
+
+def _expand_to(node: config_json.Node | None, levels: int) -> None:
+    if node is not None and levels:
+        for child in [m.node for m in node.members] + node.items:
+            _expand_to(child, levels - 1)
 
 
 _tricky = st.text(alphabet='{}[]"\\/ ab\n\u00e9', max_size=8)

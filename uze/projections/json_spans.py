@@ -176,6 +176,12 @@ class _Parser:
             self.pos = old.end  # it and the character after it are the old text's: the same
             _rebind([old], self.text)
             return old
+        if old is not None and old._lazy is not None and old._origin is None and self.lazy:
+            from uze.projections.json_tail import extended  # (it reads this module's nodes)
+
+            node = extended(self, old, depth)  # children added after the old ones: those
+            if node is not None:
+                return node
         if char in ("{", "[") and fast and self.lazy and (old is None or not old.expanded):
             # (an old container with its spans parsed: its children are taken, not scanned)
             node = self.decoded(depth)

@@ -21,8 +21,9 @@ This module reads and sets `Node`'s private fields: it is a third half of `json_
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from uze.projections.json_spans import _HEAD, _SCAN, _SPACE_OR_COMMENT, Member, Node
+from uze.projections.json_spans import _HEAD, _SCAN, _SPACE_OR_COMMENT, Member, Node, _Parser
 
 _SPACE = " \t\r\n"
 _SCALAR = frozenset("0123456789+-.eEtrufalsn")  # what a number, true, false or null ends with
@@ -181,3 +182,43 @@ def last_child(node: Node, text: str) -> tuple[Member | Node, int | None] | None
         if found is not None:
             return found
     return _expanded(node, text)
+
+
+def extended(parser: _Parser, old: Node, depth: int) -> Node | None:
+    """The container at `parser.pos` when the text is an edit of `old`'s (a parse base, ADR
+    0099) that added children after its last one, every old child inside the start the two
+    texts share: `old`'s value with the new children's, read from its last child on as the
+    parser reads them, and left for later like a container the C scanner read (None: any
+    other edit, or an empty `old`, which the caller reads as usual). An add at the end of an
+    object of 400 servers reads the new member, not the 400 (ADR 0114)."""
+    found = last_child(old, old._lazy[0])  # type: ignore[index]
+    if found is None:
+        return None
+    child = found[0]
+    last = child.node if isinstance(child, Member) else child
+    if last.end > parser.common or last.end == parser.common \
+            and parser.text[last.end - 1] not in '"]}':  # (a number ends where what follows says)
+        return None
+    start, close = parser.pos, "}" if isinstance(old.value, dict) else "]"
+    value: Any = dict(old.value) if close == "}" else list(old.value)  # type: ignore[call-overload]
+    parser.pos = last.end
+    comma = parser.comma(close)
+    while True:
+        if comma is None and parser.peek() != close:
+            kind = "an object member" if close == "}" else "an array item"
+            parser.fail(f"expected ',' or '{close}' after {kind}, found {parser.found()}")
+        if parser.peek() == close:
+            break
+        if close == "}":
+            member = parser.member(depth)
+            value[member.key], comma = member.node.value, member.comma
+        else:
+            item = parser.value(depth + 1)
+            value.append(item.value)
+            comma = parser.comma(close)
+    parser.pos += 1
+    node = Node(start, parser.pos, value)
+    node._members = None if close == "}" else []
+    node._items = [] if close == "}" else None
+    node._lazy = (parser.text, parser.jsonc, depth)
+    return node
