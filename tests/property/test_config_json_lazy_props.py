@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from tests.helpers import json_levels
 from tests.property.jsonc import commented
 from tests.property.test_config_entry_props import json_docs, json_values
-from uze.projections import config_json, json_spans, json_text
+from uze.projections import config_json, json_kept, json_spans, json_text
 
 
 def _eager(text: str, jsonc: bool) -> config_json.Node | None:
@@ -159,7 +159,22 @@ def test_a_parse_on_an_older_parse_at_the_edges() -> None:
              ('{"a": ["x\\\\", "]"], "c": 2}', '{"a": ["x\\\\", "]", "\\""], "c": 2}'),
              ('{"a": {"b": {"x": 1}}, "c": 2}', '{"a": {"b": {"x": 1, "y": {}}}, "c": 2}'),
              ('{"a": {"x": 1,\n}, "c": 2}', '{"a": {"x": 1,\n "y": 2}, "c": 2}'),
-             ('{"a": [], "c": 2}', '{"a": [1], "c": 2}')]
+             ('{"a": [], "c": 2}', '{"a": [1], "c": 2}'),
+             # the last child cut, or changed (the child before it the same)
+             ('{"a": {"x": 1, "y": 2}, "c": 2}', '{"a": {"x": 1}, "c": 2}'),
+             ('{"a": {"x": 1, "y": 2}, "c": 2}', '{"a": {"x": 1, "y": 3}, "c": 2}'),
+             ('{"a": {"x": 1, "y": 2}, "c": 2}', '{"a": {"x": 12}, "c": 2}'),
+             ('{"a": {"x": 1, "x": 2}, "c": 2}', '{"a": {"x": 1}, "c": 2}'),
+             ('{"a": {"x": "1", "x": 2}, "c": 2}', '{"a": {"x": "1"}, "c": 2}'),
+             ('{"a": {"x": [1], "y": "x", "x": 2}, "c": 2}', '{"a": {"x": [1], "y": "x"}, "c": 2}'),
+             ('{"a": {"x": "\\"", "y": 2}, "c": 2}', '{"a": {"x": "\\""}, "c": 2}'),
+             ('{"a": {"x": 1, "y": {"x": 1}}, "c": 2}', '{"a": {"x": 1}, "c": 2}'),
+             ('{"a": [1, [2]], "c": 2}', '{"a": [1], "c": 2}'),
+             ('{"a": [1, [2]], "c": 2}', '{"a": [1, [2, 3]], "c": 2}'),
+             ('{"a": [[2]], "c": 2}', '{"a": [], "c": 2}'),
+             ('{"a": {"y": 2}, "c": 2}', '{"a": {}, "c": 2}'),
+             ('{"a": {"x": 1 /* c */, "y": 2}, "c": 2}', '{"a": {"x": 1 /* c */}, "c": 2}'),
+             ('{"a": {"x": 1, // c\n "y": 2}, "c": 2}', '{"a": {"x": 1, // c\n "z": 2}, "c": 2}')]
     for jsonc in (False, True):
         for levels in (1, 2, 3, 9):  # containers below that many levels left lazy
             for before, after in cases:
@@ -168,9 +183,18 @@ def test_a_parse_on_an_older_parse_at_the_edges() -> None:
                 except config_json.JsonSyntax:
                     continue
                 _expand_to(root, levels)
-                based = _outcome(lambda t, j, r=root, old=before: config_json.parse(
-                    t, jsonc=j, base=(old, r)), after, jsonc)
-                assert based == _outcome(_eager, after, jsonc), (before, after, levels)
+                kept = json_kept.encode(root)  # as the next command finds it (ADR 0112)
+                rebuilt = json_kept.rebuild(kept, before, jsonc) if kept is not None else None
+                for old in (root, rebuilt) if rebuilt is not None else (root,):
+                    based = _outcome(lambda t, j, r=old, o=before: config_json.parse(
+                        t, jsonc=j, base=(o, r)), after, jsonc)
+                    assert based == _outcome(_eager, after, jsonc), (before, after, levels)
+                    if based[0] == "error":
+                        continue
+                    new = config_json.parse(after, jsonc=jsonc, base=(before, old))
+                    again = json_kept.encode(new) if new is not None else None
+                    if again is not None and (last := json_kept.rebuild(again, after, jsonc)):
+                        assert _tree(last) == based, (before, after, levels)  # spans carried
 
 
 def _expand_to(node: config_json.Node | None, levels: int) -> None:

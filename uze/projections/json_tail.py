@@ -21,9 +21,18 @@ This module reads and sets `Node`'s private fields: it is a third half of `json_
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 
-from uze.projections.json_spans import _HEAD, _SCAN, _SPACE_OR_COMMENT, Member, Node, _Parser
+from uze.projections import json_kept
+from uze.projections.json_spans import (
+    _HEAD,
+    _SCAN,
+    _SPACE_OR_COMMENT,
+    _STRING,
+    Member,
+    Node,
+    _Parser,
+)
 
 _SPACE = " \t\r\n"
 _SCALAR = frozenset("0123456789+-.eEtrufalsn")  # what a number, true, false or null ends with
@@ -89,7 +98,13 @@ def _value_start(text: str, end: int, floor: int) -> int | None:
     return None
 
 
-def _scanned(node: Node, lazy: tuple[str, bool, int]) -> tuple[Member | Node, int | None] | None:
+class _Tail(NamedTuple):
+    child: Member | Node  # the last member or item
+    comma: int | None  # the comma before it (None: the only child)
+    previous: int | None  # where the child before it ends (None: the only child)
+
+
+def _scanned(node: Node, lazy: tuple[str, bool, int]) -> _Tail | None:
     """The last child of a container the C scanner read whole, read back from its end."""
     text, jsonc, depth = lazy
     end = _back_over_space(text, node.end - 1)
@@ -116,8 +131,8 @@ def _scanned(node: Node, lazy: tuple[str, bool, int]) -> tuple[Member | Node, in
         value, before = node.value[key], _back_over_space(text, key_start)
         names: tuple[str, int, int] | None = (key, key_start, colon)
     else:
-        names = None
         value, before = node.value[-1], _back_over_space(text, start)  # type: ignore[index]
+        names = None
     try:
         scanned, scanned_end = _SCAN(text, start)
     except (StopIteration, ValueError, RecursionError):
@@ -130,49 +145,51 @@ def _scanned(node: Node, lazy: tuple[str, bool, int]) -> tuple[Member | Node, in
     child = Node(start, end, value)
     if isinstance(value, dict | list):
         child._lazy = (text, jsonc, depth + 1)
-    return (child if names is None else Member(*names, child, None)), comma
+    previous = None if comma is None else _back_over_space(text, comma)
+    return _Tail(child if names is None else Member(*names, child, None), comma, previous)
 
 
-def _kept(node: Node) -> tuple[Member | Node, int | None] | None:
+def _kept(node: Node) -> _Tail | None:
     """The last child as the spans the command before kept describe it (`json_kept`)."""
-    from uze.projections.json_kept import _build
-
     text, jsonc, depth = node._lazy[:3]  # type: ignore[index]
     encoded = node._lazy[3].encoded  # type: ignore[index, misc]
     start, below = node.start, (text, jsonc, depth + 1)
     try:
         if isinstance(node.value, dict):
             key, key_at, colon, comma, at, child = encoded[-1]
-            before = encoded[-2][3] if len(encoded) > 1 else -1
             member = Member(key, start + key_at, start + colon,
-                            _build(child, node.value[key], start + at, below),
+                            json_kept._build(child, node.value[key], start + at, below),
                             None if comma < 0 else start + comma)
-            return member, None if before < 0 else start + before
+            if len(encoded) == 1:
+                return _Tail(member, None, None)
+            _key, _key_at, _colon, before, at, previous = encoded[-2]
+            return _Tail(member, None if before < 0 else start + before, start + at + previous[0])
         at, child = encoded[-1]
-        item = _build(child, node.value[-1], start + at, below)  # type: ignore[index]
+        item = json_kept._build(child, node.value[-1], start + at, below)  # type: ignore[index]
         if len(encoded) == 1:
-            return item, None
-        previous_at, previous = encoded[-2]
-        return item, _comma_after(text, start + previous_at + previous[0])
+            return _Tail(item, None, None)
+        at, previous = encoded[-2]
+        end = start + at + previous[0]
+        return _Tail(item, _comma_after(text, end), end)
     except (IndexError, KeyError, TypeError, ValueError):
         return None
 
 
-def _expanded(node: Node, text: str) -> tuple[Member | Node, int | None] | None:
+def _expanded(node: Node, text: str) -> _Tail | None:
     if node.members:
         members = node.members
-        return members[-1], members[-2].comma if len(members) > 1 else None
+        if len(members) == 1:
+            return _Tail(members[0], None, None)
+        return _Tail(members[-1], members[-2].comma, members[-2].node.end)
     items = node.items
     if not items:
         return None
-    return items[-1], _comma_after(text, items[-2].end) if len(items) > 1 else None
+    if len(items) == 1:
+        return _Tail(items[0], None, None)
+    return _Tail(items[-1], _comma_after(text, items[-2].end), items[-2].end)
 
 
-def last_child(node: Node, text: str) -> tuple[Member | Node, int | None] | None:
-    """The last member (a `Member`) or item (a `Node`) of the container `node` of `text`, and
-    the offset of the comma before it (None: it is the only child), or None when `node` holds
-    none: what `node.members[-1]` or `node.items[-1]` and the comma after the child before it
-    are, without the other children when they are not there yet."""
+def _tail(node: Node, text: str) -> _Tail | None:
     if not node.value:
         return None
     lazy = node._lazy
@@ -184,41 +201,102 @@ def last_child(node: Node, text: str) -> tuple[Member | Node, int | None] | None
     return _expanded(node, text)
 
 
+def last_child(node: Node, text: str) -> tuple[Member | Node, int | None] | None:
+    """The last member (a `Member`) or item (a `Node`) of the container `node` of `text`, and
+    the offset of the comma before it (None: it is the only child), or None when `node` holds
+    none: what `node.members[-1]` or `node.items[-1]` and the comma after the child before it
+    are, without the other children when they are not there yet."""
+    found = _tail(node, text)
+    return None if found is None else (found.child, found.comma)
+
+
+def _shared(parser: _Parser, end: int) -> bool:
+    """Whether what ends at `end` reads the same in the new text: it lies inside the shared
+    start, and so does the character after it unless it ends itself (a number does not)."""
+    return end < parser.common or (end == parser.common and parser.text[end - 1] in '"]}[{')
+
+
+def _alone(text: str, old: Node, member: Member) -> bool:
+    """Whether no other member of the C-scanned object `old` has `member`'s key: with no
+    backslash in it, a key is spelt one way, and its quoted spelling is found once."""
+    token = _STRING.match(text, member.key_start)
+    return token is not None and text.find("\\", old.start, old.end) < 0 \
+        and text.count(token.group(0), old.start, old.end) == 1
+
+
 def extended(parser: _Parser, old: Node, depth: int) -> Node | None:
     """The container at `parser.pos` when the text is an edit of `old`'s (a parse base, ADR
-    0099) that added children after its last one, every old child inside the start the two
-    texts share: `old`'s value with the new children's, read from its last child on as the
-    parser reads them, and left for later like a container the C scanner read (None: any
-    other edit, or an empty `old`, which the caller reads as usual). An add at the end of an
-    object of 400 servers reads the new member, not the 400 (ADR 0114)."""
-    found = last_child(old, old._lazy[0])  # type: ignore[index]
-    if found is None:
+    0099) that changed it only after its last child, or after the child before it (the last
+    one cut): `old`'s value, less that child, with the new children, read from there on as
+    the parser reads them, and left for later like a container the C scanner read, its kept
+    spans (`json_kept`) carried over when it had them. None: any other edit (the caller reads
+    the container as usual). An add at the end of an object of 400 servers, and the check
+    that cuts it again, read the one member, not the 400 (ADR 0114)."""
+    old_text = old._lazy[0]  # type: ignore[index]
+    tail = _tail(old, old_text)
+    if tail is None:
         return None
-    child = found[0]
+    child = tail.child
     last = child.node if isinstance(child, Member) else child
-    if last.end > parser.common or last.end == parser.common \
-            and parser.text[last.end - 1] not in '"]}':  # (a number ends where what follows says)
-        return None
     start, close = parser.pos, "}" if isinstance(old.value, dict) else "]"
     value: Any = dict(old.value) if close == "}" else list(old.value)  # type: ignore[call-overload]
-    parser.pos = last.end
-    comma = parser.comma(close)
-    while True:
-        if comma is None and parser.peek() != close:
-            kind = "an object member" if close == "}" else "an array item"
-            parser.fail(f"expected ',' or '{close}' after {kind}, found {parser.found()}")
-        if parser.peek() == close:
-            break
+    kept = old._lazy[3] if len(old._lazy) > 3 else None  # type: ignore[arg-type, index]
+    entries = list(kept.encoded) if kept is not None else None
+    anchor = last.end
+    if not _shared(parser, anchor):  # the last child changed: the one before it must not
+        anchor = start + 1 if tail.previous is None else tail.previous
+        if not _shared(parser, anchor):
+            return None
+        if isinstance(child, Member):
+            if entries is None and not _alone(old_text, old, child):
+                return None
+            del value[child.key]
+        else:
+            value.pop()
+        if entries is not None:
+            entries.pop()
+    parser.pos = anchor
+    if anchor == start + 1:  # (no child left before it)
+        parser.skip()
+    else:
+        comma = parser.comma(close)
+        _check(parser, close, comma)
+        if close == "}" and entries:  # the comma after that child, which kept spans hold
+            entries[-1] = [*entries[-1][:3], -1 if comma is None else comma - start,
+                           *entries[-1][4:]]
+    first_new = len(entries) if entries is not None else 0
+    while parser.peek() != close:
+        new: list[Any]
         if close == "}":
             member = parser.member(depth)
+            if entries is not None and member.key in value:
+                entries = None  # a duplicate key: kept spans would give it the later value
             value[member.key], comma = member.node.value, member.comma
+            new = [member.key, member.key_start - start, member.colon - start,
+                   -1 if comma is None else comma - start, member.node.start - start, member.node]
         else:
             item = parser.value(depth + 1)
             value.append(item.value)
-            comma = parser.comma(close)
+            new, comma = [item.start - start, item], parser.comma(close)
+        if entries is not None:
+            entries.append(new)
+        _check(parser, close, comma)
     parser.pos += 1
     node = Node(start, parser.pos, value)
     node._members = None if close == "}" else []
     node._items = [] if close == "}" else None
     node._lazy = (parser.text, parser.jsonc, depth)
+    if entries is not None:
+        try:  # the new children's spans, as `json_kept` writes them
+            entries[first_new:] = [[*entry[:-1], json_kept._encode(entry[-1])]
+                                   for entry in entries[first_new:]]
+        except json_kept._Duplicate:
+            return node
+        node._lazy = (*node._lazy, json_kept._Kept(entries))
     return node
+
+
+def _check(parser: _Parser, close: str, comma: int | None) -> None:
+    if comma is None and parser.peek() != close:
+        kind = "an object member" if close == "}" else "an array item"
+        parser.fail(f"expected ',' or '{close}' after {kind}, found {parser.found()}")
