@@ -182,6 +182,8 @@ class _Parser:
             node = extended(self, old, depth)  # children added after the old ones: those
             if node is not None:
                 return node
+            if len(old._lazy) > 3:  # spans kept (json_kept): built, then taken as parsed ones
+                old._expand()
         if char in ("{", "[") and fast and self.lazy and (old is None or not old.expanded):
             # (an old container with its spans parsed: its children are taken, not scanned)
             node = self.decoded(depth)

@@ -217,10 +217,15 @@ def _shared(parser: _Parser, end: int) -> bool:
 
 
 def _alone(text: str, old: Node, member: Member) -> bool:
-    """Whether no other member of the C-scanned object `old` has `member`'s key: with no
-    backslash in it, a key is spelt one way, and its quoted spelling is found once."""
+    """Whether no other member of the C-scanned object `old` has `member`'s key. A key that
+    holds no quote, backslash, slash or control character is spelt with no escape but
+    `\\u`: with no `\\u` in the object, any other member of that key is spelt as this one,
+    and the quoted spelling is found once (inside a string it would follow a backslash or
+    count once more: counted, the answer is only ever no)."""
     token = _STRING.match(text, member.key_start)
-    return token is not None and text.find("\\", old.start, old.end) < 0 \
+    key = member.key
+    return token is not None and "\\" not in token.group(0) and "/" not in key \
+        and key.isprintable() and text.find("\\u", old.start, old.end) < 0 \
         and text.count(token.group(0), old.start, old.end) == 1
 
 
