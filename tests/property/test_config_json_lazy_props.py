@@ -146,7 +146,7 @@ def test_a_parse_on_an_older_parse_at_the_edges() -> None:
              ('{"a": 1, "b": [1, 2], "c": 3, "d": 4}', '{"a": 1, "c": 3, "d": 4}'),
              ('{"a": {"b": [{"c": 1}, {"d": 2}, {"e": 3}]}, "f": 1}',
               '{"a": {"b": [{"c": 1}, {"e": 3}]}, "f": 1}'),
-             # children added after the last one of a container left lazy (ADR 0114)
+             # children added after the last one of a container left lazy (ADR 0118)
              ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "x": 2}, "c": 2}'),
              ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "y": [1, {"z": "]"}]}, "c": 2}'),
              ('{"a": {"x": 1}, "c": 2}', '{"a": {"x": 1, "\\u0079\\"": 2}, "c": 2}'),

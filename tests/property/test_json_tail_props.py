@@ -1,7 +1,7 @@
 """`json_tail.last_child` gives what the full children give: the last member or item, its
 spans and value, and the comma before it, for a container the C scanner read (read back from
 its end), one whose spans a kept parse describes (`json_kept`), and one already expanded; in
-JSON and JSONC, with strings full of quotes, backslashes and brackets (issue 32, ADR 0114)."""
+JSON and JSONC, with strings full of quotes, backslashes and brackets (issue 32, ADR 0118)."""
 
 from __future__ import annotations
 

@@ -19,12 +19,12 @@ from uze.projections.json_spans import _SPACE as _SPACE
 from uze.projections.json_spans import _SPACE_OR_COMMENT as _SPACE_OR_COMMENT
 from uze.projections.json_spans import DEFAULT_INDENT as DEFAULT_INDENT
 from uze.projections.json_spans import MAX_DEPTH as MAX_DEPTH
-from uze.projections.json_spans import JsonSyntax as JsonSyntax
 from uze.projections.json_spans import Member as Member
 from uze.projections.json_spans import Node as Node
 from uze.projections.json_spans import _Parser as _Parser
 from uze.projections.json_spans import parse as parse
 from uze.projections.json_tail import last_child
+from uze.projections.json_text import JsonSyntax as JsonSyntax
 from uze.projections.json_text import position as position
 
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from collections.abc import Callable
 from typing import Any, Final, NoReturn
 
 import msgspec
 
-from uze.projections.json_text import common_prefix, common_suffix, position, too_deep
+from uze.projections.json_text import JsonSyntax, common_prefix, common_suffix, position, too_deep
 
 _SPACE: Final = re.compile(r"[ \t\r\n]*")
 _INDENT: Final = re.compile(r"[ \t]*")
@@ -40,12 +41,7 @@ _BOM: Final = "\ufeff"
 DEFAULT_INDENT: Final = "  "
 
 
-class JsonSyntax(ValueError):
-    """The text is not a JSON (or JSONC) document; `line`/`col` are 1-based."""
-
-    def __init__(self, line: int, col: int, problem: str) -> None:
-        super().__init__(f"{line}:{col}: {problem}")
-        self.line, self.col, self.problem = line, col, problem
+EXTENDED: list[Callable[[_Parser, Node, int], Node | None]] = []  # json_tail's (ADR 0118)
 
 
 class Node:
@@ -176,14 +172,10 @@ class _Parser:
             self.pos = old.end  # it and the character after it are the old text's: the same
             _rebind([old], self.text)
             return old
-        if old is not None and old._lazy is not None and old._origin is None and self.lazy:
-            from uze.projections.json_tail import extended  # (it reads this module's nodes)
-
-            node = extended(self, old, depth)  # children added after the old ones: those
+        if old is not None and old._lazy is not None and self.lazy and EXTENDED:
+            node = EXTENDED[0](self, old, depth)  # an old container still lazy: from its end
             if node is not None:
                 return node
-            if len(old._lazy) > 3:  # spans kept (json_kept): built, then taken as parsed ones
-                old._expand()
         if char in ("{", "[") and fast and self.lazy and (old is None or not old.expanded):
             # (an old container with its spans parsed: its children are taken, not scanned)
             node = self.decoded(depth)

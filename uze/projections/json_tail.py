@@ -1,4 +1,4 @@
-"""The last member or item of a JSON container, without its other children (issue 32, ADR 0114).
+"""The last member or item of a JSON container, without its other children (issue 32, ADR 0118).
 
 An install adds its MCP server as the last member of an object that holds every package's
 servers, and its hook group as the last item of an array that holds every package's groups;
@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from typing import Any, NamedTuple
 
-from uze.projections import json_kept
+from uze.projections import json_kept, json_spans
 from uze.projections.json_spans import (
     _HEAD,
     _SCAN,
@@ -230,13 +230,23 @@ def _alone(text: str, old: Node, member: Member) -> bool:
 
 
 def extended(parser: _Parser, old: Node, depth: int) -> Node | None:
+    """`_extended`, for a container an older parse left lazy; when that is not the edit,
+    the container's kept spans (`json_kept`) are built first, so the parser takes its old
+    children as parsed ones instead of scanning it whole."""
+    found = _extended(parser, old, depth) if old._origin is None else None
+    if found is None and len(old._lazy) > 3:  # type: ignore[arg-type]
+        old._expand()
+    return found
+
+
+def _extended(parser: _Parser, old: Node, depth: int) -> Node | None:
     """The container at `parser.pos` when the text is an edit of `old`'s (a parse base, ADR
     0099) that changed it only after its last child, or after the child before it (the last
     one cut): `old`'s value, less that child, with the new children, read from there on as
     the parser reads them, and left for later like a container the C scanner read, its kept
     spans (`json_kept`) carried over when it had them. None: any other edit (the caller reads
     the container as usual). An add at the end of an object of 400 servers, and the check
-    that cuts it again, read the one member, not the 400 (ADR 0114)."""
+    that cuts it again, read the one member, not the 400 (ADR 0118)."""
     old_text = old._lazy[0]  # type: ignore[index]
     tail = _tail(old, old_text)
     if tail is None:
@@ -305,3 +315,6 @@ def _check(parser: _Parser, close: str, comma: int | None) -> None:
     if comma is None and parser.peek() != close:
         kind = "an object member" if close == "}" else "an array item"
         parser.fail(f"expected ',' or '{close}' after {kind}, found {parser.found()}")
+
+
+json_spans.EXTENDED.append(extended)

@@ -1,6 +1,6 @@
 """Text comparisons of the JSON parser (`json_spans`), by string operations only: how deep a
 scanned value's brackets nest, what two texts share at their start and end (ADR 0099), and
-the line and column of an offset."""
+the line and column of an offset, and the error that names them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,14 @@ from typing import Final
 
 _ESCAPE: Final = re.compile(rb"\\.", re.DOTALL)  # a backslash and the character it escapes
 _NOT_A_BRACKET_OR_QUOTE: Final = bytes(code for code in range(256) if chr(code) not in '{}[]"')
+
+
+class JsonSyntax(ValueError):
+    """The text is not a JSON (or JSONC) document; `line`/`col` are 1-based."""
+
+    def __init__(self, line: int, col: int, problem: str) -> None:
+        super().__init__(f"{line}:{col}: {problem}")
+        self.line, self.col, self.problem = line, col, problem
 
 
 def nesting(text: str, start: int = 0, end: int | None = None) -> int:
