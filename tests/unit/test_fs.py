@@ -151,7 +151,7 @@ def test_a_barrier_on_a_quiet_system_syncs_each_file_system_once_and_fsyncs_noth
     """ADR 0046: with little unwritten data besides the files, one syncfs per file system."""
     paths = [folder / "a" / "one", folder / "b" / "two"]
     for path in paths:
-        fs.atomic_write(path, b"bytes" * 1000, durable=False)
+        fs.atomic_write(path, b"bytes" * 20_000, durable=False)
     seen: list[int] = []
     synced: list[int] = []
 
@@ -159,18 +159,42 @@ def test_a_barrier_on_a_quiet_system_syncs_each_file_system_once_and_fsyncs_noth
         synced.append(os.fstat(fd).st_dev)
         return 0
 
+    # Unwritten on the system: over the limit counted as all foreign, within it without the
+    # files' own share (most of it theirs).
+    unwritten = durability.foreign_limit(3) + 1
+
     def dirty(own: int) -> int:
         seen.append(own)
-        return 0
+        return max(unwritten - own, 0)
 
     monkeypatch.setattr(durability, "_syncfs_call", lambda: syncfs)
     monkeypatch.setattr(durability, "_foreign_dirty", dirty)
     monkeypatch.setattr(os, "fsync", lambda fd: pytest.fail("fsync on a quiet system"))
     durability.barrier([*paths, folder / "gone"])  # a file removed meanwhile is skipped
     # The files' own blocks and metadata are not counted as someone else's (ADR 0052).
-    blocks = sum(max(p.lstat().st_blocks * 512, 5000) for p in paths)
-    assert seen == [blocks + 2 * durability._FILE_METADATA + 2 * durability._FOLDER_METADATA]
-    assert blocks >= 10_000
+    blocks = sum(max(p.lstat().st_blocks * 512, 100_000) for p in paths)
+    assert seen == [0, blocks + 2 * durability._FILE_METADATA + 2 * durability._FOLDER_METADATA]
+    assert blocks >= 200_000
+    assert synced == [folder.stat().st_dev]
+
+
+def test_a_barrier_with_little_unwritten_data_at_all_syncs_without_a_stat_per_file(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 32: within the limit even counting every unwritten byte as someone else's, the
+    files are not stat'ed one by one: each folder names its file system, once; a folder gone
+    (its files removed since) names none."""
+    paths = [folder / "a" / "one", folder / "a" / "two", folder / "b" / "three"]
+    for path in paths:
+        fs.atomic_write(path, b"bytes", durable=False)
+    synced: list[int] = []
+    monkeypatch.setattr(durability, "_syncfs_call",
+                        lambda: lambda fd: synced.append(os.fstat(fd).st_dev) or 0)
+    monkeypatch.setattr(durability, "_foreign_dirty",
+                        lambda own: durability.foreign_limit(4) if own == 0 else pytest.fail())
+    monkeypatch.setattr(durability, "_stat_all", lambda files: pytest.fail("a stat per file"))
+    monkeypatch.setattr(os, "fsync", lambda fd: pytest.fail("fsync on a quiet system"))
+    durability.barrier([*paths, folder / "gone" / "four"])
     assert synced == [folder.stat().st_dev]
 
 
@@ -232,7 +256,7 @@ def test_foreign_dirty_reads_the_system_and_the_real_syncfs_succeeds(folder: Pat
     fs.atomic_write(folder / "f", b"x", durable=False)
     call = durability._syncfs_call()
     assert call is not None
-    durability._sync_file_systems(call, [(folder / "f", (folder / "f").lstat())])
+    durability._sync_file_systems(call, {folder.stat().st_dev: folder})
 
 
 

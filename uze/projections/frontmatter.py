@@ -21,13 +21,23 @@ _PLAIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,199}")
 _NOT_TEXT = frozenset({"yes", "no", "y", "n", "true", "false", "on", "off", "null"})
 
 
+_LINE_END = re.compile(rb"\r\n?|\n")  # where bytes.splitlines ends a line
+
+
 def _split(text: bytes) -> tuple[list[bytes], bytes] | None:
-    lines = text.splitlines(keepends=True)
-    if not lines or lines[0].rstrip(b"\r\n") != b"---":
-        return None
-    for index in range(1, len(lines)):
-        if lines[index].rstrip(b"\r\n") == b"---":
-            return lines[: index + 1], b"".join(lines[index + 1 :])
+    """The frontmatter's lines (`---` to `---`, line ends kept) and the body after them, or
+    None without a frontmatter. Only the lines up to the closing `---` are split off (a
+    SKILL.md of 2,000 lines is not split and joined again for its 5 lines of frontmatter)."""
+    lines: list[bytes] = []
+    start = 0
+    while start < len(text):
+        end = found.end() if (found := _LINE_END.search(text, start)) else len(text)
+        lines.append(line := text[start:end])
+        start = end
+        if line.rstrip(b"\r\n") == b"---" and len(lines) > 1:
+            return lines, text[end:]
+        if len(lines) == 1 and line.rstrip(b"\r\n") != b"---":
+            return None
     return None
 
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from uze.package.frontmatter import FrontmatterError, plain_mapping, split_frontmatter
 from uze.package.limits import MAX_FRONTMATTER_BYTES
-from uze.projections.frontmatter import edit_frontmatter, plain_dump
+from uze.projections.frontmatter import _split, edit_frontmatter, plain_dump
 
 # Words and characters YAML treats specially, mixed into otherwise plain lines.
 _WORDS = ["yes", "No", "TRUE", "off", "ON", "null", "Null", "y", "n", "name", "description"]
@@ -198,3 +198,23 @@ def test_a_quoted_or_block_value_yaml_reads_otherwise_goes_to_pyyaml() -> None:
                   "d: | #c\n  a\n", "d: |\n\ta\n", "d: |\n  a\u2028b\n", "d: |\n  a\r\n",
                   "yes: |\n  a\n", 'on: "a"\n', "name: a\u00a0b\n", "name: \u00e9a\n"):
         assert plain_mapping(block) is None, block
+
+
+_PIECES = st.sampled_from([b"---", b"--- ", b"name: x", b"", b"\n", b"\r\n", b"\r", b"body",
+                           b"-", b"---\r", b"\r\r\n", b"\n\r", b"d: |\n  a"])
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(_PIECES, max_size=14))
+def test_an_edit_splits_the_frontmatter_off_as_splitlines_would(pieces: list[bytes]) -> None:
+    """The frontmatter is split off without splitting the body into lines (issue 32): the
+    same head and body as `bytes.splitlines` gives, for every mix of LF, CRLF and lone CR."""
+    text = b"".join(pieces)
+    lines = text.splitlines(keepends=True)
+    closing = next((i for i, line in enumerate(lines) if i and line.rstrip(b"\r\n") == b"---"),
+                   None)
+    if not lines or lines[0].rstrip(b"\r\n") != b"---" or closing is None:
+        expected = None
+    else:
+        expected = (lines[: closing + 1], b"".join(lines[closing + 1:]))
+    assert _split(text) == expected
