@@ -70,6 +70,7 @@ class Transaction:
         self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
         self._backed_up: set[Path] = set()  # written by `write`: the journal holds the original
         self._edits: dict[str, tuple[Path, bytes]] = {}  # `edit`: written at commit
+        self._before: dict[Path, tuple[bytes | None, int | None]] = {}  # `edit`: journaled then
         self._kept: list[Callable[[], None]] = []  # `on_commit`
         self._outer: Transaction | None = None
 
@@ -116,12 +117,17 @@ class Transaction:
         self.writes += 1
 
     def edit(self, path: Path, data: bytes) -> None:
-        """Change a shared file that other steps of this command may change too: its bytes from
-        before go to the journal now (once), the new ones stay in memory until commit, which
-        writes the file once (atomically, keeping its mode) however many edits it had. Until
-        then the file on disk is untouched and `pending(path)` is what it will hold (ADR 0104).
-        """
-        self._back_up(path)
+        """Change a shared file that other steps of this command may change too: the new bytes
+        stay in memory until commit, which writes the file once (atomically, keeping its mode)
+        however many edits it had. Until then the file on disk is untouched and
+        `pending(path)` is what it will hold (ADR 0104). Its bytes from before are read now
+        and journaled at commit, with every other edited file's, before any of them is written
+        (ADR 0115): until then there is nothing to undo."""
+        self._guard(path)
+        self.make_dirs(path.parent)
+        if path not in self._backed_up:
+            self._before[path] = _bytes_before(path)
+            self._backed_up.add(path)
         self._edits[str(path)] = (path, data)
         self.writes += 1
 
@@ -137,14 +143,16 @@ class Transaction:
 
     def _back_up(self, path: Path) -> None:
         """Check `path`, make its folder, journal its bytes the first time this transaction
-        changes it."""
+        changes it on disk (an `edit` read them already: they are journaled now)."""
         self._guard(path)
         self.make_dirs(path.parent)
-        if path not in self._backed_up:
-            old = path.read_bytes() if path.exists() else None
-            old_mode = path.stat().st_mode & 0o7777 if old is not None else None
-            self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
+        before = self._before.pop(path, None)
+        if before is None and path not in self._backed_up:
+            before = _bytes_before(path)
             self._backed_up.add(path)
+        if before is not None:
+            old, old_mode = before
+            self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
 
     def remove(self, path: Path) -> None:
         """Remove one file, remembering its bytes (pending edits of it are dropped)."""
@@ -239,6 +247,7 @@ class Transaction:
         files' bytes to the `after_commit` hooks, and run the `on_commit` calls."""
         edited = [data for _path, data in self._edits.values()]
         try:
+            self._journal_before()
             self._write_edits()
         except BaseException:  # a full disk: nothing may stand
             self.rollback()
@@ -267,6 +276,28 @@ class Transaction:
             with contextlib.suppress(Exception):
                 keep()
 
+    def _journal_before(self) -> None:
+        """Journal the bytes from before of every file `edit` changed, before any is written:
+        the backups written without fsync and made durable by one barrier, then their lines
+        appended with one fsync (not a fsynced backup, folder and line per file: ADR 0115).
+        A line is durable only once its backup is."""
+        if not self._before:
+            return
+        backups: list[Path] = []
+        lines: list[str] = []
+        for path, (old, old_mode) in self._before.items():
+            op: dict[str, Any] = {"op": "write", "path": str(path), "mode": old_mode}
+            if old is not None:
+                op["backup"] = f"b{self._count}"
+                backups.append(self.folder / op["backup"])
+                fs.create_new(backups[-1], old, 0o600)
+            self._count += 1
+            lines.append(json.dumps(op) + "\n")
+        self._before = {}
+        if backups:
+            durability.barrier(backups)
+        fs.append_durable(self._ops, "".join(lines).encode())
+
     def _write_edits(self) -> None:
         """Write each file `edit` changed, once, without fsync: the barrier that follows makes
         it durable before the journal goes, and until then the journal's backup undoes it."""
@@ -285,6 +316,13 @@ class Transaction:
         with contextlib.suppress(OSError, UzeError):
             undo_journal(self.folder)
             fs.remove_dir_if_empty(self.folder.parent)
+
+
+def _bytes_before(path: Path) -> tuple[bytes | None, int | None]:
+    """The bytes at `path` and their mode (None, None: nothing there)."""
+    if not path.exists():
+        return None, None
+    return path.read_bytes(), path.stat().st_mode & 0o7777
 
 
 def pending(path: Path) -> bytes | None:

@@ -34,8 +34,8 @@ def world(tmp_path: Path) -> Path:
 
 
 def _count_writes(monkeypatch: pytest.MonkeyPatch, die_at: int | None = None) -> Counter[Path]:
-    """Count `fs.atomic_write` calls by path (journal backups included); raise
-    KeyboardInterrupt (a kill) at the `die_at`-th call."""
+    """Count `fs.atomic_write` and `fs.create_new` calls by path (journal backups included);
+    raise KeyboardInterrupt (a kill) at the `die_at`-th call."""
     calls: Counter[Path] = Counter()
     real = fs.atomic_write
 
@@ -46,7 +46,16 @@ def _count_writes(monkeypatch: pytest.MonkeyPatch, die_at: int | None = None) ->
             raise KeyboardInterrupt
         real(path, data, mode, durable=durable)
 
+    new = fs.create_new
+
+    def created(path: Path, data: bytes, mode: int) -> None:
+        calls[path] += 1
+        if calls.total() == die_at:
+            raise KeyboardInterrupt
+        new(path, data, mode)
+
     monkeypatch.setattr(fs, "atomic_write", counted)
+    monkeypatch.setattr(fs, "create_new", created)
     return calls
 
 
@@ -62,7 +71,7 @@ def test_edits_are_read_back_before_the_commit_writes_each_file_once(
     before = tree_bytes(world)
     journal = tmp_path / "journal"
     writes = _count_writes(monkeypatch)
-    flushes = Flushes(monkeypatch, lambda: journal.exists() and any(journal.iterdir()))
+    flushes = Flushes(monkeypatch, lambda: b"".join(p.read_bytes() for p in journal.glob("*/ops*")))
     with Transaction(journal) as tx:
         _edit_twice_each(tx, world)
         # Nothing of the edits on disk yet; the new file's folder is made (and journaled).
@@ -73,16 +82,25 @@ def test_edits_are_read_back_before_the_commit_writes_each_file_once(
         assert snapshot.exists(world / "cfg" / "new.json")
         assert snapshot.is_file(world / "cfg" / "new.json")
         assert tx.writes == 6  # each edit counts: receipts order adds by it
-        assert sum(writes.values()) == 1  # the backup of AGENTS.md (new.json was not there)
+        assert sum(writes.values()) == 0  # not even a backup: the commit journals them
+        assert not list(journal.glob("*/b*"))
+        fsyncs = flushes.fsyncs
     assert pending(world / "AGENTS.md") is None  # no transaction open
     assert (world / "AGENTS.md").read_bytes() == b"edit 2\n"
     assert (world / "AGENTS.md").stat().st_mode & 0o777 == 0o640  # its mode kept
     assert (world / "cfg" / "new.json").read_bytes() == b"{2}\n"
     assert writes[world / "AGENTS.md"] == writes[world / "cfg" / "new.json"] == 1
-    assert len(flushes.barriers) == 1
-    flushed, journal_there = flushes.barriers[0]
+    # The backup of AGENTS.md (new.json was not there) made durable by a barrier, then the two
+    # journal lines by one fsync, before either file is written; then the edits' barrier.
+    assert [len(files) for files, _ in flushes.barriers] == [1, 2]
+    (backup,), ops = flushes.barriers[0]
+    assert backup.parent.parent == journal and backup.name == "b1"
+    assert b"AGENTS.md" not in ops, "a line is durable only once its backup is"
+    assert flushes.fsyncs == fsyncs + 1
+    flushed, ops = flushes.barriers[1]
     assert {world / "AGENTS.md", world / "cfg" / "new.json"} <= set(flushed)
-    assert journal_there, "the barrier must run while the journal can still roll back"
+    assert b'"backup": "b1"' in ops and b"new.json" in ops, \
+        "the barrier must run while the journal can still roll back"
     assert not journal.exists() or not any(journal.iterdir())
 
 
@@ -98,8 +116,8 @@ def test_a_rolled_back_transaction_writes_none_of_its_edits(world: Path, tmp_pat
 def test_a_kill_at_any_write_of_a_commit_with_edits_is_undone_by_recovery(
     world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, die_at: int
 ) -> None:
-    """Writes: the backups of AGENTS.md and gone.md, gone.md, the two edited files at commit; a kill
-    leaves the journal behind (no rollback runs in a killed process)."""
+    """Writes: the backup of gone.md, gone.md, at commit the backup of AGENTS.md and the two
+    edited files; a kill leaves the journal behind (no rollback runs in a killed process)."""
     before = tree_bytes(world)
     monkeypatch.setattr(Transaction, "rollback", lambda self: None)
     _count_writes(monkeypatch, die_at)
