@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
         R.remove_tree(work)
     floor = statistics.median(s.wall for s in samples["floor"])
     floor_cpu = statistics.median(s.cpu for s in samples["floor"])
-    print(f"two-harness install ({args.harness}) of the 17 real skills ({fixture.files} files), "
+    print(f"install ({args.harness}) of the 17 real skills ({fixture.files} files), "
           f"{args.rounds} rounds{', busy barrier' if args.busy else ''}; load "
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     for name, runs in samples.items():
