@@ -27,6 +27,7 @@ from uze.projections.config_entry import (
     UnsafeEdit,
     _check,
     _decode,
+    _encoded,
     _load,
     _lookup,
     _refuse_null,
@@ -269,7 +270,7 @@ def _append_json(
         new = text[:point] + chunk + trailing + tail + text[point:]
     else:
         new = text[: last.end] + "," + text[last.end : point] + chunk + tail + text[point:]
-    return new.encode("utf-8"), ElementInfo("element", None, "", tail)
+    return _encoded(new), ElementInfo("element", None, "", tail)
 
 
 def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, tail: str) -> bytes:
@@ -279,7 +280,7 @@ def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, 
         item = array.items[index]
         comma = _comma_after(text, item)
         after = config_json._SPACE.match(text, (comma or 0) + 1).end()  # type: ignore[union-attr]
-        return (text[: item.start] + text[after:]).encode("utf-8")
+        return _encoded(text[: item.start] + text[after:])
     found: Any = last_child(array, text)  # the last item: the others stay unread
     item, before = found
     comma = _comma_after(text, item)
@@ -288,8 +289,8 @@ def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, 
     if tail and text.startswith(tail, end):
         end += len(tail)
     if comma is not None or before is None:
-        return (text[:start] + text[end:]).encode("utf-8")
-    return (text[:before] + text[before + 1 : start] + text[end:]).encode("utf-8")
+        return _encoded(text[:start] + text[end:])
+    return _encoded(text[:before] + text[before + 1 : start] + text[end:])
 
 
 # TOML: arrays of tables ------------------------------------------------------------------

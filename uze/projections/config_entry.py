@@ -44,13 +44,40 @@ def _parsing() -> Iterator[None]:
         raise ConfigUnreadable(error.line, error.col, error.problem) from error
 
 
+_TEXTS: dict[int, tuple[bytes, str]] = {}
+"""id of bytes `_decode` read or `_encoded` made -> (those bytes, their text): a command's
+edits of a shared file pass its bytes from one to the next, and each would decode them again
+(and hash the new string for the memo below): 56 times 55-193 KB per install at 200."""
+_TEXTS_MAX: Final = 32
+memo.per_package(_TEXTS.clear)
+
+
 def _decode(data: bytes) -> str:
+    found = _TEXTS.get(id(data))
+    if found is not None and found[0] is data:
+        return found[1]
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         good = data[: error.start].decode("utf-8")
         line, col = config_json.position(good, len(good))
         raise ConfigUnreadable(line, col, "not valid UTF-8") from error
+    _know(data, text)
+    return text
+
+
+def _encoded(text: str) -> bytes:
+    """`text` as UTF-8, its text remembered for `_decode`."""
+    data = text.encode("utf-8")
+    _know(data, text)
+    return data
+
+
+def _know(data: bytes, text: str) -> None:
+    if len(data) >= 4096:  # (small texts decode faster than they are looked up)
+        _TEXTS[id(data)] = (data, text)
+        while len(_TEXTS) > _TEXTS_MAX:
+            del _TEXTS[next(iter(_TEXTS))]
 
 
 def _check(fmt: str, key_path: KeyPath) -> None:
@@ -273,7 +300,7 @@ def add_entry(
             info = AddInfo(mode, first_new, lead, tail)
         else:
             new, info = _add_json(text, root, key_path, first_new, value)
-    result = new.encode("utf-8")
+    result = _encoded(new)
     try:
         restored = remove_entry(result, fmt, key_path, info)
     except ConfigUnreadable as error:
@@ -300,7 +327,7 @@ def replace_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, value: obje
     with _parsing():
         if root is None:  # TOML: an empty JSON document has no entry to replace
             return config_toml.replace(text, key_path, value).encode("utf-8")
-        result = config_json.replace_value(text, root, key_path, value).encode("utf-8")
+        result = _encoded(config_json.replace_value(text, root, key_path, value))
     edited(data, result, fmt)
     return result
 
@@ -366,7 +393,7 @@ def remove_entry(data: bytes, fmt: ConfigFormat, key_path: KeyPath, info: AddInf
         else:  # a "document" tail follows the whole object, not this member
             tail = margins[1] if info.mode == "member" else ""
             trimmed = config_json.delete_member(text, root, member_path, tail)
-    result = trimmed.encode("utf-8")
+    result = _encoded(trimmed)
     if root is not None:
         edited(data, result, fmt)
     return result
