@@ -5,6 +5,7 @@ JSON and JSONC, with strings full of quotes, backslashes and brackets (issue 32,
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -95,3 +96,23 @@ def test_an_empty_container_has_no_last_child() -> None:
     assert root is not None
     for key in "abcd":
         assert json_tail.last_child(config_json._object_at(root, (key,)), text) is None
+
+
+def test_a_container_read_from_its_old_end_twice_with_a_trailing_comma() -> None:
+    """A container `extended` made holds what the parser read (here a JSONC trailing comma),
+    not only what the C scanner reads: its last child is not read back, its children are
+    parsed, and the next edit's parse reuses them (it once raised a TypeError)."""
+    texts = ['{"c": [1, 2], "z": 0}', '{"c": [1, 2, 3,], "z": 0}', '{"c": [1, 2, 3, 4], "z": 0}']
+    root = config_json.parse(texts[0], jsonc=True)
+    for older, text in itertools.pairwise(texts):
+        assert root is not None
+        root = config_json.parse(text, jsonc=True, base=(older, root))  # nothing asked between
+    assert _tree(root) == _tree(config_json.parse(texts[-1], jsonc=True))
+
+
+def _tree(node: Node | None) -> object:
+    if node is None:
+        return None
+    return (node.start, node.end, node.value,
+            [(m.key, m.key_start, m.colon, m.comma, _tree(m.node)) for m in node.members],
+            [_tree(item) for item in node.items])

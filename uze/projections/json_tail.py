@@ -8,8 +8,8 @@ and of the comma before it, and nothing of the 400 members or 200 items before t
 
 - from a container's children when they are there (parsed, built, or asked for already);
 - from the spans the command before kept (`json_kept`), building the last one alone;
-- for a container the C scanner read whole (no comment, no trailing comma inside: plain JSON),
-  by reading back from its closing bracket over the last child, then reading that child
+- for a container left lazy (the C scanner read it whole, or `extended` below made it), by
+  reading back as plain JSON from its closing bracket over the last child, then reading that child
   forward again with the parser's own patterns and the C scanner: the spans are taken only
   when the forward read ends exactly where the container's last child ends. Anything else
   (a container moved by an edit, a child the backward read does not recognise) takes the
@@ -194,7 +194,8 @@ def _tail(node: Node, text: str) -> _Tail | None:
         return None
     lazy = node._lazy
     if lazy is not None and node._origin is None:  # (its own text: `text`, or equal to it)
-        # (a container the C scanner read holds no comment: plain JSON, even in JSONC)
+        # (read back as plain JSON: a container `extended` made may hold a JSONC comment or
+        # trailing comma, which the read-back refuses, and then its children are parsed)
         found = _kept(node) if len(lazy) > 3 else _scanned(node, lazy)
         if found is not None:
             return found
@@ -234,7 +235,7 @@ def extended(parser: _Parser, old: Node, depth: int) -> Node | None:
     the container's kept spans (`json_kept`) are built first, so the parser takes its old
     children as parsed ones instead of scanning it whole."""
     found = _extended(parser, old, depth) if old._origin is None else None
-    if found is None and len(old._lazy) > 3:  # type: ignore[arg-type]
+    if found is None and old._lazy is not None and len(old._lazy) > 3:
         old._expand()
     return found
 
@@ -249,13 +250,13 @@ def _extended(parser: _Parser, old: Node, depth: int) -> Node | None:
     that cuts it again, read the one member, not the 400 (ADR 0118)."""
     old_text = old._lazy[0]  # type: ignore[index]
     tail = _tail(old, old_text)
-    if tail is None:
+    if tail is None or old._lazy is None:  # (expanded to find it: the parser reuses those)
         return None
     child = tail.child
     last = child.node if isinstance(child, Member) else child
     start, close = parser.pos, "}" if isinstance(old.value, dict) else "]"
     value: Any = dict(old.value) if close == "}" else list(old.value)  # type: ignore[call-overload]
-    kept = old._lazy[3] if len(old._lazy) > 3 else None  # type: ignore[arg-type, index]
+    kept = old._lazy[3] if len(old._lazy) > 3 else None
     entries = list(kept.encoded) if kept is not None else None
     anchor = last.end
     if not _shared(parser, anchor):  # the last child changed: the one before it must not
