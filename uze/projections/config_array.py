@@ -240,7 +240,7 @@ def _render_item(text: str, root: Node, array: Node, value: object,
     """(lead + value, tail) for a new last item of `array` (whose last item and the comma
     before it are `last`), in the document's style."""
     shape = array if last is not None else root  # an empty array follows the document's shape
-    if "\n" not in text[shape.start : shape.end]:
+    if text.find("\n", shape.start, shape.end) < 0:  # (no copy of the span)
         separators = _inline_separators(text, root, array)
         body = config_json._dumps(value, separators=separators)
         return (separators[0][1:] if array.items else "") + body, ""

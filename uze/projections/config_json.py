@@ -125,8 +125,8 @@ def _separators(text: str, obj: Node, root: Node) -> tuple[str, str]:
 
 def _is_inline(text: str, obj: Node, root: Node) -> bool:
     if obj.value:  # (an object holds members when its value holds keys)
-        return "\n" not in text[obj.start : obj.end]
-    return bool(root.members) and "\n" not in text[root.start : root.end]
+        return text.find("\n", obj.start, obj.end) < 0  # (no copy of the span)
+    return bool(root.members) and text.find("\n", root.start, root.end) < 0
 
 
 def _member_indent(text: str, obj: Node, unit: str, last: tuple[Member, int | None] | None
