@@ -142,19 +142,16 @@ def _parse(text: str, fmt: str) -> tuple[object, config_json.Node | None]:
         return ({} if root is None else root.value), root
 
 
-_HEAD: Final = 64
-
-
 def _base(text: str, fmt: str) -> tuple[str, int, config_json.Node] | None:
     """The remembered parse of this format whose text starts with the most characters of
     `text` (an edit of the same file: the text before an add, or before a removal), if any,
     with the length of that shared start: its spans there are taken as they are (ADR 0099).
-    Texts that part within their first `_HEAD` characters (another file's, or a text too
+    Texts that part within their first 64 characters (another file's, or a text too
     small to matter) are passed over at the cost of comparing those."""
     best: tuple[str, int, config_json.Node] | None = None
     if fmt == "toml":
         return None
-    head = text[:_HEAD]
+    head = text[:64]
     for (kind, older), (_value, root) in _PARSED.items():
         if kind == fmt and root is not None and older.startswith(head):
             common = json_text.common_prefix(text, older)
