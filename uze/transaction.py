@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -70,7 +71,7 @@ class Transaction:
         self._premade: set[Path] = set()  # made by create_folders, not yet by create_folder
         self._backed_up: set[Path] = set()  # written by `write`: the journal holds the original
         self._edits: dict[str, tuple[Path, bytes]] = {}  # `edit`: written at commit
-        self._before: dict[Path, tuple[bytes | None, int | None]] = {}  # `edit`: journaled then
+        self._before: dict[Path, int | None] = {}  # `edit`: the mode before, journaled at commit
         self._kept: list[Callable[[], None]] = []  # `on_commit`
         self._outer: Transaction | None = None
 
@@ -126,7 +127,7 @@ class Transaction:
         self._guard(path)
         self.make_dirs(path.parent)
         if path not in self._backed_up:
-            self._before[path] = _bytes_before(path)
+            self._before[path] = _mode_before(path)
             self._backed_up.add(path)
         self._edits[str(path)] = (path, data)
         self.writes += 1
@@ -146,13 +147,11 @@ class Transaction:
         changes it on disk (an `edit` read them already: they are journaled now)."""
         self._guard(path)
         self.make_dirs(path.parent)
-        before = self._before.pop(path, None)
-        if before is None and path not in self._backed_up:
-            before = _bytes_before(path)
-            self._backed_up.add(path)
-        if before is not None:
-            old, old_mode = before
+        if path in self._before or path not in self._backed_up:
+            self._before.pop(path, None)
+            old, old_mode = _bytes_before(path)
             self._log({"op": "write", "path": str(path), "mode": old_mode}, old)
+            self._backed_up.add(path)
 
     def remove(self, path: Path) -> None:
         """Remove one file, remembering its bytes (pending edits of it are dropped)."""
@@ -278,19 +277,21 @@ class Transaction:
 
     def _journal_before(self) -> None:
         """Journal the bytes from before of every file `edit` changed, before any is written:
-        the backups written without fsync and made durable by one barrier, then their lines
-        appended with one fsync (not a fsynced backup, folder and line per file: ADR 0115).
-        A line is durable only once its backup is."""
+        each backup a hard link to the file (its bytes stay as they are: the commit replaces
+        the file by a rename) or, where no link can be made, a copy written without fsync;
+        one barrier makes them durable, then their lines are appended with one fsync (not a
+        fsynced copy, folder and line per file: ADR 0115). A line is durable only once its
+        backup is."""
         if not self._before:
             return
         backups: list[Path] = []
         lines: list[str] = []
-        for path, (old, old_mode) in self._before.items():
-            op: dict[str, Any] = {"op": "write", "path": str(path), "mode": old_mode}
-            if old is not None:
-                op["backup"] = f"b{self._count}"
-                backups.append(self.folder / op["backup"])
-                fs.create_new(backups[-1], old, 0o600)
+        for path, old_mode in self._before.items():
+            op: dict[str, Any] = {"op": "write", "path": str(path), "mode": None}
+            backup = self.folder / f"b{self._count}"
+            if old_mode is not None and _saved(path, backup):
+                op["mode"], op["backup"] = old_mode, backup.name
+                backups.append(backup)
             self._count += 1
             lines.append(json.dumps(op) + "\n")
         self._before = {}
@@ -316,6 +317,34 @@ class Transaction:
         with contextlib.suppress(OSError, UzeError):
             undo_journal(self.folder)
             fs.remove_dir_if_empty(self.folder.parent)
+
+
+def _mode_before(path: Path) -> int | None:
+    """The mode of the file at `path` (None: nothing there)."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _saved(path: Path, backup: Path) -> bool:
+    """Make `backup` hold the bytes at `path`: a hard link to it, or a copy where the file
+    system refuses one (another device, a file the user may not link); False when nothing
+    is there any more."""
+    try:
+        os.link(path, backup)
+        return True
+    except FileNotFoundError:
+        if not backup.parent.is_dir():
+            fs.make_dir(backup.parent, parents=True)
+            return _saved(path, backup)
+    except OSError:
+        pass
+    old = _bytes_before(path)[0]
+    if old is None:
+        return False
+    fs.create_new(backup, old, 0o600)
+    return True
 
 
 def _bytes_before(path: Path) -> tuple[bytes | None, int | None]:

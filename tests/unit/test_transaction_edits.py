@@ -8,6 +8,8 @@ A kill at any write of such a transaction, the commit's included, is undone by r
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -229,3 +231,41 @@ def test_what_waits_for_the_commit_runs_only_once_it_stands(world: Path, tmp_pat
         raise KeyboardInterrupt
     assert calls == ["boom", "kept"]
     assert (world / "AGENTS.md").read_bytes() == b"new\n"
+
+
+@pytest.mark.parametrize("linked", [True, False])
+def test_an_edited_file_is_journaled_by_a_hard_link_or_else_by_a_copy(
+    world: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, linked: bool
+) -> None:
+    """The backup of an edited file is a hard link to it (the commit replaces the file by a
+    rename, so its bytes stay) or, where the file system refuses one, a copy; either way a kill
+    once the edit is written is undone from it (ADR 0115)."""
+    agents = world / "AGENTS.md"
+    inode = agents.stat().st_ino
+    if not linked:
+        def refused(*_args: object, **_kwargs: object) -> None:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+        monkeypatch.setattr(os, "link", refused)
+    journal = tmp_path / "journal"
+    flushes = Flushes(monkeypatch, lambda: [(p.stat().st_ino, p.read_bytes())
+                                            for p in sorted(journal.glob("*/b*"))])
+    monkeypatch.setattr(Transaction, "rollback", lambda self: None)
+    real = fs.atomic_write
+
+    def killed(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
+        if path == agents:
+            raise KeyboardInterrupt
+        real(path, data, mode, durable=durable)
+
+    monkeypatch.setattr(fs, "atomic_write", killed)
+    with pytest.raises(KeyboardInterrupt), Transaction(journal) as tx:
+        tx.edit(agents, b"new\n")
+    ((backup_inode, backup_bytes),) = flushes.barriers[0][1]
+    assert backup_bytes == b"user\r\n"
+    assert (backup_inode == inode) is linked
+    real(agents, b"written\n")  # as the commit writes it, by a rename, then the kill
+    monkeypatch.undo()
+    recover(journal)
+    assert agents.read_bytes() == b"user\r\n"
+    assert agents.stat().st_mode & 0o777 == 0o640
