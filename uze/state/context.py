@@ -145,7 +145,7 @@ class ScopeContext(msgspec.Struct, frozen=True):
 
     def receipt_names(self) -> list[str]:
         """The package names that have a receipt file in this scope, sorted, none read."""
-        return [path.name.removesuffix(".json") for path in self.receipt_files()]
+        return [name.removesuffix(".json") for name in self.receipt_file_names()]
 
     def receipt_files(self) -> list[Path]:
         """The receipt files of this scope, sorted; StateUnreadable if the folder is not one."""
