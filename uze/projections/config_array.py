@@ -38,7 +38,8 @@ from uze.projections.config_entry import (
     remove_entry,
 )
 from uze.projections.config_json import Node
-from uze.projections.json_tail import last_child
+from uze.projections.json_tail import comma_after, last_child
+from uze.projections.json_text import back_over_space
 from uze.vocabulary import ConfigFormat
 
 ElementMode = Literal["element", "array", "table"]
@@ -203,9 +204,7 @@ def _array_node(text: str, fmt: str, key_path: KeyPath) -> Node:
 
 
 def _comma_after(text: str, item: Node) -> int | None:
-    # Comments can only be there in JSONC, so skipping them is right for plain JSON too.
-    at = config_json._SPACE_OR_COMMENT.match(text, item.end).end()  # type: ignore[union-attr]
-    return at if text.startswith(",", at) else None
+    return comma_after(text, item.end)
 
 
 def _item_indent(text: str, array: Node, unit: str, last: tuple[Node, int | None] | None) -> str:
@@ -248,7 +247,7 @@ def _render_item(text: str, root: Node, array: Node, value: object,
     indent = _item_indent(text, array, unit, last)
     rendered = config_json._dumps(value, indent=unit).replace("\n", eol + indent)
     close = array.end - 1
-    has_break = "\n" in text[config_json._back_over_space(text, close) : close]
+    has_break = "\n" in text[back_over_space(text, close) : close]
     tail = "" if has_break else eol + config_json._line_indent(text, array.start)
     return eol + indent + rendered, tail
 
@@ -262,7 +261,7 @@ def _append_json(
     array = config_json._object_at(root, key_path)
     found: Any = last_child(array, text)  # not the 200 packages' groups before it
     chunk, tail = _render_item(text, root, array, value, found)
-    point = config_json._back_over_space(text, array.end - 1)
+    point = back_over_space(text, array.end - 1)
     last = found[0] if found is not None else None
     comma = _comma_after(text, last) if last is not None else None
     if last is None or comma is not None:
@@ -284,7 +283,7 @@ def _remove_json(data: bytes, fmt: ConfigFormat, key_path: KeyPath, index: int, 
     found: Any = last_child(array, text)  # the last item: the others stay unread
     item, before = found
     comma = _comma_after(text, item)
-    start = config_json._back_over_space(text, item.start)
+    start = back_over_space(text, item.start)
     end = item.end if comma is None else comma + 1
     if tail and text.startswith(tail, end):
         end += len(tail)

@@ -25,6 +25,7 @@ from uze.projections.json_spans import _Parser as _Parser
 from uze.projections.json_spans import parse as parse
 from uze.projections.json_tail import last_child
 from uze.projections.json_text import JsonSyntax as JsonSyntax
+from uze.projections.json_text import back_over_space as _back_over_space
 from uze.projections.json_text import position as position
 
 
@@ -93,12 +94,6 @@ def detect_eol(text: str) -> str:
 def _line_indent(text: str, pos: int) -> str:
     line_start = text.rfind("\n", 0, pos) + 1
     return _INDENT.match(text, line_start).group(0)  # type: ignore[union-attr]
-
-
-def _back_over_space(text: str, pos: int) -> int:
-    while pos > 0 and text[pos - 1] in " \t\r\n":
-        pos -= 1
-    return pos
 
 
 def _dumps(

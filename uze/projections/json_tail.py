@@ -33,20 +33,16 @@ from uze.projections.json_spans import (
     Node,
     _Parser,
 )
+from uze.projections.json_text import back_over_space
 
-_SPACE = " \t\r\n"
 _SCALAR = frozenset("0123456789+-.eEtrufalsn")  # what a number, true, false or null ends with
 
 
-def _comma_after(text: str, end: int) -> int | None:
+def comma_after(text: str, end: int) -> int | None:
+    """The offset of the comma after the value that ends at `end`, past whitespace and
+    comments (JSONC's; plain JSON has none), or None."""
     at = _SPACE_OR_COMMENT.match(text, end).end()  # type: ignore[union-attr]
     return at if text.startswith(",", at) else None
-
-
-def _back_over_space(text: str, pos: int) -> int:
-    while pos > 0 and text[pos - 1] in _SPACE:
-        pos -= 1
-    return pos
 
 
 def _string_start(text: str, close: int, floor: int) -> int | None:
@@ -107,7 +103,7 @@ class _Tail(NamedTuple):
 def _scanned(node: Node, lazy: tuple[str, bool, int]) -> _Tail | None:
     """The last child of a container the C scanner read whole, read back from its end."""
     text, jsonc, depth = lazy
-    end = _back_over_space(text, node.end - 1)
+    end = back_over_space(text, node.end - 1)
     if end <= node.start + 1:
         return None  # (the caller has checked that the container holds something)
     start = _value_start(text, end, node.start + 1)
@@ -115,10 +111,10 @@ def _scanned(node: Node, lazy: tuple[str, bool, int]) -> _Tail | None:
         return None
     value: object
     if isinstance(node.value, dict):
-        colon = _back_over_space(text, start) - 1
+        colon = back_over_space(text, start) - 1
         if colon <= node.start or text[colon] != ":":
             return None
-        key_start = _string_start(text, _back_over_space(text, colon) - 1, node.start + 1)
+        key_start = _string_start(text, back_over_space(text, colon) - 1, node.start + 1)
         if key_start is None:
             return None
         head = _HEAD[False].match(text, key_start)
@@ -128,10 +124,10 @@ def _scanned(node: Node, lazy: tuple[str, bool, int]) -> _Tail | None:
         key = token[1:-1] if "\\" not in token else json.loads(token)
         if key not in node.value:
             return None
-        value, before = node.value[key], _back_over_space(text, key_start)
+        value, before = node.value[key], back_over_space(text, key_start)
         names: tuple[str, int, int] | None = (key, key_start, colon)
     else:
-        value, before = node.value[-1], _back_over_space(text, start)  # type: ignore[index]
+        value, before = node.value[-1], back_over_space(text, start)  # type: ignore[index]
         names = None
     try:
         scanned, scanned_end = _SCAN(text, start)
@@ -145,7 +141,7 @@ def _scanned(node: Node, lazy: tuple[str, bool, int]) -> _Tail | None:
     child = Node(start, end, value)
     if isinstance(value, dict | list):
         child._lazy = (text, jsonc, depth + 1)
-    previous = None if comma is None else _back_over_space(text, comma)
+    previous = None if comma is None else back_over_space(text, comma)
     return _Tail(child if names is None else Member(*names, child, None), comma, previous)
 
 
@@ -170,7 +166,7 @@ def _kept(node: Node) -> _Tail | None:
             return _Tail(item, None, None)
         at, previous = encoded[-2]
         end = start + at + previous[0]
-        return _Tail(item, _comma_after(text, end), end)
+        return _Tail(item, comma_after(text, end), end)
     except (IndexError, KeyError, TypeError, ValueError):
         return None
 
@@ -186,7 +182,7 @@ def _expanded(node: Node, text: str) -> _Tail | None:
         return None
     if len(items) == 1:
         return _Tail(items[0], None, None)
-    return _Tail(items[-1], _comma_after(text, items[-2].end), items[-2].end)
+    return _Tail(items[-1], comma_after(text, items[-2].end), items[-2].end)
 
 
 def _tail(node: Node, text: str) -> _Tail | None:

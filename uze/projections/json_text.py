@@ -79,6 +79,13 @@ def common_suffix(a: str, b: str, limit: int) -> int:
     return low
 
 
+def back_over_space(text: str, pos: int) -> int:
+    """The offset where the JSON whitespace that ends at `pos` starts."""
+    while pos > 0 and text[pos - 1] in " \t\r\n":
+        pos -= 1
+    return pos
+
+
 def position(text: str, offset: int) -> tuple[int, int]:
     """The 1-based (line, column) of `offset` in `text`."""
     line_start = text.rfind("\n", 0, offset) + 1
